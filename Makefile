@@ -1,0 +1,33 @@
+# Two commands: `make run` serves the app on http://localhost:8501, `make test` runs every test.
+# Each builds .venv from the pinned requirements when it is missing or older than them.
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+RUN_STAMP := $(VENV)/.installed-run
+TEST_STAMP := $(VENV)/.installed-test
+
+.PHONY: run test bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(RUN_STAMP): requirements.txt | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(TEST_STAMP): requirements.txt requirements-dev.txt | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	touch $@ $(RUN_STAMP)
+
+run: $(RUN_STAMP)
+	$(BIN)/python -m streamlit run app.py --server.port 8501
+
+test: $(TEST_STAMP)
+	$(BIN)/python -m pytest
+
+bench: $(TEST_STAMP)
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) .cache .pytest_cache

@@ -1,0 +1,14 @@
+"""Router: page config, navigation and theme. Pages live in pages/, the library in explorer/."""
+
+import streamlit as st
+
+from explorer.lecture_map import available_pages
+
+st.set_page_config(page_title="Transformer History Explorer", page_icon=":material/history_edu:", layout="wide")
+
+navigation = st.navigation(
+    [st.Page(p.file, title=p.title, icon=p.icon, url_path=p.slug, default=p.slug == "home")
+     for p in available_pages()],
+    position="hidden" if st.context.is_embedded else "sidebar",
+)
+navigation.run()

@@ -1,0 +1,1 @@
+"""Performance scripts (`make bench`); they print medians and ratios and assert nothing."""

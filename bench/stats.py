@@ -1,0 +1,33 @@
+"""Small timing helpers shared by the benchmarks: interleaved repeats, medians and spreads."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Callable
+
+
+def median_seconds(fn: Callable[[], object], repeats: int = 7, warmup: int = 1) -> tuple[float, float]:
+    """Median and interquartile range of `fn`'s wall time over `repeats` runs."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    q = statistics.quantiles(times, n=4) if len(times) > 1 else [times[0]] * 3
+    return statistics.median(times), q[2] - q[0]
+
+
+def interleaved(fns: dict[str, Callable[[], object]], repeats: int = 7) -> dict[str, float]:
+    """Median seconds per named function, alternating between them so machine noise hits all alike."""
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    for fn in fns.values():
+        fn()  # warm-up
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(ts) for name, ts in times.items()}

@@ -1,0 +1,1 @@
+"""One module per CLI subcommand; each defines `register(subparsers) -> list[ArgumentParser]`."""

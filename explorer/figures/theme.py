@@ -1,0 +1,73 @@
+"""One Plotly template and one colour per concept for the whole app, its tests and its slide export.
+
+Colours are Okabe-Ito (safe for the common colour-vision deficiencies); a concept keeps its colour on
+every page. Sizes read on a projector: a 1600x900 export keeps titles and ticks legible.
+"""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import plotly.io as pio
+
+from explorer.evidence import Evidence, Kind
+
+OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
+
+CONCEPT_COLORS = {
+    "causal": "#0072B2",
+    "bidirectional": "#E69F00",
+    "cross": "#009E73",
+    "joint": "#CC79A7",
+    "reused": "#56B4E9",
+    "recomputed": "#D55E00",
+    "blocked": "#EEEEEE",
+    "data": "#000000",
+    "fit": "#555555",
+}
+
+EVIDENCE_COLORS = {
+    Kind.MEASURED: "#009E73",
+    Kind.HISTORICAL: "#0072B2",
+    Kind.FIT: "#D55E00",
+    Kind.FORMULA: "#CC79A7",
+    Kind.SCHEMATIC: "#777777",
+}
+
+SLIDE_SIZE = (1600, 900)  # 16:9 export size in pixels
+SEQUENTIAL = "Viridis"  # attention weights and other magnitudes: perceptually uniform, colour-blind safe
+
+TEMPLATE_NAME = "explorer"
+pio.templates[TEMPLATE_NAME] = go.layout.Template(
+    layout=go.Layout(
+        font=dict(family="Inter, Helvetica, Arial, sans-serif", size=16, color="#222222"),
+        title=dict(font=dict(size=22), x=0.0, xanchor="left"),
+        colorway=OKABE_ITO,
+        paper_bgcolor="white",
+        plot_bgcolor="white",
+        xaxis=dict(showgrid=True, gridcolor="#E5E5E5", zeroline=False, linecolor="#888888", ticks="outside",
+                   title=dict(font=dict(size=18))),
+        yaxis=dict(showgrid=True, gridcolor="#E5E5E5", zeroline=False, linecolor="#888888", ticks="outside",
+                   title=dict(font=dict(size=18))),
+        legend=dict(bgcolor="rgba(255,255,255,0.8)", font=dict(size=15)),
+        hoverlabel=dict(font=dict(size=15)),
+        margin=dict(l=70, r=30, t=90, b=70),
+    )
+)
+
+
+def styled(fig: go.Figure, title: str, evidence: Evidence, height: int = 480) -> go.Figure:
+    """Apply the template, a title and the evidence badge; every figure function ends with this."""
+    fig.update_layout(template=TEMPLATE_NAME, title=dict(text=title), height=height)
+    return stamp_evidence(fig, evidence)
+
+
+def stamp_evidence(fig: go.Figure, evidence: Evidence) -> go.Figure:
+    """Write the evidence kind into the figure itself, so exported slides keep it."""
+    fig.add_annotation(
+        text=f"<b>{evidence.kind.value.upper()}</b>" + (f" · {evidence.detail}" if evidence.detail else ""),
+        xref="paper", yref="paper", x=1.0, y=1.0, yshift=40, xanchor="right", yanchor="bottom",
+        showarrow=False, font=dict(size=13, color="white"), bgcolor=EVIDENCE_COLORS[evidence.kind],
+        borderpad=4, name="evidence",
+    )
+    fig.update_layout(meta={"evidence": evidence.kind.value, "evidence_detail": evidence.detail})
+    return fig

@@ -1,0 +1,81 @@
+"""The lecture's argument as data: which page covers which link of the chain, and which slides.
+
+The router builds the navigation from this list and the home page draws the chain from it. A page is
+listed only when its file exists, so the app never shows a placeholder.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Stage:
+    key: str
+    title: str
+    slides: str
+    claim: str  # the lecture's claim at this link, in our words
+
+
+@dataclass(frozen=True)
+class PageInfo:
+    slug: str  # URL path
+    title: str
+    slides: str
+    stage: str  # Stage.key
+    file: str  # relative to the project root
+    icon: str
+    question: str  # what the student finds out there
+
+    @property
+    def exists(self) -> bool:
+        return (ROOT / self.file).is_file()
+
+
+STAGES = (
+    Stage("force", "Dominant force", "2-7", "Compute per dollar grows about 10x every 5 years; methods that ride it win."),
+    Stage("bias", "Inductive bias", "8-16", "Structure helps at low compute but can cap scaling; the best structure moves."),
+    Stage("architecture", "Architecture", "17-63",
+          "Encoder-decoder carries extra structure; four steps remove it and leave decoder-only."),
+    Stage("cost", "Serving cost", "64-66", "Bidirectional input re-encodes every chat turn; causal attention reuses the cache."),
+    Stage("audit", "Your own audit", "67", "For each structure: what it solved, when it becomes a ceiling, how to test it."),
+)
+
+PAGES = (
+    PageInfo("home", "The argument", "1-3, 16, 67", "home", "pages/home.py", ":material/route:",
+             "How the pages fit the lecture's chain of reasoning."),
+    PageInfo("method", "Method: the falling pen", "2-6", "force", "pages/method.py", ":material/science:",
+             "When may you ignore a force, and how far ahead does a simple model stay right?"),
+    PageInfo("compute", "Compute per dollar", "4, 6, 7", "force", "pages/compute_per_dollar.py",
+             ":material/trending_up:", "How fast has compute per dollar grown, and how sure is that rate?"),
+    PageInfo("inductive-bias", "Inductive-bias crossover", "10, 13-15", "bias", "pages/inductive_bias.py",
+             ":material/stacked_line_chart:", "Where does less structure overtake more, measured on real models?"),
+    PageInfo("attention", "Attention masks", "17-37, 50, 62-63", "architecture", "pages/attention.py",
+             ":material/grid_on:", "Who may read whom in each architecture, and what does a trained model read?"),
+    PageInfo("four-steps", "Four steps to decoder-only", "40-55", "architecture", "pages/four_steps.py",
+             ":material/stairs:", "Which differences remain after each step, in parameters and in logits?"),
+    PageInfo("lengths", "Length asymmetry", "56-58", "architecture", "pages/length_asymmetry.py",
+             ":material/straighten:", "Who processes how many tokens when inputs are long and targets short?"),
+    PageInfo("depth", "Depth and cross-attention", "59-63", "architecture", "pages/depth.py",
+             ":material/layers:", "Does reading only the final encoder layer hurt as networks deepen?"),
+    PageInfo("cache", "Cache reuse in chat", "64-66", "cost", "pages/cache_reuse.py", ":material/cached:",
+             "What does each chat turn recompute, bidirectional vs causal, and what does it cost?"),
+    PageInfo("audit", "Bias-audit workbook", "67", "audit", "pages/bias_audit.py", ":material/checklist:",
+             "Audit your own model's structures the way the lecture audits the Transformer."),
+)
+
+
+def available_pages() -> list[PageInfo]:
+    """Pages whose file exists, in the order of the argument."""
+    return [p for p in PAGES if p.exists]
+
+
+def page(slug: str) -> PageInfo:
+    return next(p for p in PAGES if p.slug == slug)
+
+
+def pages_in_stage(stage: str) -> list[PageInfo]:
+    return [p for p in available_pages() if p.stage == stage]

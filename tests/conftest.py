@@ -1,0 +1,16 @@
+"""Shared test set-up: results go to a temporary cache, never into the developer's .cache/."""
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_result_cache(tmp_path_factory):
+    os.environ["EXPLORER_CACHE_DIR"] = str(tmp_path_factory.mktemp("results"))
+    yield

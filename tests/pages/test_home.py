@@ -1,0 +1,36 @@
+"""AppTest of the router and the home page."""
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explorer.lecture_map import PAGES, available_pages
+from tests.conftest import ROOT
+
+
+def test_home_page_renders_the_chain_without_exceptions():
+    at = AppTest.from_file(str(ROOT / "pages" / "home.py"), default_timeout=60).run()
+    assert not at.exception
+    charts = at.get("plotly_chart")
+    assert len(charts) == 1 and "schematic" in charts[0].proto.spec
+    assert len(at.subheader) == 5  # one box per link of the argument
+
+
+def test_home_links_exactly_the_pages_that_exist():
+    at = AppTest.from_file(str(ROOT / "pages" / "home.py"), default_timeout=60).run()
+    linked = sorted(Path(link.proto.page).name for link in at.get("page_link"))
+    expected = sorted(Path(p.file).name for p in available_pages() if p.slug != "home")
+    assert linked == expected
+    assert all((ROOT / "pages" / name).is_file() for name in linked)
+
+
+def test_router_runs_the_default_page():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    assert not at.exception
+    assert at.title[0].value == "The argument"
+
+
+@pytest.mark.parametrize("info", [p for p in PAGES if p.exists], ids=lambda p: p.slug)
+def test_only_pages_that_exist_are_in_the_navigation(info):
+    assert info in available_pages()

@@ -1,0 +1,153 @@
+"""Widgets whose values live in the URL, so a link reproduces the view.
+
+Each wrapper binds its widget to a query parameter (Streamlit's `bind="query-params"`). On a session's
+first run it also reads the raw URL value itself: a value out of range is clamped and a value that
+cannot be used is dropped, each with a short notice instead of a silent reset. With `controls=hidden`
+in the URL (embedding in slides) the widgets are not drawn and the URL values are used as they are.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence, TypeVar
+
+import logging
+
+import streamlit as st
+
+T = TypeVar("T")
+# Correcting a bad URL value means presetting session state for a widget that also has a default;
+# Streamlit logs a warning for that combination, which here is intended.
+logging.getLogger("streamlit.elements.lib.policies").setLevel(logging.ERROR)
+_MAX_ECHO = 40  # characters of a bad URL value repeated back in a notice
+
+
+def controls_hidden() -> bool:
+    return st.query_params.get("controls") == "hidden"
+
+
+def _echo(raw: str) -> str:
+    text = "".join(ch if ch.isprintable() else "?" for ch in raw[:_MAX_ECHO]).replace("`", "'")
+    return text + ("…" if len(raw) > _MAX_ECHO else "")
+
+
+def _from_url(key: str, default: T, coerce: Callable[[list[str]], tuple[T | None, str | None]], where) -> T:
+    """The value this widget starts from: session state, else a usable URL value, else the default.
+
+    A URL value that needed correcting (clamped, cut, partly unknown) is written to session state, so the
+    widget shows the corrected value; a valid one is left to the widget's own URL binding.
+    """
+    if key in st.session_state:
+        return st.session_state[key]
+    raws = st.query_params.get_all(key)
+    if not raws:
+        return default
+    value, problem = coerce(raws)
+    if problem:
+        where.caption(f":orange[URL parameter `{key}`: {problem}]")
+    if value is None:
+        return default
+    if problem:
+        st.session_state[key] = value
+    return value
+
+
+def _number_coercer(lo: float, hi: float, kind: type) -> Callable[[list[str]], tuple[float | None, str | None]]:
+    def coerce(raws: list[str]) -> tuple[float | None, str | None]:
+        raw = raws[-1]
+        try:
+            x = float(raw)
+        except ValueError:
+            return None, f"`{_echo(raw)}` is not a number; using the default."
+        if x != x:  # NaN
+            return None, "NaN is not a usable value; using the default."
+        clamped = min(max(x, lo), hi)
+        value = kind(round(clamped)) if kind is int else kind(clamped)
+        note = None if clamped == x else f"`{_echo(raw)}` is outside {lo:g} to {hi:g}; using {value:g}."
+        return value, note
+    return coerce
+
+
+def _choice_coercer(options: Sequence[T]) -> Callable[[list[str]], tuple[T | None, str | None]]:
+    by_text = {str(o): o for o in options}
+
+    def coerce(raws: list[str]) -> tuple[T | None, str | None]:
+        if raws[-1] in by_text:
+            return by_text[raws[-1]], None
+        return None, f"`{_echo(raws[-1])}` is not one of {', '.join(by_text)}; using the default."
+    return coerce
+
+
+def slider(label: str, key: str, min_value: T, max_value: T, default: T, step: T | None = None,
+           where=st, **kwargs) -> T:
+    """A numeric slider bound to the URL parameter `key`."""
+    kind = type(default)
+    value = _from_url(key, default, _number_coercer(min_value, max_value, kind), where)
+    if controls_hidden():
+        return value
+    return where.slider(label, min_value, max_value, default, step=step, key=key, bind="query-params", **kwargs)
+
+
+def select_slider(label: str, key: str, options: Sequence[T], default: T, where=st, **kwargs) -> T:
+    """A slider over discrete options (log-spaced sizes, named levels) bound to the URL."""
+    value = _from_url(key, default, _choice_coercer(options), where)
+    if controls_hidden():
+        return value
+    return where.select_slider(label, options=list(options), value=default, key=key, bind="query-params", **kwargs)
+
+
+def choice(label: str, key: str, options: Sequence[T], default: T, where=st, widget: str = "segmented_control",
+           **kwargs) -> T:
+    """One of several options (`widget` = "segmented_control", "radio" or "selectbox") bound to the URL."""
+    value = _from_url(key, default, _choice_coercer(options), where)
+    if controls_hidden():
+        return value
+    options = list(options)
+    if widget == "segmented_control":
+        picked = where.segmented_control(label, options, default=default, key=key, bind="query-params", **kwargs)
+        return default if picked is None else picked  # a segmented control can be clicked off
+    return getattr(where, widget)(label, options, index=options.index(default), key=key, bind="query-params",
+                                  **kwargs)
+
+
+def toggle(label: str, key: str, default: bool = False, where=st, **kwargs) -> bool:
+    def coerce(raws: list[str]) -> tuple[bool | None, str | None]:
+        text = raws[-1].lower()
+        if text in ("true", "1", "yes", "on"):
+            return True, None
+        if text in ("false", "0", "no", "off"):
+            return False, None
+        return None, f"`{_echo(raws[-1])}` is not true or false; using the default."
+
+    value = _from_url(key, default, coerce, where)
+    if controls_hidden():
+        return value
+    return where.toggle(label, value=default, key=key, bind="query-params", **kwargs)
+
+
+def multiselect(label: str, key: str, options: Sequence[T], default: Sequence[T], where=st, **kwargs) -> list[T]:
+    by_text = {str(o): o for o in options}
+
+    def coerce(raws: list[str]) -> tuple[list[T] | None, str | None]:
+        good = [by_text[r] for r in raws if r in by_text]
+        bad = [r for r in raws if r not in by_text]
+        note = f"ignored unknown values {', '.join(_echo(b) for b in bad[:5])}." if bad else None
+        return (list(dict.fromkeys(good)) or None), note
+
+    value = _from_url(key, list(default), coerce, where)
+    if controls_hidden():
+        return value
+    return where.multiselect(label, list(options), default=list(default), key=key, bind="query-params", **kwargs)
+
+
+def text(label: str, key: str, default: str, max_chars: int, where=st, **kwargs) -> str:
+    """Free text bound to the URL; longer URL text is cut to `max_chars` with a notice."""
+    def coerce(raws: list[str]) -> tuple[str, str | None]:
+        raw = raws[-1]
+        if len(raw) > max_chars:
+            return raw[:max_chars], f"text longer than {max_chars} characters was cut to {max_chars}."
+        return raw, None
+
+    value = _from_url(key, default, coerce, where)
+    if controls_hidden():
+        return value
+    return where.text_input(label, default, key=key, max_chars=max_chars, bind="query-params", **kwargs)
