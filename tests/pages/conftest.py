@@ -1,0 +1,52 @@
+"""AppTest helpers: run a page file with URL parameters, read its Plotly figures as JSON."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from explorer.jobs import QUEUE
+from tests.conftest import ROOT
+
+TIMEOUT = 120  # seconds per script run: `import torch` alone takes a few
+
+
+@pytest.fixture(autouse=True)
+def _fresh_streamlit_caches():
+    """st.cache_* persist across AppTests in one process; each test starts cold."""
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+
+
+def run_page(name: str, **query_params: str | list[str]) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages" / name), default_timeout=TIMEOUT)
+    for key, value in query_params.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def figures(at: AppTest) -> list[dict]:
+    """The Plotly figures on the page, as the JSON the browser receives."""
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def evidence_kinds(at: AppTest) -> list[str]:
+    return [fig["layout"]["meta"]["evidence"] for fig in figures(at)]
+
+
+def wait_for_jobs(at: AppTest, timeout: float = 300) -> AppTest:
+    """Let background runs finish, then rerun the page so it shows their results."""
+    deadline = time.time() + timeout
+    while any(not job.finished for job in QUEUE._jobs.values()) and time.time() < deadline:
+        time.sleep(0.2)
+    return at.run()
+
+
+def assert_clean(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]

@@ -1,0 +1,88 @@
+import threading
+import time
+
+import pytest
+
+from explorer.jobs import CANCELLED, DONE, FAILED, JobQueue
+
+
+def _wait(job, timeout=10):
+    deadline = time.time() + timeout
+    while not job.finished and time.time() < deadline:
+        time.sleep(0.02)
+    return job
+
+
+def test_a_job_runs_and_returns_its_result():
+    q = JobQueue(max_running=1)
+    job = _wait(q.submit("a", lambda p: {"x": 1}))
+    assert job.state == DONE and job.result == {"x": 1}
+
+
+def test_the_same_key_shares_one_run():
+    q = JobQueue(max_running=1)
+    calls = []
+    gate = threading.Event()
+
+    def work(p):
+        calls.append(1)
+        gate.wait(5)
+        return {}
+
+    first = q.submit("k", work)
+    second = q.submit("k", work)
+    gate.set()
+    _wait(first)
+    assert first is second and len(calls) == 1
+
+
+def test_at_most_max_running_run_at_once_and_the_rest_queue_in_order():
+    q = JobQueue(max_running=1)
+    gate = threading.Event()
+    a = q.submit("a", lambda p: gate.wait(5) and {})
+    time.sleep(0.2)
+    b = q.submit("b", lambda p: {})
+    c = q.submit("c", lambda p: {})
+    time.sleep(0.3)
+    assert (a.state, b.state, c.state) == ("running", "queued", "queued")
+    assert (q.position(b), q.position(c)) == (1, 2)
+    gate.set()
+    assert _wait(c).state == DONE and _wait(b).state == DONE
+
+
+def test_cancel_stops_a_running_job_between_steps():
+    q = JobQueue(max_running=1)
+
+    def work(p):
+        for i in range(1000):
+            p.update(i / 1000, f"step {i}")
+            time.sleep(0.01)
+        return {}
+
+    job = q.submit("long", work)
+    time.sleep(0.2)
+    job.cancel()
+    assert _wait(job).state == CANCELLED and job.fraction < 0.5
+
+
+def test_a_failing_job_reports_its_error_and_can_be_resubmitted():
+    q = JobQueue(max_running=1)
+    job = _wait(q.submit("bad", lambda p: 1 / 0))
+    assert job.state == FAILED and "ZeroDivisionError" in job.error
+    again = _wait(q.submit("bad", lambda p: {"ok": True}))
+    assert again is not job and again.result == {"ok": True}
+
+
+def test_per_owner_limit_is_enforced_with_a_message():
+    q = JobQueue(max_running=1, per_owner=1)
+    gate = threading.Event()
+    q.submit("one", lambda p: gate.wait(5) and {}, owner="student")
+    with pytest.raises(RuntimeError, match="limit is 1"):
+        q.submit("two", lambda p: {}, owner="student")
+    gate.set()
+
+
+def test_time_left_counts_down_from_the_limit():
+    q = JobQueue(max_running=1)
+    job = _wait(q.submit("t", lambda p: {"left": p.time_left()}, time_limit_s=30))
+    assert 29 < job.result["left"] <= 30
