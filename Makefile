@@ -21,7 +21,7 @@ $(TEST_STAMP): requirements.txt requirements-dev.txt | $(BIN)/python
 	touch $@ $(RUN_STAMP)
 
 run: $(RUN_STAMP)
-	$(BIN)/python -m streamlit run app.py --server.port 8501
+	$(BIN)/python -m ui.launch --server.port 8501
 
 test: $(TEST_STAMP)
 	$(BIN)/python -m pytest

@@ -17,9 +17,20 @@ class Kind(str, Enum):
 
 @dataclass(frozen=True)
 class Evidence:
-    kind: Kind
+    kind: Kind  # the main kind: it sets the badge colour
     detail: str = ""  # the config, seeds or source that back the figure
+    also: tuple[Kind, ...] = ()  # further kinds drawn in the same figure (data + fit, say)
+    note: str = ""  # a qualifier printed after the kinds, e.g. "no extrapolation"
+
+    @property
+    def kinds(self) -> tuple[Kind, ...]:
+        return (self.kind, *self.also)
+
+    @property
+    def title(self) -> str:
+        text = " + ".join(k.value for k in self.kinds)
+        return f"{text} ({self.note})" if self.note else text
 
     @property
     def label(self) -> str:
-        return self.kind.value if not self.detail else f"{self.kind.value} · {self.detail}"
+        return self.title if not self.detail else f"{self.title} · {self.detail}"

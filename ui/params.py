@@ -67,8 +67,17 @@ def _number_coercer(lo: float, hi: float, kind: type) -> Callable[[list[str]], t
     return coerce
 
 
-def _choice_coercer(options: Sequence[T]) -> Callable[[list[str]], tuple[T | None, str | None]]:
+def _by_text(options: Sequence[T], format_func: Callable[[T], str] | None) -> dict[str, T]:
+    """URL text -> option. Streamlit writes the displayed label when the widget has a format_func."""
     by_text = {str(o): o for o in options}
+    if format_func is not None:
+        by_text.update({format_func(o): o for o in options})
+    return by_text
+
+
+def _choice_coercer(options: Sequence[T], format_func: Callable[[T], str] | None = None,
+                    ) -> Callable[[list[str]], tuple[T | None, str | None]]:
+    by_text = _by_text(options, format_func)
 
     def coerce(raws: list[str]) -> tuple[T | None, str | None]:
         if raws[-1] in by_text:
@@ -89,7 +98,7 @@ def slider(label: str, key: str, min_value: T, max_value: T, default: T, step: T
 
 def select_slider(label: str, key: str, options: Sequence[T], default: T, where=st, **kwargs) -> T:
     """A slider over discrete options (log-spaced sizes, named levels) bound to the URL."""
-    value = _from_url(key, default, _choice_coercer(options), where)
+    value = _from_url(key, default, _choice_coercer(options, kwargs.get("format_func")), where)
     if controls_hidden():
         return value
     return where.select_slider(label, options=list(options), value=default, key=key, bind="query-params", **kwargs)
@@ -98,7 +107,7 @@ def select_slider(label: str, key: str, options: Sequence[T], default: T, where=
 def choice(label: str, key: str, options: Sequence[T], default: T, where=st, widget: str = "segmented_control",
            **kwargs) -> T:
     """One of several options (`widget` = "segmented_control", "radio" or "selectbox") bound to the URL."""
-    value = _from_url(key, default, _choice_coercer(options), where)
+    value = _from_url(key, default, _choice_coercer(options, kwargs.get("format_func")), where)
     if controls_hidden():
         return value
     options = list(options)
@@ -125,7 +134,7 @@ def toggle(label: str, key: str, default: bool = False, where=st, **kwargs) -> b
 
 
 def multiselect(label: str, key: str, options: Sequence[T], default: Sequence[T], where=st, **kwargs) -> list[T]:
-    by_text = {str(o): o for o in options}
+    by_text = _by_text(options, kwargs.get("format_func"))
 
     def coerce(raws: list[str]) -> tuple[list[T] | None, str | None]:
         good = [by_text[r] for r in raws if r in by_text]

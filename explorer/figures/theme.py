@@ -55,19 +55,30 @@ pio.templates[TEMPLATE_NAME] = go.layout.Template(
 )
 
 
+TOP_MARGIN = 110  # the title's row, then the evidence badge's row, then the plot
+
+
 def styled(fig: go.Figure, title: str, evidence: Evidence, height: int = 480) -> go.Figure:
-    """Apply the template, a title and the evidence badge; every figure function ends with this."""
-    fig.update_layout(template=TEMPLATE_NAME, title=dict(text=title), height=height)
+    """Apply the template, a title and the evidence badge; every figure function ends with this.
+
+    The title sits on the top row and the badge on its own row just above the plot, so a long title
+    never runs into the badge.
+    """
+    margin_top = max(TOP_MARGIN, fig.layout.margin.t or 0)
+    fig.update_layout(template=TEMPLATE_NAME, height=height, margin=dict(t=margin_top),
+                      title=dict(text=title, yref="container", y=1.0, yanchor="top", pad=dict(t=14)))
     return stamp_evidence(fig, evidence)
 
 
 def stamp_evidence(fig: go.Figure, evidence: Evidence) -> go.Figure:
-    """Write the evidence kind into the figure itself, so exported slides keep it."""
+    """Write the evidence kinds into the figure itself, so exported slides keep them."""
     fig.add_annotation(
-        text=f"<b>{evidence.kind.value.upper()}</b>" + (f" · {evidence.detail}" if evidence.detail else ""),
-        xref="paper", yref="paper", x=1.0, y=1.0, yshift=40, xanchor="right", yanchor="bottom",
+        text=f"<b>{evidence.title.upper()}</b>" + (f" · {evidence.detail}" if evidence.detail else ""),
+        xref="paper", yref="paper", x=1.0, y=1.0, yshift=6, xanchor="right", yanchor="bottom",
         showarrow=False, font=dict(size=13, color="white"), bgcolor=EVIDENCE_COLORS[evidence.kind],
         borderpad=4, name="evidence",
     )
-    fig.update_layout(meta={"evidence": evidence.kind.value, "evidence_detail": evidence.detail})
+    fig.update_layout(meta={**(fig.layout.meta or {}), "evidence": evidence.kind.value,
+                            "evidence_kinds": [k.value for k in evidence.kinds],
+                            "evidence_detail": evidence.detail})
     return fig

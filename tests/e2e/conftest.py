@@ -36,7 +36,7 @@ def app_url(tmp_path_factory):
     env = {**os.environ, "EXPLORER_CACHE_DIR": str(tmp_path_factory.mktemp("server_results"))}
     with open(log, "w") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+            [sys.executable, "-m", "ui.launch", "--server.port", str(port),
              "--server.headless", "true", "--browser.gatherUsageStats", "false"],
             cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"
