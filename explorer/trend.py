@@ -1,0 +1,477 @@
+"""Compute per constant dollar, 1857-2025: the shipped data, uploads, and a least-squares rate with uncertainty.
+
+Model (slide 7, as a regression): log10 C(year) = a + b * (year - 2000), fitted by ordinary least squares on
+ops/s per 2024 US$. b is in orders of magnitude per year, so one factor of 10 takes 1/b years. Reported:
+the analytic 95% t-interval of b and its reciprocal for years per 10x, a seeded row-bootstrap percentile
+interval, and the confidence band (the mean line) and prediction band (a new machine) around the line.
+
+The numbers match `data/reference/compute_per_dollar_fit.py` (the fact sheet's own script) to the last digit;
+the bootstrap draws the same resamples (numpy's PCG64, seed 0) in one vectorized call.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA_CSV = ROOT / "data" / "compute_per_dollar.csv"
+REFERENCE_CSV = ROOT / "data" / "reference" / "compute_per_dollar_facts.csv"
+
+CENTER = 2000.0  # year subtracted before fitting, so intercept and slope are nearly uncorrelated
+N_BOOT = 5000
+SEED = 0
+BOOT_DRAWS = 2_000_000  # resamples x points per bootstrap; large uploads get fewer resamples (at least 500)
+FP32, BEST = "fp32", "best"
+PRECISIONS = {FP32: "FP32 (all eras comparable)", BEST: "best available (FP16 / tensor cores)"}
+
+
+@dataclass(frozen=True)
+class Series:
+    key: str
+    short: str  # the control's option and URL value
+    label: str
+    citation: str  # short form for hover text; the full citation is in each row
+    licence: str
+
+
+SERIES = (
+    Series("nordhaus2001", "Nordhaus 2001", "Nordhaus (2001) machines",
+           "Nordhaus (2001), The Progress of Computing", "facts; no licence stated"),
+    Series("epoch_ml_hardware", "Epoch AI", "Epoch AI ML hardware",
+           "Epoch AI, Machine Learning Hardware (CC BY 4.0)", "CC BY 4.0"),
+    Series("kurzweil2005", "Kurzweil 2005", "Kurzweil (2005) chart",
+           "Kurzweil (2005), The Singularity Is Near, p. 67", "facts from a copyrighted chart"),
+    Series("wikipedia_flops_table", "Wikipedia FLOPS", "Wikipedia FLOPS cost table",
+           "Wikipedia, FLOPS: hardware costs (CC BY-SA)", "CC BY-SA"),
+    Series("wikipedia_gpu_lists_frontier", "Wikipedia GPUs", "Wikipedia GPU lists (frontier)",
+           "Wikipedia GPU lists via owensgroup/gpustats (CC BY-SA)", "CC BY-SA"),
+)
+SERIES_BY_KEY = {s.key: s for s in SERIES}
+MAIN_SERIES = ("nordhaus2001", "epoch_ml_hardware")  # with FP32 these are the fact sheet's main fit (157 rows)
+NOT_FP32 = "not FP32"  # fit_note of the two Epoch rows that list no FP32 figure
+
+# Project CSV column -> fact-sheet column ("" for columns the build adds).
+COLUMNS = {
+    "year": "year", "name": "name", "kind": "kind", "series": "series",
+    "ops_per_second": "ops_per_second", "ops_unit": "ops_metric", "precision": "precision",
+    "price_usd": "price_usd_as_reported", "price_year": "price_year", "price_basis": "price_basis",
+    "ops_per_dollar_reported": "ops_per_second_per_dollar_reported_basis", "reported_dollars": "reported_basis_dollars",
+    "ops_per_dollar_2024usd": "ops_per_second_per_dollar_2024usd_cpiu",
+    "best_precision": "alt_precision", "best_ops_per_second": "alt_ops_per_second",
+    "best_ops_per_dollar_2024usd": "alt_ops_per_second_per_dollar_2024usd_cpiu",
+    "in_main_fit": "use_in_main_fit", "fit_note": "", "derived": "derived",
+    "citation": "", "source": "source", "notes": "notes",
+}
+VALUE, BEST_VALUE = "ops_per_dollar_2024usd", "best_ops_per_dollar_2024usd"
+_BEST_PREFIX = "best of FP32/FP16/tensor-FP16 (dense): "
+
+
+# ----------------------------------------------------------------------------------------------- data
+
+
+def _project_row(ref: dict[str, str]) -> dict[str, str]:
+    row = {col: ref[src] for col, src in COLUMNS.items() if src}
+    flag = ref["use_in_main_fit"].strip()
+    row["in_main_fit"] = "yes" if flag == "yes" else "no"
+    row["fit_note"] = flag[len("no ("):-1] if flag.startswith("no (") else ""
+    row["best_precision"] = row["best_precision"].removeprefix(_BEST_PREFIX)
+    row["citation"] = SERIES_BY_KEY[ref["series"]].citation
+    return row
+
+
+def build_data_text(reference_csv: Path = REFERENCE_CSV) -> str:
+    """The project's CSV, built from the fact sheet: renamed columns, values kept as the sheet's exact strings."""
+    with open(reference_csv, newline="", encoding="utf-8") as f:
+        rows = [_project_row(r) for r in csv.DictReader(f)]
+    unknown = sorted({r["series"] for r in rows} - set(SERIES_BY_KEY))
+    if unknown:
+        raise ValueError(f"fact sheet has series this module does not know: {', '.join(unknown)}")
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(COLUMNS), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def build_data(reference_csv: Path = REFERENCE_CSV, out_csv: Path = DATA_CSV) -> dict:
+    text = build_data_text(reference_csv)
+    out_csv = Path(out_csv)
+    out_csv.write_text(text, encoding="utf-8", newline="")
+    df = pd.read_csv(io.StringIO(text))
+    shown = out_csv.resolve().relative_to(ROOT) if out_csv.resolve().is_relative_to(ROOT) else out_csv
+    return {"path": str(shown), "rows": len(df), "rows_per_series": row_counts(df)}
+
+
+def load(path: Path = DATA_CSV) -> pd.DataFrame:
+    """The shipped rows; numeric columns as float (NaN where the source gives no value), text as str."""
+    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    for col in ("year", "ops_per_second", "price_usd", VALUE, "best_ops_per_second", BEST_VALUE):
+        df[col] = pd.to_numeric(df[col].replace("", np.nan))
+    return df
+
+
+def row_counts(df: pd.DataFrame) -> dict[str, int]:
+    counts = df["series"].value_counts()
+    return {s.key: int(counts.get(s.key, 0)) for s in SERIES}
+
+
+def in_window(years: pd.Series, start: float, end: float) -> pd.Series:
+    """Years in [start, end + 1): a window "1950-2025" keeps every machine released in 2025."""
+    return (years >= start) & (years < end + 1)
+
+
+def fit_rows(df: pd.DataFrame, series: tuple[str, ...] | list[str], precision: str = FP32,
+             start: float = -math.inf, end: float = math.inf) -> pd.DataFrame:
+    """Rows a fit uses, with their y value in column `value`.
+
+    Picked series, the manual baseline dropped (a person, not a machine), years in [start, end + 1) so a
+    window ending in 2025 keeps 2025.4. FP32 drops the two Epoch rows without an FP32 figure; "best" takes
+    the best of FP32/FP16/tensor-FP16 where the row has it (Epoch only) and the main value elsewhere.
+    """
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, not {precision!r}")
+    unknown = [s for s in series if s not in SERIES_BY_KEY]
+    if unknown:
+        raise ValueError(f"unknown series {', '.join(map(str, unknown))}; known: {', '.join(SERIES_BY_KEY)}")
+    rows = df[df["series"].isin(series) & (df["kind"] != "manual")].copy()
+    if precision == FP32:
+        rows = rows[rows["fit_note"] != NOT_FP32]
+        rows["value"] = rows[VALUE]
+    else:
+        has_best = rows[BEST_VALUE].notna()
+        epoch = rows["series"] == "epoch_ml_hardware"
+        rows = rows[~epoch | has_best]
+        rows["value"] = rows[BEST_VALUE].where(rows[BEST_VALUE].notna(), rows[VALUE])
+    return rows[in_window(rows["year"], start, end) & (rows["value"] > 0)]
+
+
+# ----------------------------------------------------------------------------------------------- fit
+
+
+@dataclass(frozen=True)
+class Fit:
+    """OLS of log10(value) on (year - CENTER)."""
+
+    n: int
+    a: float  # log10 value at CENTER
+    b: float  # orders of magnitude per year
+    se_a: float
+    se_b: float
+    cov_ab: float
+    resid_sd: float  # residual standard deviation, log10 units
+    r2: float
+    t: float  # t quantile 0.975 with n - 2 degrees of freedom
+    x0: float  # first and last fitted year
+    x1: float
+    x_mean: float
+
+    def line(self, years) -> np.ndarray:
+        """log10 of the fitted value."""
+        return self.a + self.b * (np.asarray(years, float) - CENTER)
+
+    def _var_mean(self, years) -> np.ndarray:
+        x = np.asarray(years, float) - CENTER
+        return self.se_a ** 2 + x ** 2 * self.se_b ** 2 + 2 * x * self.cov_ab
+
+    def confidence_band(self, years) -> tuple[np.ndarray, np.ndarray]:
+        """95% band for the mean line, log10 units."""
+        half = self.t * np.sqrt(self._var_mean(years))
+        return self.line(years) - half, self.line(years) + half
+
+    def prediction_band(self, years) -> tuple[np.ndarray, np.ndarray]:
+        """95% band for one new machine's value, log10 units."""
+        half = self.t * np.sqrt(self._var_mean(years) + self.resid_sd ** 2)
+        return self.line(years) - half, self.line(years) + half
+
+    @property
+    def slope_ci(self) -> tuple[float, float]:
+        return self.b - self.t * self.se_b, self.b + self.t * self.se_b
+
+    @property
+    def years_per_10x(self) -> float:
+        return 1 / self.b if self.b > 0 else math.inf
+
+    @property
+    def years_per_10x_ci(self) -> tuple[float, float]:
+        """Reciprocal of the slope interval; the upper end is infinite when the slope's interval reaches 0."""
+        lo, hi = self.slope_ci
+        return (1 / hi if hi > 0 else math.inf), (1 / lo if lo > 0 else math.inf)
+
+
+def min_points_message(n: int, distinct: int) -> str | None:
+    if n < 3 or distinct < 2:
+        return (f"A fit needs at least 3 points in at least 2 different years; this selection has {n} "
+                f"point{'s' if n != 1 else ''} in {distinct} year{'s' if distinct != 1 else ''}.")
+    return None
+
+
+def ols(years, values) -> Fit:
+    """Least squares of log10(values) on years; raises ValueError when there is too little to fit."""
+    x = np.asarray(years, float)
+    y = np.log10(np.asarray(values, float))
+    problem = min_points_message(len(x), len(np.unique(x)))
+    if problem:
+        raise ValueError(problem)
+    n = len(x)
+    xc = x - CENTER
+    X = np.column_stack([np.ones(n), xc])
+    beta, *_ = np.linalg.lstsq(X, y, rcond=None)
+    resid = y - X @ beta
+    dof = n - 2
+    s2 = float(resid @ resid) / dof
+    cov = s2 * np.linalg.inv(X.T @ X)
+    ss_tot = float((y - y.mean()) @ (y - y.mean()))
+    r2 = 1 - float(resid @ resid) / ss_tot if ss_tot > 0 else 1.0
+    return Fit(n=n, a=float(beta[0]), b=float(beta[1]), se_a=math.sqrt(cov[0, 0]), se_b=math.sqrt(cov[1, 1]),
+               cov_ab=float(cov[0, 1]), resid_sd=math.sqrt(s2), r2=r2, t=float(stats.t.ppf(0.975, dof)),
+               x0=float(x.min()), x1=float(x.max()), x_mean=float(x.mean()))
+
+
+@dataclass(frozen=True)
+class Bootstrap:
+    """Row bootstrap of the slope: resample the points with replacement, refit, take percentiles."""
+
+    n_boot: int
+    seed: int
+    slope_lo: float
+    slope_hi: float
+    years_lo: float  # 2.5th and 97.5th percentile of years per 10x; hi is inf when some slopes are <= 0
+    years_hi: float
+    share_nonpositive: float  # resamples whose slope is <= 0 (no growth)
+
+
+def bootstrap_slopes(years, values, n_boot: int = N_BOOT, seed: int = SEED, chunk: int = 2_000_000) -> np.ndarray:
+    """Slopes of n_boot resamples, drawn as rng.integers(0, n, n) per resample (the reference's order)."""
+    x = np.asarray(years, float) - CENTER
+    y = np.log10(np.asarray(values, float))
+    n = len(x)
+    rng = np.random.default_rng(seed)
+    per_chunk = max(1, chunk // max(n, 1))
+    slopes = []
+    for start in range(0, n_boot, per_chunk):
+        idx = rng.integers(0, n, (min(per_chunk, n_boot - start), n))
+        xs, ys = x[idx], y[idx]
+        xd = xs - xs.mean(axis=1, keepdims=True)
+        sxx = (xd * xd).sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            slopes.append((xd * (ys - ys.mean(axis=1, keepdims=True))).sum(axis=1) / sxx)
+    b = np.concatenate(slopes)
+    return b[np.isfinite(b)]  # a resample with a single distinct year has no slope
+
+
+def n_boot_for(n_points: int) -> int:
+    """5000 resamples up to 400 points, fewer for large uploads so a bootstrap stays a fraction of a second."""
+    return int(min(N_BOOT, max(500, BOOT_DRAWS // max(n_points, 1))))
+
+
+def bootstrap(years, values, n_boot: int = N_BOOT, seed: int = SEED) -> Bootstrap:
+    b = bootstrap_slopes(years, values, n_boot, seed)
+    if len(b) == 0:
+        raise ValueError("no bootstrap resample had two different years; add points in more years")
+    lo, hi = np.percentile(b, [2.5, 97.5])
+    if (b > 0).all():
+        y_lo, y_hi = np.percentile(1.0 / b, [2.5, 97.5])
+    else:  # percentiles commute with the monotone 1/b only on one side of zero
+        y_lo = 1 / hi if hi > 0 else math.inf
+        y_hi = math.inf
+    return Bootstrap(n_boot=n_boot, seed=seed, slope_lo=float(lo), slope_hi=float(hi), years_lo=float(y_lo),
+                     years_hi=float(y_hi), share_nonpositive=float((b <= 0).mean()))
+
+
+def _finite(x: float) -> float | None:
+    return None if not math.isfinite(x) else float(x)
+
+
+def summary(fit: Fit, boot: Bootstrap | None = None) -> dict:
+    """Plain numbers for the CLI and the page; infinite ends (no growth) become None."""
+    lo, hi = fit.years_per_10x_ci
+    out = {"years_per_10x": _finite(fit.years_per_10x), "ci_low": _finite(lo), "ci_high": _finite(hi),
+           "n_points": fit.n, "slope_log10_per_year": fit.b, "slope_se": fit.se_b,
+           "slope_ci": list(fit.slope_ci), "log10_at_2000": fit.a, "doubling_years": _finite(
+               math.log10(2) / fit.b if fit.b > 0 else math.inf),
+           "r2": fit.r2, "resid_sd_log10": fit.resid_sd, "first_year": fit.x0, "last_year": fit.x1}
+    if boot is not None:
+        out.update({"boot_low": _finite(boot.years_lo), "boot_high": _finite(boot.years_hi), "n_boot": boot.n_boot,
+                    "seed": boot.seed, "boot_share_nonpositive": boot.share_nonpositive})
+    return out
+
+
+def fit_window(df: pd.DataFrame, series, precision: str = FP32, start: float = -math.inf, end: float = math.inf,
+               n_boot: int = N_BOOT, seed: int = SEED) -> tuple[pd.DataFrame, Fit, Bootstrap | None]:
+    """The rows, the OLS fit and (n_boot > 0) the bootstrap for one window, series set and precision."""
+    rows = fit_rows(df, series, precision, start, end)
+    fit = ols(rows["year"], rows["value"])
+    boot = bootstrap(rows["year"], rows["value"], n_boot, seed) if n_boot > 0 else None
+    return rows, fit, boot
+
+
+def precision_gain(df: pd.DataFrame, start: float = 2006, end: float = 2025) -> dict:
+    """GPU era, Epoch rows: FP32 vs best-precision fits, and the per-chip factor lower precision adds."""
+    fp32 = fit_rows(df, ["epoch_ml_hardware"], FP32, start, end)
+    best = fit_rows(df, ["epoch_ml_hardware"], BEST, start, end)
+    f32, fbest = ols(fp32["year"], fp32["value"]), ols(best["year"], best["value"])
+    both = df[(df["series"] == "epoch_ml_hardware") & df[VALUE].notna() & df[BEST_VALUE].notna()
+              & (df["fit_note"] != NOT_FP32) & in_window(df["year"], start, end)]
+    ratio = both[BEST_VALUE] / both[VALUE]
+    span = (min(f32.x0, fbest.x0), max(f32.x1, fbest.x1))
+    gain32 = 10 ** (f32.b * (span[1] - span[0]))
+    gain_best = 10 ** (fbest.b * (span[1] - span[0]))
+    return {"rows": both, "fp32": f32, "best": fbest, "span": span,
+            "fitted_gain_fp32": gain32, "fitted_gain_best": gain_best,
+            "precision_share_of_log_gain": 1 - math.log10(gain32) / math.log10(gain_best),
+            "chips": len(both), "chips_with_lower_precision": int((ratio > 1).sum()),
+            "median_factor_where_lower": float(ratio[ratio > 1].median()) if (ratio > 1).any() else 1.0}
+
+
+def interval_text(lo: float, hi: float) -> str:
+    return f"{lo:.2f}–{hi:.2f}" if math.isfinite(hi) else f"{lo:.2f}–∞" if math.isfinite(lo) else "unbounded"
+
+
+SLIDE_WINDOW = (1945, 1955, 2020)  # a window starting near 1950 and ending after 2020 is the slide's claim
+GPU_ERA = 2006
+
+
+def lessons(start: float, end: float, series, precision: str, fit: Fit | None) -> list[str]:
+    """What this window teaches, in words, once the student gets there (the page shows them as notes)."""
+    if fit is None:
+        return []
+    rate = f"{fit.years_per_10x:.1f} years per 10×" if fit.b > 0 else "no growth at all"
+    ci = interval_text(*fit.years_per_10x_ci)
+    notes = []
+    if fit.b <= 0:
+        notes.append("In this window the fitted slope is zero or negative: compute per dollar did not grow, so "
+                     "“years per 10×” has no finite value.")
+    if "nordhaus2001" in series and SLIDE_WINDOW[0] <= start <= SLIDE_WINDOW[1] and end >= SLIDE_WINDOW[2]:
+        notes.append(f"This is the slide's claim. From about 1950 to today the main series grows 10× every "
+                     f"{fit.years_per_10x:.1f} years (95% interval {ci}): the “10× every 5 years” of slide 7.")
+    if "nordhaus2001" in series and start < 1940 and fit.x0 < 1940:
+        notes.append(f"Before about 1940 machines barely got cheaper per operation (Nordhaus finds a break around "
+                     f"the Second World War). Including them stretches the fit to {rate}: the rate depends on "
+                     f"the window, which is why the slide's rate is a model with a stated range, not a law.")
+    if fit.x0 >= GPU_ERA and precision == FP32 and "epoch_ml_hardware" in series:
+        notes.append(f"GPUs since {GPU_ERA}, counted in FP32: {rate} (95% interval {ci}), about half the "
+                     "slide's pace. Switch GPU-era precision to “best available” to count FP16 and tensor cores.")
+    if fit.x0 >= GPU_ERA and precision == BEST and "epoch_ml_hardware" in series:
+        notes.append(f"Counting the best available precision (FP16, tensor cores), GPUs since {GPU_ERA} reach "
+                     f"{rate} (95% interval {ci}). The difference from FP32 is lower precision, not cheaper "
+                     "arithmetic at the same precision.")
+    if fit.n < 10:
+        notes.append(f"Only {fit.n} points: the interval is wide and the bootstrap is rough.")
+    return notes
+
+
+# ----------------------------------------------------------------------------------------------- uploads
+
+MAX_ROWS = 10_000
+YEAR_RANGE = (1800.0, 2100.0)
+YEAR_NAMES = ("year", "date", "years")
+VALUE_NAMES = ("value", VALUE, "ops_per_second_per_dollar_2024usd_cpiu", "ops_per_dollar", "ops_per_second_per_dollar",
+               "flops_per_dollar", "y")
+NAME_NAMES = ("name", "label", "machine")
+_MAX_LISTED = 5
+
+
+class UploadError(ValueError):
+    """A file that cannot be fitted; the message names the problem for the student."""
+
+
+def _rows_list(rows: list[int]) -> str:
+    shown = ", ".join(str(r) for r in rows[:_MAX_LISTED])
+    return shown + (f" and {len(rows) - _MAX_LISTED} more" if len(rows) > _MAX_LISTED else "")
+
+
+def _decode(raw: bytes) -> str:
+    if not raw or not raw.strip():
+        raise UploadError("The file is empty: it has no header and no rows.")
+    if raw[:4] == b"PK\x03\x04":
+        raise UploadError("This is not a CSV file: it is a ZIP archive (an .xlsx workbook is one). "
+                          "Save it as CSV (comma-separated text) and upload that.")
+    if b"\x00" in raw[:4096]:
+        raise UploadError("This is not a CSV file: it contains binary data (zero bytes). "
+                          "Upload comma-separated text with a header row.")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise UploadError(f"This is not a CSV text file: byte {err.start} is not valid UTF-8 text. "
+                          "Upload comma-separated text (UTF-8) with a header row.") from None
+
+
+def _find(header: list[str], names: tuple[str, ...]) -> int | None:
+    lowered = [h.strip().lower() for h in header]
+    return next((lowered.index(n) for n in names if n in lowered), None)
+
+
+def _number(cell: str) -> float:
+    text = cell.strip()
+    if "_" in text:  # Python's float() accepts "1_000"; a CSV reader should not
+        return math.nan
+    try:
+        return float(text)
+    except ValueError:
+        return math.nan
+
+
+def _numbers(cells: list[str], column: str, lines: list[int]) -> np.ndarray:
+    values = np.array([_number(c) for c in cells], dtype=float)
+    bad = np.flatnonzero(~np.isfinite(values))
+    if len(bad):
+        example = cells[bad[0]].strip()
+        shown = f"'{example[:20]}'" if example else "an empty cell"
+        raise UploadError(f"Column `{column}` has values that are not numbers on line{'s' if len(bad) > 1 else ''} "
+                          f"{_rows_list([lines[i] for i in bad])} (first: {shown}).")
+    return values
+
+
+def validate_upload(raw: bytes) -> pd.DataFrame:
+    """Parse an uploaded CSV into columns year, value, name; raise UploadError naming what is wrong.
+
+    Accepts a header with `year` and `value` (or the project's full schema: `ops_per_dollar_2024usd`, or the
+    fact sheet's column names), comma-separated, at most MAX_ROWS rows, positive values (the axis is log).
+    """
+    text = _decode(raw)
+    lines = [(n, row) for n, row in enumerate(csv.reader(io.StringIO(text)), start=1) if any(c.strip() for c in row)]
+    if not lines:
+        raise UploadError("The file is empty: it has no header and no rows.")
+    (_, header), body = lines[0], lines[1:]
+    year_col, value_col = _find(header, YEAR_NAMES), _find(header, VALUE_NAMES)
+    if year_col is None or value_col is None:
+        absent = [f"`{m}`" for m, c in (("year", year_col), ("value", value_col)) if c is None]
+        missing = f"column{'s' if len(absent) > 1 else ''} {' and '.join(absent)}"
+        found = ", ".join(f"`{h.strip()[:30]}`" for h in header[:8]) or "none"
+        hint = " It looks separated by ';' or tabs: use commas." if len(header) == 1 and any(
+            s in header[0] for s in ";\t") else ""
+        raise UploadError(f"Missing {missing}. The header must name a `year` column and a `value` column "
+                          f"(or `{VALUE}` as in the shipped data); found: {found}.{hint}")
+    if not body:
+        raise UploadError("The file has a header but 0 data rows.")
+    if len(body) > MAX_ROWS:
+        raise UploadError(f"The file has {len(body):,} data rows; the limit is {MAX_ROWS:,} rows.")
+    short = [n for n, row in body if len(row) <= max(year_col, value_col)]
+    if short:
+        raise UploadError(f"Line{'s' if len(short) > 1 else ''} {_rows_list(short)} "
+                          f"{'have' if len(short) > 1 else 'has'} fewer fields than the header.")
+    line_numbers = [n for n, _ in body]
+    years = _numbers([row[year_col] for _, row in body], header[year_col].strip(), line_numbers)
+    values = _numbers([row[value_col] for _, row in body], header[value_col].strip(), line_numbers)
+    outside = [line_numbers[i] for i in np.flatnonzero((years < YEAR_RANGE[0]) | (years > YEAR_RANGE[1]))]
+    if outside:
+        raise UploadError(f"Years must lie between {YEAR_RANGE[0]:.0f} and {YEAR_RANGE[1]:.0f}; line"
+                          f"{'s' if len(outside) > 1 else ''} {_rows_list(outside)} "
+                          f"{'are' if len(outside) > 1 else 'is'} outside.")
+    nonpositive = [line_numbers[i] for i in np.flatnonzero(values <= 0)]
+    if nonpositive:
+        raise UploadError(f"Values must be positive (the axis is logarithmic): line"
+                          f"{'s' if len(nonpositive) > 1 else ''} {_rows_list(nonpositive)} "
+                          f"{'have' if len(nonpositive) > 1 else 'has'} zero or negative values.")
+    name_col = _find(header, NAME_NAMES)
+    names = [row[name_col].strip()[:60] if name_col is not None and name_col < len(row) else f"line {n}"
+             for n, row in body]
+    return pd.DataFrame({"year": years, "value": values, "name": names})

@@ -1,0 +1,144 @@
+"""AppTest of the compute-per-dollar page: default view, window extremes, every control, uploads, URL state."""
+
+import base64
+
+import numpy as np
+import pytest
+
+from tests.pages.conftest import assert_clean, evidence_kinds, figures, run_page
+from tests.unit.test_trend_upload import BAD
+
+PAGE = "compute_per_dollar.py"
+
+
+def _metrics(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def _infos(at) -> str:
+    return " ".join(i.value for i in at.info)
+
+
+def _array(value) -> np.ndarray:
+    """A figure array from the browser JSON: a plain list, or Plotly's typed array (base64 `bdata`)."""
+    if isinstance(value, dict):
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+    return np.asarray(value, float)
+
+
+def _badge(at, index: int = 0) -> str:
+    return next(a["text"] for a in figures(at)[index]["layout"]["annotations"] if a.get("name") == "evidence")
+
+
+def _trace_names(at, index: int = 0) -> list[str]:
+    return [t.get("name", "") for t in figures(at)[index]["data"]]
+
+
+def test_default_view_is_the_slides_window_with_both_figures():
+    at = run_page(PAGE)
+    assert_clean(at)
+    assert _metrics(at) == {"Years per 10×": "4.95", "95% interval (analytic)": "4.83–5.09",
+                            "95% interval (bootstrap)": "4.81–5.09", "Points fitted": "129"}
+    assert "slide's claim" in _infos(at)
+    assert evidence_kinds(at) == ["historical data", "historical data"]
+    both = ["historical data", "fit / extrapolation"]
+    assert [f["layout"]["meta"]["evidence_kinds"] for f in figures(at)] == [both, both]
+    names = _trace_names(at)
+    assert "extrapolation beyond 2023 (not data)" in names and any(n.startswith("slide 7") for n in names)
+    assert "What this chart does not show" in [s.value for s in at.subheader]
+
+
+def test_window_extremes_and_a_reversed_window():
+    at = run_page(PAGE)
+    at.slider(key="start").set_value(1850).run()
+    assert_clean(at)
+    assert _metrics(at)["Years per 10×"] == "6.38" and "Before about 1940" in _infos(at)
+    at.slider(key="start").set_value(2025).run()  # 2025-2025: no main-series point at all
+    assert_clean(at)
+    assert not at.metric and "No fit for 2025–2025" in at.warning[0].value
+    assert evidence_kinds(at)[0] == "historical data"
+    at.slider(key="end").set_value(2006).run()  # first year after last: read as 2006-2025
+    assert_clean(at)
+    assert "read as 2006–2025" in _infos(at)
+    assert _metrics(at)["Years per 10×"] == "10.33" and "about half" in _infos(at)
+    at.slider(key="end").set_value(1850).run()
+    at.slider(key="start").set_value(1850).run()
+    assert_clean(at)
+    assert "0 points" in at.warning[0].value
+
+
+def test_precision_toggle_swaps_the_gpu_values():
+    at = run_page(PAGE, start="2006")
+    assert _metrics(at)["Points fitted"] == "51"
+    at.button_group(key="precision").set_value("best available").run()
+    assert_clean(at)
+    assert _metrics(at)["Years per 10×"] == "7.06" and _metrics(at)["Points fitted"] == "52"
+    assert "lower precision" in _infos(at)
+    assert "GPUs in best precision" in _badge(at)
+
+
+def test_series_reference_line_and_horizon_controls():
+    at = run_page(PAGE, start="1850")
+    at.multiselect(key="series").set_value(["Nordhaus 2001", "Epoch AI", "Kurzweil 2005", "Wikipedia FLOPS",
+                                            "Wikipedia GPUs"]).run()
+    assert_clean(at)
+    assert _metrics(at)["Points fitted"] == "231"
+    at.toggle(key="slide7").set_value(False).run()
+    assert not any(n.startswith("slide 7") for n in _trace_names(at))
+    for horizon in (2026, 2060):
+        at.slider(key="horizon").set_value(horizon).run()
+        assert_clean(at)
+        extrapolation = next(t for t in figures(at)[0]["data"] if t.get("name", "").startswith("extrapolation"))
+        assert _array(extrapolation["x"])[-1] == pytest.approx(horizon)
+    at.multiselect(key="series").set_value([]).run()
+    assert_clean(at)
+    assert "Pick at least one series" in _infos(at) and not at.metric
+
+
+def test_url_restores_a_view():
+    at = run_page(PAGE, start="2006", end="2024", precision="best available", series=["Epoch AI"], slide7="false",
+                  horizon="2050")
+    assert_clean(at)
+    assert at.slider(key="start").value == 2006 and at.slider(key="end").value == 2024
+    assert at.multiselect(key="series").value == ["Epoch AI"] and at.toggle(key="slide7").value is False
+    assert _metrics(at)["Years per 10×"] == "7.06"
+    assert not at.caption or not any("URL parameter" in c.value for c in at.caption)
+
+
+def test_embedded_view_keeps_the_url_state_and_draws_no_controls():
+    at = run_page(PAGE, controls="hidden", start="2006", precision="best available")
+    assert_clean(at)
+    assert not at.slider and not at.get("file_uploader") and len(figures(at)) == 2
+    assert _metrics(at)["Years per 10×"] == "7.06"
+
+
+def test_bad_url_values_get_notices_not_tracebacks():
+    at = run_page(PAGE, start="abc", end="99999", precision="fp64", series=["<script>", "Epoch AI"],
+                  slide7="maybe", horizon="-5")
+    assert_clean(at)
+    notices = " ".join(c.value for c in at.caption)
+    for key in ("`start`", "`end`", "`precision`", "`series`", "`slide7`", "`horizon`"):
+        assert key in notices, key
+    assert at.slider(key="end").value == 2025 and at.slider(key="horizon").value == 2026
+    assert at.multiselect(key="series").value == ["Epoch AI"]
+
+
+def test_every_malformed_upload_gets_its_message_and_a_good_one_is_fitted():
+    at = run_page(PAGE)
+    uploader = at.file_uploader(key="upload")
+    assert "10,000 rows" in uploader.label
+    for name, (raw, message) in BAD.items():
+        at.file_uploader(key="upload").set_value((f"{name}.csv", raw, "text/csv")).run()
+        assert_clean(at)
+        assert any(message in w.value for w in at.warning), (name, [w.value for w in at.warning])
+        assert "your data" not in _trace_names(at)
+    good = b"year,value,name\n1990,1e3,a\n1995,1e4,b\n2000,1e5,c\n2005,1e6,d\n2010,1e7,e\n"
+    at.file_uploader(key="upload").set_value(("mine.csv", good, "text/csv")).run()
+    assert_clean(at)
+    assert not at.warning
+    assert "your data" in _trace_names(at) and "your data: OLS fit 1990–2010" in _trace_names(at)
+    assert [m.value for m in at.metric][4:6] == ["5.00", "5.00–5.00"]
+    two_rows = b"year,value\n1990,5\n2000,50\n"
+    at.file_uploader(key="upload").set_value(("two.csv", two_rows, "text/csv")).run()
+    assert_clean(at)
+    assert "drawn but not fitted" in at.warning[0].value and "your data" in _trace_names(at)
