@@ -12,10 +12,6 @@ def _slider(page, label: str):
 
 
 def _open(page, app_url: str) -> None:
-    # A fresh server answers its very first deep link with a "Page not found" dialog (the router registers its
-    # pages on the first run); loading the root first keeps that dialog out of this test.
-    page.goto(app_url)
-    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=TIMEOUT_MS)
     page.goto(f"{app_url}/compute")
     wait_for_app(page, "Years per 10×")
 
