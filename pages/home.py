@@ -5,7 +5,7 @@ import streamlit as st
 from explorer.figures.home import argument_chain
 from explorer.lecture_map import STAGES, pages_in_stage
 from ui import render
-from ui.frame import header
+from ui.frame import header, page_link
 
 header("home")
 st.markdown(
@@ -25,7 +25,7 @@ for stage in STAGES:
         st.write(stage.claim)
         links = pages_in_stage(stage.key)
         for info in links:
-            st.page_link(info.file, label=f"{info.title} (slides {info.slides}): {info.question}", icon=info.icon)
+            page_link(info.slug)
         if not links:
             st.caption("No page for this link yet.")
 
