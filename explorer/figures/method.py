@@ -1,0 +1,225 @@
+"""Figures of the method page (slides 2-6): the falling-object lab and the horizon of a fitted simple model.
+
+Pure functions: data from `explorer.physics` in, plotly Figure out. Simulated curves are solid; the
+gravity-only formula and the fitted model's extrapolation are dashed, so a model is never drawn like the
+thing it predicts.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from explorer.evidence import Evidence, Kind
+from explorer.figures.theme import CONCEPT_COLORS, EVIDENCE_COLORS, OKABE_ITO, styled
+from explorer.physics import FORCES, Crossing, Fall, Horizon, Trajectory, gravity_only
+
+SIM_COLOR = CONCEPT_COLORS["data"]  # the simulation plays the part of the observed object
+FORMULA_COLOR = EVIDENCE_COLORS[Kind.FORMULA]
+FIT_COLOR = OKABE_ITO[3]
+TOL_COLOR = "#777777"
+PARTNER_COLOR = OKABE_ITO[5]
+SIMULATED = "simulated: solve_ivp, gravity + quadratic drag"
+LOG_FLOOR_S = 0.01  # s: a horizon of 0 is drawn at this height on the log axis
+ERROR_FLOOR_M = 1e-6  # m: prediction errors below this are solver rounding; drawn on the axis
+LEVEL_COLORS = (OKABE_ITO[0], OKABE_ITO[1], OKABE_ITO[2], OKABE_ITO[4])  # one per number of forces
+PALE = "#D5D5D5"
+DECADES = dict(type="log", exponentformat="power", dtick=1)  # log axis labelled at powers of ten only
+
+
+def length_text(m: float) -> str:
+    """A distance in the unit that reads best: mm, cm, m or km."""
+    if m < 0.01:
+        return f"{m * 1000:.2g} mm"
+    if m < 1:
+        return f"{m * 100:.3g} cm"
+    if m < 1000:
+        return f"{m:.3g} m"
+    return f"{m / 1000:.3g} km"
+
+
+def _hline(fig: go.Figure, y: float, text: str, log: bool = False, color: str = TOL_COLOR, dash: str = "dot",
+           right: bool = False, layer: str = "above") -> None:
+    """A horizontal reference line with its label (on a log axis a label's y is log10 of the value)."""
+    fig.add_hline(y=y, line=dict(color=color, dash=dash, width=2), layer=layer)
+    fig.add_annotation(text=text, xref="x domain", yref="y", x=1 if right else 0, y=math.log10(y) if log else y,
+                       xanchor="right" if right else "left", yanchor="bottom", showarrow=False,
+                       font=dict(size=14, color=color))
+
+
+# ----------------------------------------------------------------------------------------------- the lab
+
+
+def fall_position(fall: Fall, name: str, v0: float = 0.0) -> go.Figure:
+    """Distance fallen vs time: the simulation and the gravity-only formula, each until it reaches the floor."""
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=fall.t, y=fall.y, mode="lines", name=f"{name}, simulated with drag",
+                             line=dict(color=SIM_COLOR, width=3),
+                             hovertemplate="t = %{x:.3f} s<br>fallen %{y:.3f} m<extra>simulated</extra>"))
+    t_formula = np.linspace(0.0, fall.t_land_formula, 200)
+    fig.add_trace(go.Scatter(x=t_formula, y=gravity_only(t_formula, v0), mode="lines",
+                             name="formula, gravity only: v₀t + gt²/2",
+                             line=dict(color=FORMULA_COLOR, width=3, dash="dash"),
+                             hovertemplate="t = %{x:.3f} s<br>fallen %{y:.3f} m<extra>formula</extra>"))
+    _hline(fig, fall.height, "floor", dash="solid")
+    late = fall.t_land - fall.t_land_formula
+    delay = f"{late * 1000:.0f} ms" if late < 1 else f"{late:.1f} s"
+    fig.add_annotation(x=fall.t_land, y=fall.height, ax=-170, ay=-30, showarrow=True, arrowhead=2,
+                       xanchor="right", text=f"lands {delay} after the formula says" if late >= 0.0005
+                       else "lands when the formula says", font=dict(size=14))
+    fig.update_xaxes(title_text="time since release (s)", rangemode="tozero")
+    fig.update_yaxes(title_text="distance fallen (m, downward)", autorange="reversed")
+    fig.update_layout(legend=dict(x=0.99, y=0.98, xanchor="right", yanchor="top"))
+    return styled(fig, f"A {length_text(fall.height)} drop: the {name} vs the gravity-only formula",
+                   Evidence(Kind.MEASURED, SIMULATED + " · dashed: formula"))
+
+
+def fall_error(fall: Fall, tol_abs: float, tol_rel: float, cross_abs: Crossing | None,
+               cross_rel: Crossing | None) -> go.Figure:
+    """How far ahead of the simulation the formula is, in cm and in % of the distance fallen (log-log)."""
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
+                        subplot_titles=(f"error of the formula (cm); dotted: {length_text(tol_abs)}",
+                                        f"error / distance fallen (%); dotted: {tol_rel * 100:g}%"))
+    keep = fall.y >= fall.height * 1e-4  # the first samples are too close to the release to read
+    y = fall.y[keep]
+    span = math.log10(y[-1] / y[0]) or 1.0
+    panels = ((fall.error[keep] * 100, tol_abs * 100, cross_abs),
+              (fall.relative_error[keep] * 100, tol_rel * 100, cross_rel))
+    for col, (err, tol, cross) in enumerate(panels, start=1):
+        fig.add_trace(go.Scatter(x=y, y=err, mode="lines", line=dict(color=SIM_COLOR, width=3), showlegend=False,
+                                 hovertemplate="fallen %{x:.3g} m<br>error %{y:.3g}<extra></extra>"),
+                      row=1, col=col)
+        fig.add_hline(y=tol, line=dict(color=TOL_COLOR, dash="dot", width=2), row=1, col=col)
+        if cross is not None and cross.height <= fall.height:
+            # the curve rises to the right: text above-left of the mark is clear, unless that is off the axis
+            left = math.log10(cross.height / y[0]) / span > 0.4
+            fig.add_trace(go.Scatter(x=[cross.height], y=[tol], mode="markers+text", showlegend=False,
+                                     marker=dict(size=14, color=FIT_COLOR, symbol="x"),
+                                     textposition="top left" if left else "bottom right",
+                                     text=[f"off after {length_text(cross.height)}"], textfont=dict(size=14),
+                                     hoverinfo="skip"), row=1, col=col)
+        else:
+            axis = "" if col == 1 else str(col)
+            fig.add_annotation(text="within tolerance for this whole drop", xref=f"x{axis} domain",
+                               yref=f"y{axis} domain", x=0.02, y=0.98, xanchor="left", yanchor="top",
+                               showarrow=False, font=dict(size=14))
+    fig.update_xaxes(title_text="distance fallen (m)", **DECADES)
+    fig.update_yaxes(**DECADES)
+    return styled(fig, "Where the gravity-only formula leaves the tolerance",
+                   Evidence(Kind.MEASURED, "simulated (solve_ivp) minus formula"))
+
+
+@dataclass(frozen=True)
+class ObjectHeights:
+    name: str
+    absolute: Crossing | None  # None: within tolerance for the whole search range
+    relative: Crossing | None
+
+
+def tolerance_heights(rows: Sequence[ObjectHeights], tol_abs: float, tol_rel: float, drop: float,
+                      max_height: float) -> go.Figure:
+    """Per object: how far it may fall before the formula leaves each tolerance (log axis)."""
+    fig = go.Figure()
+    names = [r.name for r in rows]
+    for label, pick, color in ((f"tolerance {length_text(tol_abs)}", lambda r: r.absolute, OKABE_ITO[0]),
+                               (f"tolerance {tol_rel * 100:g}%", lambda r: r.relative, OKABE_ITO[1])):
+        crossings = [pick(r) for r in rows]
+        heights = [c.height if c else max_height for c in crossings]
+        texts = [length_text(c.height) if c else f"> {length_text(max_height)}" for c in crossings]
+        fig.add_trace(go.Bar(x=names, y=heights, name=label, marker_color=color, text=texts, textposition="inside",
+                             insidetextanchor="end", textfont=dict(size=14, color="white"),
+                             marker_pattern_shape=["" if c else "/" for c in crossings],
+                             hovertemplate="%{x}: %{text}<extra>" + label + "</extra>"))
+    _hline(fig, drop, f"your drop: {length_text(drop)}", log=True, color=SIM_COLOR, right=True,
+           layer="below")
+    values = [drop, *[b for trace in fig.data for b in trace.y]]
+    fig.update_yaxes(title_text="fall before the formula is off (m)", **DECADES,
+                     range=[math.log10(min(values)) - 0.5, math.log10(max(values)) + 0.8])
+    fig.update_layout(barmode="group", legend=dict(orientation="h", x=0, y=1.0, yanchor="bottom"))
+    return styled(fig, "How far each object may fall before gravity alone is not enough",
+                   Evidence(Kind.MEASURED, "simulated: solve_ivp per object · hatched: never, up to the limit"))
+
+
+# ----------------------------------------------------------------------------------------------- more forces
+
+
+def force_label(n: int) -> str:
+    return FORCES[0] if n == 1 else f"+ {FORCES[n - 1]}"
+
+
+def system_prediction(traj: Trajectory, h: Horizon) -> go.Figure:
+    """The simulated path and the fitted constant-acceleration model, fallen distance and sideways drift."""
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
+                        subplot_titles=("distance fallen (m)", "drift downwind (m)"))
+    for col, i in ((1, 1), (2, 0)):  # column 1 shows y (index 1), column 2 shows x (index 0)
+        first = col == 1
+        if traj.partner is not None:
+            fig.add_trace(go.Scatter(x=traj.t, y=traj.partner[:, i], mode="lines", name="second body",
+                                     showlegend=first, legendgroup="partner",
+                                     line=dict(color=PARTNER_COLOR, width=2)), row=1, col=col)
+        fig.add_trace(go.Scatter(x=traj.t, y=traj.xy[:, i], mode="lines", name="simulated object", showlegend=first,
+                                 line=dict(color=SIM_COLOR, width=3), legendgroup="sim"), row=1, col=col)
+        fig.add_trace(go.Scatter(x=traj.t, y=h.prediction[:, i], mode="lines", showlegend=first,
+                                 name="constant-acceleration fit, extrapolated", legendgroup="fit",
+                                 line=dict(color=FIT_COLOR, width=3, dash="dash")), row=1, col=col)
+        fig.add_vrect(x0=0, x1=h.t_fit, fillcolor="#BBBBBB", opacity=0.3, line_width=0, row=1, col=col)
+        if not h.censored:
+            fig.add_vline(x=h.t_fit + h.horizon, line=dict(color=FIT_COLOR, width=2, dash="dot"), row=1, col=col)
+    # the model's runaway would set the axis range; show the path, with room for where the model first misses
+    for col, i in ((1, 1), (2, 0)):
+        lo, hi = float(traj.xy[:, i].min()), float(traj.xy[:, i].max())
+        pad = max(0.15 * (hi - lo), 0.1)
+        rng = [lo - pad, hi + pad]
+        fig.update_yaxes(range=rng[::-1] if i == 1 else rng, row=1, col=col)
+    fig.update_xaxes(title_text="time since release (s)")
+    fig = styled(fig, f"{h.n_forces} force{'s' if h.n_forces > 1 else ''} acting: the fitted model vs the path",
+                  Evidence(Kind.FIT, f"grey: fitted part ({h.t_fit:g} s), dashed: extrapolation, dotted: off "
+                                     "by the tolerance"), height=560)
+    fig.update_layout(legend=dict(orientation="h", x=0, y=-0.3, yanchor="top"), margin=dict(b=130))
+    return fig
+
+
+def prediction_errors(t: np.ndarray, horizons: Sequence[Horizon], current: int) -> go.Figure:
+    """Distance between fitted model and simulated path over time, one line per number of forces."""
+    fig = go.Figure()
+    tol, t_fit = horizons[0].tol, horizons[0].t_fit
+    for h in sorted(horizons, key=lambda h: h.n_forces <= current):  # pale lines first, under the others
+        color = LEVEL_COLORS[h.n_forces - 1] if h.n_forces <= current else PALE
+        exact = " (exact: rounding only)" if h.censored and h.error.max() < ERROR_FLOOR_M else ""
+        fig.add_trace(go.Scatter(x=t, y=np.maximum(h.error, ERROR_FLOOR_M), mode="lines", legendrank=h.n_forces,
+                                 name=f"{h.n_forces} · {force_label(h.n_forces)}{exact}",
+                                 line=dict(color=color, width=4 if h.n_forces == current else 2)))
+        if not h.censored:
+            fig.add_trace(go.Scatter(x=[h.t_fit + h.horizon], y=[tol], mode="markers", showlegend=False,
+                                     marker=dict(size=12, color=color, line=dict(color="white", width=1)),
+                                     hovertemplate=f"{h.n_forces} forces: off after %{{x:.2f}} s<extra></extra>"))
+    fig.add_vrect(x0=0, x1=t_fit, fillcolor="#BBBBBB", opacity=0.3, line_width=0)
+    _hline(fig, tol, f"tolerance {length_text(tol)}", log=True, right=True)
+    fig.update_xaxes(title_text="time since release (s)")
+    fig.update_yaxes(title_text="prediction error (m)", **DECADES, range=[math.log10(ERROR_FLOOR_M) - 0.2, 2.5])
+    fig.update_layout(legend=dict(x=0.99, y=0.02, xanchor="right", yanchor="bottom"))
+    return styled(fig, "Prediction error of the fitted model, per number of forces",
+                   Evidence(Kind.FIT, f"grey: fitted part ({t_fit:g} s) · dots: off by the tolerance"))
+
+
+def horizon_bars(horizons: Sequence[Horizon], current: int) -> go.Figure:
+    """Slide 6 measured: how long the fitted model stays within tolerance, vs the number of forces."""
+    labels = [f"{h.n_forces} · {force_label(h.n_forces)}" for h in horizons]
+    values = [max(h.horizon, LOG_FLOOR_S) for h in horizons]
+    texts = [(f"≥ {h.horizon:.2f} s (whole run)" if h.censored else f"{h.horizon:.2f} s") for h in horizons]
+    colors = [LEVEL_COLORS[h.n_forces - 1] if h.n_forces <= current else PALE for h in horizons]
+    fig = go.Figure(go.Bar(x=labels, y=values, text=texts, textposition="outside", textfont=dict(size=15),
+                           marker=dict(color=colors, pattern_shape=["/" if h.censored else "" for h in horizons]),
+                           hovertemplate="%{x}: %{text}<extra></extra>", showlegend=False))
+    fig.update_xaxes(title_text="forces acting (each added to the ones before)")
+    fig.update_yaxes(title_text="horizon after the fitted part (s)", **DECADES,
+                     range=[math.log10(min(values)) - 0.4, math.log10(max(values)) + 0.6])
+    h0 = horizons[0]
+    return styled(fig, "More interacting forces, shorter reliable prediction",
+                   Evidence(Kind.MEASURED, f"simulated + fit · tolerance {length_text(h0.tol)}, "
+                                           f"fitted part {h0.t_fit:g} s · hatched: never off in the run"))

@@ -1,0 +1,155 @@
+"""AppTest of the method page: default view, each object, every control at its extremes, URL state, bad URLs."""
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explorer import physics
+from explorer.lecture_map import page
+from tests.conftest import ROOT
+from tests.pages.conftest import TIMEOUT, assert_clean, evidence_kinds, figures, run_page
+
+PAGE = "method.py"
+KINDS = ["measured"] * 4 + ["fit / extrapolation"] * 2  # fall, error, heights, horizons; prediction, errors
+SLIDERS = ["v0", "rho", "mass_pen", "area_pen", "cd_pen", "forces", "fit_s", "wind"]
+SELECT_SLIDERS = ["height", "tol_cm", "tol_pct", "tol_m"]
+
+
+def _option(text: str) -> int | float:
+    """A select-slider option back from its label (the page's options are ints where whole)."""
+    x = float(text)
+    return int(x) if x.is_integer() else x
+
+
+def _metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def test_default_view_shows_the_pen_and_six_figures():
+    at = run_page(PAGE)
+    assert_clean(at)
+    assert evidence_kinds(at) == KINDS
+    metrics = _metrics(at)
+    assert metrics["Formula off by 1 cm after"] == "59.6 cm"
+    assert metrics["Formula off by 1% after"] == "35.6 cm"
+    assert metrics["Terminal speed"] == "10.8 m/s"
+    assert metrics["Horizon with 4 forces"] == "0.13 s"
+    bars = figures(at)[3]["data"][0]
+    assert bars["text"][0].startswith("≥") and bars["y"][1] > bars["y"][2] > bars["y"][3]
+    assert "White, Fluid Mechanics" in " ".join(c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("name", list(physics.OBJECTS))
+def test_each_object_renders_with_its_own_textbook_values(name):
+    at = run_page(PAGE, object=name)
+    assert_clean(at)
+    assert len(figures(at)) == 6
+    obj = physics.OBJECTS[name]
+    assert at.slider(key=f"mass_{name}").value == pytest.approx(obj.mass * 1000)
+    assert at.slider(key=f"cd_{name}").value == pytest.approx(obj.cd)
+    assert obj.source[:40] in " ".join(c.value for c in at.caption)
+    expected = physics.tolerance_height(obj, 0.01)
+    assert figures(at)[2]["data"][0]["y"][list(physics.OBJECTS).index(name)] == pytest.approx(expected.height)
+
+
+def test_every_control_at_its_extremes_renders_cleanly():
+    at = run_page(PAGE)
+    for key in SLIDERS:
+        widget = at.slider(key=key)
+        default = widget.value
+        for value in (widget.min, widget.max):
+            at.slider(key=key).set_value(value).run()
+            assert_clean(at)
+            assert len(figures(at)) == 6, (key, value)
+        at.slider(key=key).set_value(default).run()
+    for key in SELECT_SLIDERS:
+        widget = at.select_slider(key=key)
+        default = widget.value
+        for value in (widget.options[0], widget.options[-1]):
+            at.select_slider(key=key).set_value(_option(value)).run()
+            assert_clean(at)
+            assert len(figures(at)) == 6, (key, value)
+        at.select_slider(key=key).set_value(default).run()
+
+
+def test_the_stiffest_corner_renders_cleanly():
+    """Lightest, largest, draggiest feather in dense air, thrown down fast from the top, in the strongest wind."""
+    at = run_page(PAGE, object="feather", mass_feather="0.003", area_feather="200", cd_feather="2.5", rho="1.5",
+                  v0="20", height="1000", wind="10", fit_s="0.1", tol_m="0.01")
+    assert_clean(at)
+    assert len(figures(at)) == 6
+    assert _metrics(at)["Terminal speed"] == "0.028 m/s"
+
+
+@pytest.mark.parametrize("key", ["cd_pen", "rho"])
+def test_without_drag_the_formula_is_never_off(key):
+    at = run_page(PAGE, **{key: "0"})
+    assert_clean(at)
+    metrics = _metrics(at)
+    assert metrics["Terminal speed"] == "none (no drag)"
+    assert metrics["Formula off by 1 cm after"].startswith("never")
+    assert metrics["Horizon with 4 forces"].startswith("≥")  # nothing but gravity acts
+
+
+def test_object_choice_switches_the_edited_values():
+    at = run_page(PAGE)
+    at.segmented_control(key="object").set_value("feather").run()
+    assert_clean(at)
+    assert at.slider(key="mass_feather").value == pytest.approx(0.03)
+    assert _metrics(at)["Terminal speed"] == "0.434 m/s"
+
+
+def test_url_restores_a_view():
+    at = run_page(PAGE, object="ball", height="100", v0="5", rho="0.6", mass_ball="100", cd_ball="0.3",
+                  tol_cm="5", tol_pct="2", forces="2", fit_s="1", tol_m="0.5", wind="8")
+    assert_clean(at)
+    assert not at.caption[0].value.startswith(":orange")  # no URL notice: every value was usable
+    assert at.segmented_control(key="object").value == "ball"
+    assert at.select_slider(key="height").value == 100
+    assert at.slider(key="mass_ball").value == pytest.approx(100.0)
+    assert at.slider(key="forces").value == 2 and at.slider(key="fit_s").value == pytest.approx(1.0)
+    metrics = _metrics(at)
+    assert "Time to fall 100 m" in metrics and "Horizon with 2 forces" in metrics
+    assert "Formula off by 5 cm after" in metrics and "Formula off by 2% after" in metrics
+
+
+def test_bad_url_values_are_refused_or_clamped_with_a_notice():
+    at = run_page(PAGE, mass_pen="-5", area_pen="0", cd_pen="abc", height="1e9", object="rocket", forces="99",
+                  fit_s="nan", rho="-1", wind="1e6", tol_cm="0", v0="fast")
+    assert_clean(at)
+    assert len(figures(at)) == 6
+    notices = " ".join(c.value for c in at.caption)
+    for key in ("mass_pen", "area_pen", "cd_pen", "height", "object", "forces", "fit_s", "rho", "wind", "tol_cm",
+                "v0"):
+        assert f"`{key}`" in notices, key
+    assert at.slider(key="mass_pen").value == pytest.approx(at.slider(key="mass_pen").min)  # clamped, > 0
+    assert at.slider(key="mass_pen").min > 0 and at.slider(key="area_pen").min > 0
+    assert at.slider(key="forces").value == len(physics.FORCES)
+    assert at.select_slider(key="height").value == 2  # not an offered height: the default
+
+
+def test_hidden_controls_keep_the_url_state():
+    at = run_page(PAGE, controls="hidden", object="paper", forces="3")
+    assert_clean(at)
+    assert not at.slider and len(figures(at)) == 6
+    assert "Horizon with 3 forces" in _metrics(at)
+
+
+def test_the_argument_section_quotes_the_compute_rate_and_links_through_the_router():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    at.switch_page("pages/method.py").run()
+    assert_clean(at)
+    text = " ".join(m.value for m in at.markdown)
+    links = {link.proto.page for link in at.get("page_link")}
+
+    def linked(slug: str) -> bool:  # AppTest names a page by its file, the browser by its url_path
+        info = page(slug)
+        return bool(links & {info.slug, Path(info.file).stem})
+
+    if page("compute").exists:
+        assert "10× every" in text and "depends on the window" in text
+        assert linked("compute")
+    if page("inductive-bias").exists:
+        assert linked("inductive-bias")
+    assert "energy" in text and "re-model" in text
