@@ -51,6 +51,15 @@ def make_batch(arch: str, x: torch.Tensor, y: torch.Tensor) -> Batch:
     return Batch(tokens=tokens, labels=labels, prefix_len=n + 1 if arch == "prefix_lm" else 0)
 
 
+def positions_needed(cfg, n_input: int, n_target: int) -> int:
+    """Learned positions a model of `cfg` uses for an (input, target) pair laid out as above."""
+    if cfg.arch == "encoder":
+        return n_input
+    if cfg.arch == "encoder_decoder" and not cfg.causal_encoder:
+        return max(n_input, n_target)  # both stacks count from 0
+    return n_input + n_target  # one sequence, or step 4's targets continuing after the input
+
+
 def loss_and_accuracy(logits: torch.Tensor, labels: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Mean cross-entropy and token accuracy over labelled positions."""
     loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), labels.reshape(-1), ignore_index=IGNORE)

@@ -192,6 +192,12 @@ class KVCache:
     def advance(self, n_tokens: int) -> None:
         self.length += n_tokens
 
+    def rewind(self, length: int) -> None:
+        """Forget every token after the first `length` (their slots are overwritten by the next write)."""
+        if not 0 <= length <= self.length:
+            raise ValueError(f"cannot rewind a cache of {self.length} tokens to {length}")
+        self.length = length
+
 
 class _Recorder:
     """Collects attention weights, residual states and keys/values when a caller asks for them."""
@@ -242,7 +248,10 @@ class Transformer(nn.Module):
         return sum(p.numel() for p in self.parameters())  # shared modules are counted once
 
     # --- masks -------------------------------------------------------------------------------------
-    def _self_mask(self, n_queries: int, n_keys: int, causal: bool, prefix_len: int, dtype) -> torch.Tensor:
+    def _self_mask(self, n_queries: int, n_keys: int, causal: bool, prefix_len: int, dtype) -> torch.Tensor | None:
+        """The additive self-attention mask, or None when every key is visible (the kernel then skips it)."""
+        if self.cfg.window is None and (not causal or n_queries == 1) and not prefix_len:
+            return None  # bidirectional, or one new token after a cache: nothing is hidden
         if prefix_len:
             mask = masks.prefix_lm(prefix_len, n_keys, dtype)[n_keys - n_queries:]
         elif causal:

@@ -16,7 +16,7 @@ from typing import Callable
 import torch
 
 from explorer.costs import TRAIN_FLOPS_PER_FORWARD, sequence_forward_flops
-from explorer.layouts import loss_and_accuracy, make_batch
+from explorer.layouts import loss_and_accuracy, make_batch, positions_needed
 from explorer.model import Transformer, TransformerConfig
 from explorer.tasks import Seq2SeqTask
 
@@ -77,7 +77,7 @@ def train(model_cfg: TransformerConfig, task: Seq2SeqTask, cfg: TrainConfig = Tr
           on_progress: Callable[[int, int, dict], None] | None = None,
           should_stop: Callable[[], bool] | None = None) -> TrainResult:
     """Train a fresh `Transformer(model_cfg)` on `task`; `on_progress(step, steps, row)` after each evaluation."""
-    needed = task.input_len + task.target_len
+    needed = positions_needed(model_cfg, task.input_len, task.target_len)
     if needed > model_cfg.max_len:
         raise ValueError(f"the task needs {needed} positions; the model has max_len={model_cfg.max_len}")
     torch.manual_seed(cfg.seed)
