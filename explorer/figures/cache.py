@@ -1,0 +1,360 @@
+"""Figures of the cache-reuse page (slides 64-66): pure functions, plain data in, a Plotly figure out."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from explorer.costs import kv_cache_bytes
+from explorer.evidence import Evidence, Kind
+from explorer.experiments.cache import (CELL_NAMES, DRIFT_BATCH, DRIFT_SEED, FRACTION_BATCH, LARGE_MODEL, model_config,
+                                        predict_seconds, turn_flops)
+from explorer.figures.heatmaps import category_heatmap, matrix_layout
+from explorer.figures.theme import CONCEPT_COLORS, OKABE_ITO, styled
+
+CAUSAL, BIDIR = CONCEPT_COLORS["causal"], CONCEPT_COLORS["bidirectional"]
+UNCHANGED_COLOR = "#F3B58F"  # a pale "recomputed": the value did not change, the work was done anyway
+CELL_COLORS = (CONCEPT_COLORS["reused"], CONCEPT_COLORS["recomputed"], CONCEPT_COLORS["blocked"], UNCHANGED_COLOR)
+DRIFT_STYLE = {  # model -> (colour, dash, symbol)
+    "bidirectional, trained": (BIDIR, "solid", "circle"),
+    "bidirectional, untrained": (BIDIR, "dot", "circle-open"),
+    "causal, trained": (CAUSAL, "solid", "square"),
+    "causal, untrained": (CAUSAL, "dot", "square-open"),
+}
+
+
+def _sizes(n: int, m: int, depth: int) -> str:
+    return f"history n={n}, message m={m}, {_plural(depth, 'layer')}"
+
+
+def _fmt(x: float) -> str:
+    """Large counts in engineering units: 1.2k, 3.4M, 5.6G."""
+    for unit, scale in (("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(x) >= scale:
+            return f"{x / scale:.3g}{unit}"
+    return f"{x:.3g}"
+
+
+def _bytes(x: float) -> str:
+    for unit, scale in (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
+        if x >= scale:
+            return f"{x / scale:.3g} {unit}"
+    return f"{x:.0f} B"
+
+
+def _plural(k: int, word: str) -> str:
+    return f"{k} {word}{'s' if k != 1 else ''}"
+
+
+def _mark(fig: go.Figure, xs: list[float], ys: list[float], text: str, where: str = "middle right") -> None:
+    """Mark the chosen setting with black markers and a label (a trace, so it sits right on log axes)."""
+    fig.add_scatter(x=xs, y=ys, mode="markers+text", text=[text] + [""] * (len(xs) - 1),
+                    textposition=where, textfont=dict(size=15), showlegend=False, hoverinfo="skip",
+                    marker=dict(color="#000000", size=12, symbol="x-thin", line=dict(width=3)))
+
+
+def _below_badge(fig: go.Figure, top: float = 0.86) -> None:
+    """Lower a subplot grid and its titles, so the evidence badge above the plot area covers none of them."""
+    fig.update_yaxes(domain=[0, top])
+    for ann in fig.layout.annotations:  # make_subplots' panel titles, the only annotations so far
+        ann.update(y=top)
+
+
+def _legend_right(fig: go.Figure) -> None:
+    fig.update_layout(legend=dict(x=1.02, y=1.0, xanchor="left", yanchor="top", font=dict(size=14)))
+
+
+def _iqr(median, q1, q3, **style) -> dict:
+    """Asymmetric error bars from the first to the third quartile."""
+    median, q1, q3 = (np.asarray(v, dtype=float) for v in (median, q1, q3))
+    return dict(type="data", symmetric=False, array=q3 - median, arrayminus=median - q1, **style)
+
+
+def _log_axes(fig: go.Figure, x_title: str, y_title: str) -> None:
+    """Log axes labelled at 1, 2 and 5 times each power of ten."""
+    fig.update_xaxes(type="log", title=x_title, dtick="D2")
+    fig.update_yaxes(type="log", title=y_title, dtick="D2")
+
+
+# --- 1. reuse heatmaps --------------------------------------------------------------------------
+
+
+def _turn_axis(labels: list[str], starts: list[float], title: str, max_ticks: int = 14) -> dict:
+    """Token labels at each turn's first token, plus evenly spread ones up to `max_ticks`.
+
+    A block of tokens is labelled by its first token here; the hover text keeps the whole range.
+    """
+    step = max(1, int(np.ceil(len(labels) / max_ticks)))
+    firsts = {int(round(b)) for b in starts if b < len(labels)}
+    spread = {t for t in range(0, len(labels), step) if all(abs(t - f) >= step / 2 for f in firsts)}
+    ticks = sorted(firsts | spread)
+    return dict(title=title, tickmode="array", tickvals=ticks, ticktext=[labels[i].split("–")[0] for i in ticks],
+                showgrid=False, ticks="", tickfont=dict(size=13), automargin=True)
+
+
+def reuse_heatmaps(p: dict) -> go.Figure:
+    """The current turn's query x key matrix, causal beside bidirectional, each entry by what happens to it."""
+    c = p["counts"]
+    titles = (f"<b>Causal + KV cache</b>: {_fmt(c['causal_computed'])} entries computed",
+              f"<b>Bidirectional</b>: all {_fmt(c['bidirectional_recomputed'])} recomputed")
+    fig = make_subplots(rows=1, cols=2, subplot_titles=titles, horizontal_spacing=0.1)
+    categories = list(zip(CELL_NAMES, CELL_COLORS))
+    labels = p["labels"]
+    starts = [0.0] + list(p["boundaries"])
+    edge = len(labels) - 0.5
+    for col, key in ((1, "causal"), (2, "bidirectional")):
+        fig.add_trace(category_heatmap(p[key], categories, labels, labels, showscale=col == 2), row=1, col=col)
+        matrix_layout(fig, labels, labels, row=1, col=col)  # token axes, queries top to bottom
+        fig.update_xaxes(_turn_axis(labels, starts, "key (what is read)"), tickangle=-60, row=1, col=col)
+        fig.update_yaxes(_turn_axis(labels, starts, "query (who reads)" if col == 1 else ""), row=1, col=col)
+        for b in p["boundaries"]:  # a thin line where each chat turn starts
+            pos = b - 0.5
+            for x0, y0, x1, y1 in ((pos, -0.5, pos, edge), (-0.5, pos, edge, pos)):
+                fig.add_shape(type="line", x0=x0, y0=y0, x1=x1, y1=y1, line=dict(color="#333333", width=1),
+                              row=1, col=col)
+    fig.data[-1].colorbar.update(orientation="h", x=0.5, xanchor="center", y=-0.32, yanchor="top", len=1.0,
+                                 thickness=16, tickfont=dict(size=15))
+    fig.update_xaxes(constrain="domain")
+    fig.update_yaxes(scaleanchor="x", constrain="domain", row=1, col=1)
+    fig.update_yaxes(scaleanchor="x2", constrain="domain", row=1, col=2)
+    _below_badge(fig, 0.9)
+    fig.update_layout(margin=dict(b=150))
+    block = p["block"]
+    detail = f"1 cell = {block}x{block} entries, coloured by its centre" if block > 1 else "1 cell = 1 entry"
+    title = (f"Turn {p['turns']}: {p['history']} old tokens + {p['m']} new, layer {p['layer']} "
+             f"(lines: where each turn starts)")
+    return styled(fig, title, Evidence(Kind.SCHEMATIC, detail, note="exact for the chosen sizes"), height=720)
+
+
+def recompute_across_turns(table: pd.DataFrame) -> go.Figure:
+    """Attention entries per layer that each turn computes, and what the causal model reuses instead."""
+    t = table[table["turn"] >= 1]
+    fig = go.Figure()
+    fig.add_bar(x=t["turn"], y=t["bidirectional_recomputed"], name="bidirectional: recomputed",
+                marker=dict(color=CONCEPT_COLORS["recomputed"], line=dict(color=BIDIR, width=3),
+                            pattern=dict(shape="/", fgcolor=BIDIR, fillmode="overlay")),
+                offsetgroup="bidirectional")
+    fig.add_bar(x=t["turn"], y=t["causal_computed"], name="causal: newly computed",
+                marker_color=CONCEPT_COLORS["recomputed"], offsetgroup="causal")
+    fig.add_bar(x=t["turn"], y=t["causal_reused"], name="causal: reused from the cache",
+                marker_color=CONCEPT_COLORS["reused"], offsetgroup="causal", base=t["causal_computed"])
+    total_bi, total_c = t["bidirectional_recomputed"].sum(), t["causal_computed"].sum()
+    fig.update_layout(barmode="group")
+    _legend_right(fig)
+    fig.update_xaxes(title="chat turn", dtick=1)
+    fig.update_yaxes(title="attention entries per layer and head")
+    title = (f"Over {_plural(len(t), 'turn')}: {_fmt(total_bi)} entries recomputed vs "
+             f"{_fmt(total_c)} computed with the cache ({total_bi / total_c:.1f}x)")
+    return styled(fig, title, Evidence(Kind.FORMULA, "exact entry counts"), height=460)
+
+
+# --- 2. cost model ------------------------------------------------------------------------------
+
+
+def cost_per_turn(curves: pd.DataFrame, point: dict, m: int, depth: int, d_model: int = 64) -> go.Figure:
+    """FLOPs of one turn against the history length: exact counts next to the lecture's leading terms."""
+    fig = go.Figure()
+    h = curves["history"]
+    fig.add_scatter(x=h, y=curves["flops_reencode"], name="re-encode n+m tokens (bidirectional)",
+                    line=dict(color=BIDIR, width=3))
+    fig.add_scatter(x=h, y=curves["flops_cached"], name="cached step, m tokens (causal)",
+                    line=dict(color=CAUSAL, width=3))
+    fig.add_scatter(x=h, y=curves["flops_cached_causal_only"], name="cached step, masked entries skipped",
+                    line=dict(color=CAUSAL, width=2, dash="dashdot"))
+    fig.add_scatter(x=h, y=curves["lecture_reencode"], name="lecture: 4dL·(n+m)² (attention only)",
+                    line=dict(color=BIDIR, width=2, dash="dot"))
+    fig.add_scatter(x=h, y=curves["lecture_cached"], name="lecture: 4dL·(nm+m²) (attention only)",
+                    line=dict(color=CAUSAL, width=2, dash="dot"))
+    h = int(point["history"])
+    _mark(fig, [h, h], [point["flops_reencode"], point["flops_cached"]],
+          f"history {h}: ratio {point['flops_reencode'] / point['flops_cached']:.1f}x = (n+m)/m", "top left")
+    _log_axes(fig, "history (tokens before the new message)", "FLOPs of one turn")
+    _legend_right(fig)
+    title = f"One turn's FLOPs vs history ({m}-token message, {_plural(depth, 'layer')}, d={d_model})"
+    return styled(fig, title, Evidence(Kind.FORMULA, "matmul FLOPs, checked against torch's flop counter"))
+
+
+def cumulative_cost(table: pd.DataFrame) -> go.Figure:
+    """Running total of FLOPs over the conversation (turn 0 is the opening, encoded once by both)."""
+    fig = go.Figure()
+    fig.add_scatter(x=table["turn"], y=table["cum_flops_reencode"], name="bidirectional: re-encode every turn",
+                    mode="lines+markers", line=dict(color=BIDIR, width=3))
+    fig.add_scatter(x=table["turn"], y=table["cum_flops_cached"], name="causal: KV cache",
+                    mode="lines+markers", line=dict(color=CAUSAL, width=3))
+    last = table.iloc[-1]
+    fig.update_xaxes(title="chat turn (0 = the opening)", dtick=1)
+    fig.update_yaxes(title="FLOPs so far", rangemode="tozero")
+    _legend_right(fig)
+    title = (f"Running total after turn {int(last['turn'])}: {_fmt(last['cum_flops_reencode'])} vs "
+             f"{_fmt(last['cum_flops_cached'])} FLOPs "
+             f"({last['cum_flops_reencode'] / last['cum_flops_cached']:.1f}x)")
+    return styled(fig, title, Evidence(Kind.FORMULA, "exact matmul FLOPs"))
+
+
+def kv_memory(curves: pd.DataFrame, depth: int, total: int, d_model: int = 64) -> go.Figure:
+    """What the cache costs instead: 2 x layers x tokens x width x bytes, for this model and a large one."""
+    tokens = curves["total"]
+    fig = go.Figure()
+    fig.add_scatter(x=tokens, y=curves["kv_cache_bytes"],
+                    name=f"this model ({_plural(depth, 'layer')}, d={d_model}, float32)",
+                    line=dict(color=CAUSAL, width=3))
+    fig.add_scatter(x=tokens, y=curves["kv_cache_bytes_large"], name=LARGE_MODEL.name,
+                    line=dict(color=OKABE_ITO[7], width=3))
+    here = kv_cache_bytes(model_config(depth, total), total)
+    _mark(fig, [total], [here], f"{total} tokens: {_bytes(here)}")
+    _log_axes(fig, "tokens in the cache", "KV-cache memory (bytes)")
+    _legend_right(fig)
+    return styled(fig, "The price of reuse: KV-cache memory grows with the chat",
+                  Evidence(Kind.FORMULA, "2 x layers x tokens x d x bytes"), height=420)
+
+
+# --- 3. measured --------------------------------------------------------------------------------
+
+
+def measured_times(r: dict, fit: dict | None = None) -> go.Figure:
+    """Median time of the two ways to serve one turn, with the interquartile range (bars) and min-max."""
+    fig = go.Figure()
+    rows = []
+    for name, key, color in (("re-encode", "spread_reencode_ms", BIDIR), ("cached step", "spread_cached_ms", CAUSAL)):
+        s = r[key]
+        row = f"{name}: {s['median']:.3g} ms"
+        rows.append(row)
+        fig.add_scatter(x=[s["median"]], y=[row], mode="markers", name=f"{name}: median and IQR",
+                        marker=dict(color=color, size=18),
+                        error_x=_iqr([s["median"]], [s["q1"]], [s["q3"]], thickness=3, width=12))
+        fig.add_scatter(x=[s["min"], s["max"]], y=[row, row], mode="lines+markers", showlegend=False,
+                        line=dict(color=color, width=1), marker=dict(symbol="line-ns-open", size=14, color=color),
+                        hovertemplate="min / max %{x:.3g} ms<extra></extra>")
+    if fit is not None:
+        pred = [predict_seconds(fit, r["flops_reencode"], r["depth"]) * 1e3,
+                predict_seconds(fit, r["flops_cached"], r["depth"]) * 1e3]
+        fig.add_scatter(x=pred, y=rows, mode="markers", name="overhead model (fit)",
+                        marker=dict(color=CONCEPT_COLORS["fit"], symbol="diamond-open", size=16, line=dict(width=3)))
+    fig.update_xaxes(type="log", title="milliseconds per turn (thin line: min to max)")
+    fig.update_yaxes(title="", autorange="reversed", automargin=True, tickfont=dict(size=17))
+    _legend_right(fig)
+    title = (f"Measured speedup {r['speedup']:.1f}x vs FLOP ratio {r['flop_ratio']:.1f}x "
+             f"({_sizes(r['n'], r['m'], r['depth'])})")
+    detail = f"median of {r['repeats']} interleaved runs, CPU time on 1 thread, seed {r['seed']}"
+    also = (Kind.FIT,) if fit is not None else ()
+    return styled(fig, title, Evidence(Kind.MEASURED, detail, also=also), height=380)
+
+
+def overhead_fit(sweep: dict) -> go.Figure:
+    """Measured time against FLOPs for every size of the sweep, and the fitted a·FLOPs + b·layers + c."""
+    rows = pd.DataFrame(sweep["rows"])
+    fit = sweep["fit"]
+    fig = go.Figure()
+    symbols = {1: "circle", 2: "square", 4: "diamond"}
+    for mode, color, label in (("reencode", BIDIR, "re-encode"), ("cached", CAUSAL, "cached step")):
+        for depth, g in rows[rows["mode"] == mode].groupby("depth"):
+            fig.add_scatter(x=g["flops"], y=g["median_ms"], mode="markers", legendgroup=mode,
+                            name=f"{label}, {_plural(depth, 'layer')}",
+                            marker=dict(color=color, size=11, symbol=symbols.get(depth, "circle")),
+                            error_y=_iqr(g["median_ms"], g["q1_ms"], g["q3_ms"]))
+    flops = np.logspace(np.log10(rows["flops"].min() / 2), np.log10(rows["flops"].max() * 2), 80)
+    for i, depth in enumerate(sorted(rows["depth"].unique())):
+        fig.add_scatter(x=flops, y=[predict_seconds(fit, f, int(depth)) * 1e3 for f in flops], mode="lines",
+                        name=f"fit, {_plural(int(depth), 'layer')}", legendgroup="fit",
+                        line=dict(color=CONCEPT_COLORS["fit"], dash="dash", width=1 + i))
+    _log_axes(fig, "FLOPs of the forward pass", "median milliseconds (CPU time, 1 thread)")
+    _legend_right(fig)
+    title = (f"time ≈ FLOPs / {fit['gflops_per_s']:.0f} GFLOP/s + {fit['b_s_per_layer'] * 1e3:.2f} ms per layer "
+             f"+ {fit['c_s'] * 1e3:.2f} ms")
+    detail = f"least squares in relative error, median error {fit['median_rel_error']:.0%}"
+    return styled(fig, title, Evidence(Kind.FIT, detail, also=(Kind.MEASURED,)), height=520)
+
+
+def speedup_vs_ratio(sweep: dict, measured: dict | None = None) -> go.Figure:
+    """Measured speedup against the FLOP ratio (n+m)/m: the ideal diagonal, the data and the overhead model."""
+    rows = pd.DataFrame(sweep["rows"])
+    fit = sweep["fit"]
+    pivot = rows.pivot_table(index=["depth", "history", "m"], columns="mode", values=["median_ms", "flops"])
+    pairs = pd.DataFrame({"ratio": pivot[("flops", "reencode")] / pivot[("flops", "cached")],
+                          "speedup": pivot[("median_ms", "reencode")] / pivot[("median_ms", "cached")]}).reset_index()
+    fig = go.Figure()
+    top = max(pairs["ratio"].max(), (measured or {}).get("flop_ratio", 1)) * 1.5
+    fig.add_scatter(x=[1, top], y=[1, top], mode="lines", name="speedup = FLOP ratio (time follows FLOPs)",
+                    line=dict(color="#999999", width=2, dash="dot"))
+    palette = {1: OKABE_ITO[2], 2: OKABE_ITO[4], 4: OKABE_ITO[3]}
+    symbols = {1: "circle", 8: "square"}
+    histories = np.unique(np.round(np.logspace(0, np.log10(pairs["history"].max()), 40)))  # the fitted range
+    for depth in sorted(pairs["depth"].unique()):
+        color = palette.get(int(depth), OKABE_ITO[7])
+        for m in sorted(pairs["m"].unique()):
+            g = pairs[(pairs["depth"] == depth) & (pairs["m"] == m)]
+            fig.add_scatter(x=g["ratio"], y=g["speedup"], mode="markers", legendgroup=f"d{depth}",
+                            name=f"measured, {_plural(int(depth), 'layer')}, m={m}",
+                            marker=dict(color=color, size=12, symbol=symbols.get(int(m), "diamond")),
+                            customdata=g["history"],
+                            hovertemplate=f"n=%{{customdata}}, m={m}<br>FLOP ratio %{{x:.1f}}x<br>"
+                                          "speedup %{y:.1f}x<extra></extra>")
+            cfg = model_config(int(depth), int(histories[-1]) + int(m))
+            flops = [turn_flops(cfg, int(h), int(m)) for h in histories]
+            last = depth == pairs["depth"].max()  # label each family of curves once, at its end
+            fig.add_scatter(x=[f["flops_reencode"] / f["flops_cached"] for f in flops],
+                            y=[predict_seconds(fit, f["flops_reencode"], depth) /
+                               predict_seconds(fit, f["flops_cached"], depth) for f in flops],
+                            mode="lines+text", text=[""] * (len(flops) - 1) + [f" m={m}" if last else ""],
+                            textposition="middle right", textfont=dict(size=15),
+                            legendgroup=f"d{depth}", showlegend=bool(m == pairs["m"].min()),
+                            name=f"overhead model, {_plural(int(depth), 'layer')}",
+                            line=dict(color=color, dash="dash" if m == pairs["m"].min() else "longdash", width=2),
+                            hovertemplate=f"model, m={m}: %{{y:.1f}}x at ratio %{{x:.1f}}x<extra></extra>")
+    if measured is not None:
+        fig.add_scatter(x=[measured["flop_ratio"]], y=[measured["speedup"]], mode="markers",
+                        name=f"your setting: {_sizes(measured['n'], measured['m'], measured['depth'])}",
+                        marker=dict(color="#000000", symbol="star", size=20))
+    _log_axes(fig, "FLOP ratio (n+m)/m", "measured speedup of the cached step")
+    _legend_right(fig)
+    return styled(fig, "The speedup falls short of the FLOP ratio: a fixed cost per layer",
+                  Evidence(Kind.MEASURED, f"{len(pairs)} sizes, medians of {sweep['repeats']} runs; dashed = fit",
+                           also=(Kind.FIT,)),
+                  height=540)
+
+
+# --- 4. drift -----------------------------------------------------------------------------------
+
+
+def drift_per_layer(table: pd.DataFrame, n: int, m: int) -> go.Figure:
+    """Relative change of old tokens' hidden states and keys/values, per layer, per model."""
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("hidden state entering each layer",
+                                                        "keys & values each layer computes"),
+                        horizontal_spacing=0.1)
+    for col, quantity in ((1, "hidden state"), (2, "keys & values")):
+        for model, g in table[table["quantity"] == quantity].groupby("model", sort=False):
+            color, dash, symbol = DRIFT_STYLE.get(model, ("#333333", "solid", "circle"))
+            fig.add_scatter(x=g["layer"], y=100 * g["relative_change"], name=model, legendgroup=model,
+                            showlegend=col == 1, mode="lines+markers",
+                            line=dict(color=color, dash=dash, width=3), marker=dict(symbol=symbol, size=11),
+                            hovertemplate=model + "<br>layer %{x}: %{y:.3g} %<extra></extra>", row=1, col=col)
+        fig.update_xaxes(title="layer", type="category", row=1, col=col)
+    fig.update_yaxes(title="relative L2 change of old tokens (%)", rangemode="tozero", row=1, col=1)
+    fig.update_yaxes(rangemode="tozero", row=1, col=2)
+    _below_badge(fig)
+    _legend_right(fig)
+    causal = table[table["model"].str.startswith("causal")]["relative_change"]
+    title = (f"Appending {m} tokens to {n}: bidirectional states move, causal ones stay "
+             f"(at most {causal.max():.0e})")
+    detail = f"batch of {DRIFT_BATCH} random sort inputs, seed {DRIFT_SEED}"
+    return styled(fig, title, Evidence(Kind.MEASURED, detail), height=500)
+
+
+def drift_vs_fraction(df: pd.DataFrame) -> go.Figure:
+    """Drift of the last layer's keys/values against the share of the sequence that was appended."""
+    fig = go.Figure()
+    for model, g in df.groupby("model", sort=False):
+        color, dash, symbol = DRIFT_STYLE.get(model, ("#333333", "solid", "circle"))
+        fig.add_scatter(x=g["fraction"], y=100 * g["kv_last_layer"], name=model, mode="lines+markers",
+                        line=dict(color=color, dash=dash, width=2), marker=dict(symbol=symbol, size=8),
+                        customdata=np.stack([g["n"], g["m"]], -1),
+                        hovertemplate="n=%{customdata[0]}, m=%{customdata[1]}: %{y:.3g} %<extra>" + model + "</extra>")
+    fig.update_xaxes(title="share appended, m / (n+m)", range=[0, 1], tickformat=".0%")
+    fig.update_yaxes(title="last layer's keys & values: change (%)", rangemode="tozero")
+    _legend_right(fig)
+    total = int((df["n"] + df["m"]).iloc[0])
+    return styled(fig, f"The more you append, the more old keys drift ({total}-token sequences)",
+                  Evidence(Kind.MEASURED, f"batch of {FRACTION_BATCH} random sort inputs per point, seed {DRIFT_SEED}"),
+                  height=460)

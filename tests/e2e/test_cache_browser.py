@@ -1,0 +1,52 @@
+"""The cache-reuse page in a real headless Chromium: it loads, moving n and m redraws, screenshots are kept."""
+
+from pathlib import Path
+
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import assert_no_exception, wait_for_app
+
+REVIEW = Path("/tmp/shots/cache")  # kept after the run for a person to look at
+
+
+def _thumb(page, label: str):
+    return page.locator('[data-testid="stSlider"]').filter(has_text=label).get_by_role("slider")
+
+
+def _save(page, tmp_path, name: str) -> None:
+    """The visible top of the page, then each chart on its own (Streamlit scrolls inside its main area)."""
+    REVIEW.mkdir(parents=True, exist_ok=True)
+    for folder in (tmp_path, REVIEW):
+        page.screenshot(path=str(folder / f"{name}-top.png"))
+    charts = page.locator(".js-plotly-plot")
+    for i in range(charts.count()):
+        chart = charts.nth(i)
+        chart.scroll_into_view_if_needed()
+        for folder in (tmp_path, REVIEW):
+            chart.screenshot(path=str(folder / f"{name}-chart{i:02d}.png"))
+
+
+def test_cache_page_redraws_when_n_and_m_move(page, app_url, tmp_path):
+    page.goto(app_url)  # the router first, so the page runs inside app.py's navigation
+    wait_for_app(page, "Dominant force")
+    page.goto(f"{app_url}/cache")
+    wait_for_app(page, "history of n + (T-1)·m = 64 tokens")
+    # the overhead sweep runs once per server in the background; the page reruns when it is done
+    expect(page.get_by_text("each layer costs about").first).to_be_visible(timeout=120_000)
+    wait_for_app(page, "Measured speedup")
+    assert_no_exception(page)
+    assert page.locator(".js-plotly-plot").count() == 10
+    _save(page, tmp_path, "default")
+
+    _thumb(page, "History n").focus()
+    page.keyboard.press("ArrowRight")  # 48 -> 64
+    wait_for_app(page, "history of n + (T-1)·m = 80 tokens")
+    assert "n=64" in page.url
+    _thumb(page, "New message m").focus()
+    page.keyboard.press("End")  # 8 -> 256
+    wait_for_app(page, "history of n + (T-1)·m = 576 tokens")
+    assert "m=256" in page.url
+    wait_for_app(page, "Measured speedup")
+    assert_no_exception(page)
+    assert page.get_by_text("Turn 3: 576 old tokens + 256 new").count() >= 1
+    _save(page, tmp_path, "moved")

@@ -1,0 +1,81 @@
+"""AppTest of the cache-reuse page: default view, every slider at its extremes, URL state, bad URL values."""
+
+from explorer.experiments import cache as exp
+from tests.pages.conftest import assert_clean, evidence_kinds, figures, run_page, wait_for_jobs
+
+PAGE = "cache_reuse.py"
+
+
+def _titles(at) -> list[str]:
+    return [f["layout"]["title"]["text"] for f in figures(at)]
+
+
+def test_default_view_shows_every_figure_with_its_evidence():
+    at = wait_for_jobs(run_page(PAGE))
+    assert_clean(at)
+    kinds = evidence_kinds(at)
+    assert {"schematic", "formula", "measured", "fit / extrapolation"} <= set(kinds)
+    titles = _titles(at)
+    assert titles[0].startswith("Turn 3: 64 old tokens + 8 new, layer 2")
+    assert any(t.startswith("Measured speedup") for t in titles)
+    assert any(t.startswith("time ≈ FLOPs") for t in titles)
+    assert any("Why" in md.value and "each layer costs about" in md.value for md in at.markdown)
+    assert [m.label for m in at.metric][:4] == ["Re-encode", "Cached step", "Measured speedup", "FLOP ratio"]
+
+
+def test_all_sliders_at_their_minimum():
+    at = run_page(PAGE, n="1", m="1", turns="1", depth="1")
+    assert_clean(at)
+    assert figures(at)[0]["layout"]["title"]["text"].startswith("Turn 1: 1 old tokens + 1 new, layer 1")
+    assert "Layer shown: 1" in " ".join(c.value for c in at.caption)
+    assert not at.warning
+
+
+def test_all_sliders_at_their_maximum_refuse_timing_and_name_the_limit():
+    at = run_page(PAGE, n="4096", m="256", turns="12", depth="8", layer="8")
+    assert_clean(at)
+    assert any(f"{exp.MAX_MEASURE_TOKENS:,} tokens" in w.value for w in at.warning)
+    heat = figures(at)[0]["layout"]["meta"]
+    assert heat["evidence"] == "schematic" and "coloured by its centre" in heat["evidence_detail"]
+    assert any("drift is measured with" in c.value for c in at.caption)  # drift keeps the share appended
+
+
+def test_a_large_size_is_timed_in_the_background():
+    at = run_page(PAGE, n="1024", m="1", turns="1", depth="8")
+    assert_clean(at)
+    assert any("runs in the background" in i.value for i in at.info)
+    at = wait_for_jobs(at)
+    assert_clean(at)
+    assert any(t.startswith("Measured speedup") and "n=1024, message m=1, 8 layers" in t for t in _titles(at))
+
+
+def test_moving_the_sliders_redraws_and_depth_clamps_the_layer():
+    at = run_page(PAGE, depth="4", layer="4")
+    at.select_slider(key="n").set_value(1).run()
+    at.select_slider(key="m").set_value(256).run()
+    at.slider(key="depth").set_value(2).run()
+    assert_clean(at)
+    assert at.slider(key="layer").value == 2
+    assert figures(at)[0]["layout"]["title"]["text"].startswith("Turn 3: 513 old tokens + 256 new, layer 2")
+    at.slider(key="turns").set_value(12).run()
+    assert_clean(at)
+
+
+def test_url_restores_the_view():
+    at = run_page(PAGE, n="12", m="3", turns="2", depth="3", layer="1")
+    assert_clean(at)
+    assert at.select_slider(key="n").value == 12 and at.select_slider(key="m").value == 3
+    assert at.slider(key="turns").value == 2 and at.slider(key="depth").value == 3
+    assert at.slider(key="layer").value == 1
+    assert figures(at)[0]["layout"]["title"]["text"].startswith("Turn 2: 15 old tokens + 3 new, layer 1")
+    assert not at.caption[0].value.startswith(":orange")
+
+
+def test_bad_url_values_get_notices_not_errors():
+    at = run_page(PAGE, n="abc", m="99999", turns="-5", depth="nan", layer="99")
+    assert_clean(at)
+    notices = " ".join(c.value for c in at.caption)
+    for key in ("`n`", "`m`", "`turns`", "`depth`", "`layer`"):
+        assert key in notices
+    assert at.select_slider(key="n").value == 48 and at.slider(key="turns").value == 1
+    assert at.slider(key="layer").value == 2  # clamped to the default depth
