@@ -1,6 +1,6 @@
 """KV-cache timings: re-encoding vs the cached step at a few sizes, the overhead fit, and where a step's time goes.
 
-CPU time on one thread (see explorer.experiments.cache.one_thread): the ratios are what travel between
+CPU time on one thread (torch runs one thread per op: see explorer.model): the ratios are what travel between
 machines. Also times the pieces of one cached layer that are not matrix work, to show the fixed cost.
 """
 
@@ -34,7 +34,7 @@ def _step_pieces(n: int = 1024, m: int = 8, d: int = 64, heads: int = 4) -> dict
     x = torch.randn(1, m, d)
     ln = torch.nn.LayerNorm(d)
     lin = torch.nn.Linear(d, d)
-    with torch.inference_mode(), exp.one_thread():
+    with torch.inference_mode():
         return {
             "build the causal mask (once per step)": _cpu_median_us(lambda: masks.causal(m, n + m)),
             "write m keys into the cache buffer": _cpu_median_us(lambda: buffer[:, :, n:].copy_(q)),

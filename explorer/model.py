@@ -27,6 +27,13 @@ from torch import nn
 
 from explorer import masks
 
+# One intra-op thread for the whole process. Results are bit-reproducible only at a fixed thread count
+# (summation order changes with it, and training amplifies the difference), and on a shared classroom
+# server tiny models lose far more to thread contention than they gain (a training step measured 8 ms
+# on one thread vs 426 ms on two, on a loaded 2-core machine). Call torch.set_num_threads after
+# importing to trade this away in a notebook.
+torch.set_num_threads(1)
+
 ARCHITECTURES = ("decoder", "encoder", "encoder_decoder", "prefix_lm")
 STEP_FLAGS = ("share_cross_self", "share_encoder_decoder", "layer_aligned", "causal_encoder")
 MAX_PARAMETERS = 50_000_000  # a CPU classroom server: refuse anything bigger before allocating it

@@ -5,16 +5,10 @@ looking for a folder named `pages` next to the main script. Ours has one (the pr
 app routes with `st.navigation`; left alone, the first visitor after a server start who opens a deep
 link such as /compute gets a "Page not found" dialog. `st.navigation` sets the same class flag to False
 on its first run; setting it before the first session gives every visitor the same router.
-It also runs torch on one thread per operation (see below).
 """
 
-import os
 import sys
 from pathlib import Path
-
-# One thread per torch operation: a classroom server runs many sessions at once on few cores, and small
-# models gain little from intra-op threads while contending sessions lose a lot (set before torch loads).
-os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.web.cli import main

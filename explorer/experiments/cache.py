@@ -212,38 +212,10 @@ PLAN_LAYER_S = 0.6e-3
 PLAN_CALL_S = 0.4e-3
 
 _TIMING_LOCK = threading.Lock()  # one timing at a time: concurrent timings would distort each other
-_THREADS_LOCK = threading.Lock()
-_one_thread_users = 0
-_saved_threads = 1
-
-
-@contextmanager
-def one_thread() -> Iterator[None]:
-    """Run torch on one intra-op thread while inside (process-wide; restored when the last user leaves).
-
-    On a shared, loaded CPU server a parallel op waits for its second thread to be scheduled: a small
-    forward pass then takes ten times longer in wall time, and timings jump by tens of milliseconds.
-    One thread is slower per op only when the machine is idle, and it makes timings reproducible.
-    """
-    global _one_thread_users, _saved_threads
-    with _THREADS_LOCK:
-        if _one_thread_users == 0:
-            _saved_threads = torch.get_num_threads()
-            torch.set_num_threads(1)
-        _one_thread_users += 1
-    try:
-        yield
-    finally:
-        with _THREADS_LOCK:
-            _one_thread_users -= 1
-            if _one_thread_users == 0:
-                torch.set_num_threads(_saved_threads)
-
-
 @contextmanager
 def timing() -> Iterator[None]:
-    """One timing at a time, on one thread."""
-    with _TIMING_LOCK, one_thread():
+    """One timing at a time (torch runs on one thread per op: see explorer.model)."""
+    with _TIMING_LOCK:
         yield
 
 
@@ -488,7 +460,7 @@ def drift(model: Transformer, n: int, m: int, batch: int = DRIFT_BATCH, seed: in
     tokens = torch.randint(FIRST_SYMBOL, model.cfg.vocab_size, (batch, n + m), generator=gen)
     if dtype != torch.float32:
         model = copy.deepcopy(model).to(dtype)  # never retype a shared model in place
-    with torch.no_grad(), one_thread():
+    with torch.no_grad():
         before = model(tokens[:, :n], return_states=True)
         after = model(tokens, return_states=True)
     stack = "encoder" if model.cfg.arch == "encoder" else "decoder"
@@ -543,8 +515,7 @@ def train_drift_encoder(steps: int = 2000, seed: int = DRIFT_SEED, time_budget_s
     def report(step: int, total: int, row: dict) -> None:
         if progress:
             progress(step / total, f"step {step}/{total}, held-out accuracy {row['eval_accuracy']:.2f}")
-    with one_thread():
-        result = train(DRIFT_MODEL, DRIFT_TASK, cfg, on_progress=report)
+    result = train(DRIFT_MODEL, DRIFT_TASK, cfg, on_progress=report)
     return result.model, {"config": config_dict(DRIFT_MODEL, DRIFT_TASK, cfg), "summary": result.summary(),
                           "history": result.history}
 

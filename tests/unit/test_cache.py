@@ -122,15 +122,6 @@ def test_measure_refuses_sizes_beyond_the_named_limit():
     assert exp.planned_seconds(1024, 8, 8) > exp.planned_seconds(1024, 8, 2) > exp.planned_seconds(16, 8, 2)
 
 
-def test_one_thread_nests_and_restores_the_thread_count():
-    before = torch.get_num_threads()
-    with exp.one_thread():
-        with exp.one_thread():
-            assert torch.get_num_threads() == 1
-        assert torch.get_num_threads() == 1
-    assert torch.get_num_threads() == before
-
-
 # --- the overhead model ---------------------------------------------------------------------------------
 
 
