@@ -1,0 +1,575 @@
+"""Four steps from encoder-decoder to decoder-only (slides 40-55), measured on real models.
+
+Everything the page shows is derived here from `TransformerConfig`s built by `explorer.steps`:
+
+  describe / diff_table    the comparison table of slides 42-51, one row per structural difference,
+                           generated from the flags of the model at a step (never written per step)
+  parameter_counts         distinct parameters of each step's instantiated model (on the meta device,
+                           so even large sizes cost no memory)
+  wiring / combined_mask   which encoder level each decoder layer reads, and who reads whom over
+                           [input ; target], built with the same `explorer.masks` the model runs
+  numeric_check            a briefly trained decoder-only model transplanted into every step; max |logit
+                           difference| in float32 and float64, plus the three causes that remain after
+                           step 4, each put back alone into the exact (joint-softmax) model
+  run_ablation / summarize every variant trained from scratch with several seeds at an equal budget;
+                           held-out loss per variant, a Welch t-test of step 4 against decoder-only and
+                           the smallest difference the seed count can detect
+
+The ablation's numbers depend on the intra-op thread count (training is chaotic enough that rounding
+order shows); torch runs on one thread everywhere (see explorer.model), so a rerun in the page's
+server or the CLI reproduces the shipped numbers bit for bit.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import queue
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import torch
+from scipy import optimize, stats
+
+from explorer import masks
+from explorer.costs import TRAIN_FLOPS_PER_FORWARD, sequence_forward_flops
+from explorer.layouts import make_batch
+from explorer.model import Transformer, TransformerConfig, _Recorder
+from explorer.steps import FINAL_STEP, STEP_NAMES, decoder_only_config, step_config, transplant
+from explorer.tasks import RULES, Seq2SeqTask, make_task
+from explorer.train import TrainConfig, train
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA_DIR = ROOT / "data" / "four_steps"
+ABLATION_PATH = DATA_DIR / "ablation.json"
+CHECK_PATH = DATA_DIR / "check.json"  # the numeric check at the default sizes
+CHECK_KIND = "four-steps-check"
+ABLATION_KIND = "four-steps-ablation"
+
+# --- sizes ----------------------------------------------------------------------------------------
+DEPTH_RANGE = (1, 12)
+WIDTHS = (16, 32, 64, 128, 256, 512)
+HEADS = (1, 2, 4, 8, 16)
+DEFAULT_SIZES = {"depth": 2, "width": 64, "heads": 4}
+LIVE_PARAM_LIMIT = 2_000_000  # step-0 parameters up to which the page trains models on demand
+DEFAULT_TASK = make_task("sort", length=8, n_symbols=16)
+
+DECODER = "decoder"
+VARIANTS = tuple(str(k) for k in range(FINAL_STEP + 1)) + (DECODER,)
+VARIANT_NAMES = {**{str(k): name for k, name in enumerate(STEP_NAMES)}, DECODER: "decoder-only"}
+STEP_TITLES = ("step 0: encoder-decoder",
+               *(f"step {k}: {STEP_NAMES[k].split('. ', 1)[1]}" for k in range(1, FINAL_STEP)),
+               "final change: one joint softmax")
+VARIANT_SHORT = {**{str(k): f"step {k}" for k in range(FINAL_STEP)}, str(FINAL_STEP): "final change",
+                 DECODER: "decoder-only"}
+
+
+def base_config(depth: int, width: int, heads: int, task: Seq2SeqTask = DEFAULT_TASK) -> TransformerConfig:
+    """The sizes shared by every variant; raises ValueError for sizes the model refuses."""
+    return TransformerConfig(arch="decoder", vocab_size=task.vocab_size, d_model=width, n_heads=heads,
+                             n_layers=depth, max_len=task.input_len + task.target_len)
+
+
+def variant_config(base: TransformerConfig, variant: str) -> TransformerConfig:
+    return decoder_only_config(base) if variant == DECODER else step_config(base, int(variant))
+
+
+def step_configs(base: TransformerConfig) -> dict[str, TransformerConfig]:
+    """Every variant's configuration; raises ValueError (naming the limit) if any is too large."""
+    return {v: variant_config(base, v) for v in VARIANTS}
+
+
+def instantiated_parameters(cfg: TransformerConfig) -> int:
+    """Distinct parameters of a real `Transformer(cfg)`, built on the meta device (no memory, no init)."""
+    with torch.device("meta"):
+        return Transformer(cfg).num_parameters()
+
+
+def parameter_counts(base: TransformerConfig) -> dict[str, int]:
+    return {v: instantiated_parameters(cfg) for v, cfg in step_configs(base).items()}
+
+
+# --- the comparison table -------------------------------------------------------------------------
+ROLES = "Attention roles"
+SHARED_ROLES = "Projections shared between roles"
+SHARED_STACKS = "Layers shared between stacks"
+READS = "Decoder layer l reads the input"
+INPUT_MASK = "Input self-attention"
+POSITIONS = "Target positions"
+SOFTMAXES = "Softmaxes per target query"
+PARAMETERS = "Parameters"
+ASPECTS = (ROLES, SHARED_ROLES, SHARED_STACKS, READS, INPUT_MASK, POSITIONS, SOFTMAXES)
+
+
+def _is(cfg: TransformerConfig, flag: str) -> bool:
+    """A decoder-only model has every step's property by construction."""
+    return cfg.arch == "decoder" or getattr(cfg, flag)
+
+
+def describe(cfg: TransformerConfig) -> dict[str, str]:
+    """The structural properties of a model, in the table's words, read from its configuration."""
+    joint = _is(cfg, "joint_softmax")
+    return {
+        ROLES: ("input→input; target→[input ; target] in one attention" if joint
+                else "input→input; target→target; target→input (cross-attention)"),
+        SHARED_ROLES: ("yes: one Q, K, V, O per layer reads input and target" if _is(cfg, "share_cross_self")
+                       else "no: cross-attention has its own Q, K, V, O"),
+        SHARED_STACKS: ("yes: one stack of layers runs input and target" if _is(cfg, "share_encoder_decoder")
+                        else "no: separate encoder and decoder layers"),
+        READS: ("at layer l (what layer l itself reads)" if _is(cfg, "layer_aligned")
+                else "after the last encoder layer (final output)"),
+        INPUT_MASK: "causal" if _is(cfg, "causal_encoder") else "bidirectional",
+        POSITIONS: ("continue after the input (n, n+1, …)" if _is(cfg, "causal_encoder")
+                    else "restart at 0"),
+        SOFTMAXES: "1 (one joint softmax)" if joint else "2 (target prefix, then input)",
+    }
+
+
+def diff_table(base: TransformerConfig, step: int, counts: dict[str, int]) -> list[dict]:
+    """Rows of the comparison at `step`: its value, the previous step's, decoder-only's, what changed."""
+    if not 0 <= step <= FINAL_STEP:
+        raise ValueError(f"step must be 0..{FINAL_STEP}, got {step}")
+    now = describe(step_config(base, step))
+    before = describe(step_config(base, step - 1)) if step else now
+    target = describe(decoder_only_config(base))
+    rows = [{"aspect": a, "previous": before[a], "value": now[a], "decoder_only": target[a],
+             "changed": now[a] != before[a], "as_decoder_only": now[a] == target[a]} for a in ASPECTS]
+    n_now, n_before, n_dec = counts[str(step)], counts[str(max(step - 1, 0))], counts[DECODER]
+    rows.append({"aspect": PARAMETERS, "previous": f"{n_before:,}", "value": _params_text(n_now, n_dec),
+                 "decoder_only": f"{n_dec:,}", "changed": n_now != n_before, "as_decoder_only": n_now == n_dec})
+    return rows
+
+
+def _params_text(n: int, n_decoder: int) -> str:
+    extra = n - n_decoder
+    return f"{n:,}" + (f" (+{extra:,})" if extra else "")
+
+
+def extra_parameters_explained(base: TransformerConfig, step: int, counts: dict[str, int]) -> str:
+    """Say what the parameters beyond decoder-only are, from the closed form of the layers involved."""
+    cfg = step_config(base, step)
+    d, L = base.d_model, base.n_layers
+    extra = counts[str(step)] - counts[DECODER]
+    parts = []
+    if not cfg.share_encoder_decoder:
+        parts.append(f"a second stack of {L} layers")
+    if cfg.has_cross_sublayer and not cfg.share_cross_self:
+        parts.append(f"{L} cross-attention Q, K, V, O")
+    if cfg.has_cross_sublayer:
+        parts.append(f"{L} LayerNorms before cross-attention")
+    parts.append("the encoder's final LayerNorm" + (", unused from step 3 on" if cfg.layer_aligned else ""))
+    layer_norms = 2 * d * ((L if cfg.has_cross_sublayer else 0) + 1)
+    head = f"+{extra:,} parameters" + (f" = 2d × {layer_norms // (2 * d)} LayerNorm parameters" if extra == layer_norms
+                                       else "")
+    return f"{head}: " + "; ".join(parts)
+
+
+# --- wiring and masks -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Wiring:
+    """Which encoder level each decoder layer reads; level k is the input after k encoder layers."""
+
+    depth: int
+    reads: tuple[int, ...]  # per decoder layer (0-based), the encoder level it reads
+    input_mask: str  # "bidirectional" or "causal"
+    shared_stacks: bool
+    shared_roles: bool
+    joint: bool
+    decoder_only: bool
+    positions_continue: bool  # target positions continue after the input (step 4)
+
+
+def wiring(cfg: TransformerConfig) -> Wiring:
+    L = cfg.n_layers
+    aligned = _is(cfg, "layer_aligned")
+    return Wiring(depth=L, reads=tuple(range(L)) if aligned else (L,) * L,
+                  input_mask="causal" if _is(cfg, "causal_encoder") else "bidirectional",
+                  shared_stacks=_is(cfg, "share_encoder_decoder"), shared_roles=_is(cfg, "share_cross_self"),
+                  joint=_is(cfg, "joint_softmax"), decoder_only=cfg.arch == "decoder",
+                  positions_continue=target_start(cfg, 1) > 0)
+
+
+MASK_CATEGORIES = ("bidirectional", "causal", "cross", "joint")  # code i = MASK_CATEGORIES[i]; -1 = blocked
+
+
+def target_start(cfg: TransformerConfig, n: int) -> int:
+    """The position of the first target token: after the input once the input is causal (step 4)."""
+    return n if _is(cfg, "causal_encoder") else 0
+
+
+def combined_mask(cfg: TransformerConfig, n: int, m: int) -> dict:
+    """Who reads whom over [input ; target], by the kind of attention; labels carry each token's position.
+
+    Targets are the decoder's input: BOS then the target shifted right, as in `explorer.layouts`.
+    """
+    code = {name: i for i, name in enumerate(MASK_CATEGORIES)}
+    codes = np.full((n + m, n + m), -1)
+
+    def fill(rows: slice, cols: slice, mask: torch.Tensor, kind: str) -> None:
+        codes[rows, cols] = np.where(masks.allowed(mask).numpy(), code[kind], -1)
+
+    inp, tgt = slice(0, n), slice(n, n + m)
+    if cfg.arch == "decoder":
+        fill(slice(0, n + m), slice(0, n + m), masks.causal(n + m), "causal")
+    else:
+        causal_input = cfg.causal_encoder
+        fill(inp, inp, masks.causal(n) if causal_input else masks.bidirectional(n),
+             "causal" if causal_input else "bidirectional")
+        if cfg.joint_softmax:
+            fill(tgt, slice(0, n + m), masks.joint(n, m), "joint")
+        else:
+            fill(tgt, inp, masks.bidirectional(m, n), "cross")
+            fill(tgt, tgt, masks.causal(m), "causal")
+    start = target_start(cfg, n)
+    labels = [f"x{i + 1}@{i}" for i in range(n)] + [
+        f"{'BOS' if j == 0 else f'y{j}'}@{start + j}" for j in range(m)]
+    return {"codes": codes, "categories": MASK_CATEGORIES, "labels": labels}
+
+
+# --- numeric check --------------------------------------------------------------------------------
+CAUSES = (
+    ("softmaxes", "two softmaxes (step 4 itself)",
+     "target queries normalise over their own prefix and over the input separately, not in one softmax"),
+    ("layer_output", "keys/values from layer l's output",
+     "decoder layer l reads what encoder layer l produces instead of what it reads: one layer too deep"),
+    ("positions", "target positions restart at 0",
+     "the target's position embeddings start at 0 instead of continuing at n after the input"),
+)
+
+
+class _PutBack(Transformer):
+    """The exact (joint-softmax) model with one remaining difference put back, to measure what it costs."""
+
+    def __init__(self, cfg: TransformerConfig, cause: str) -> None:
+        super().__init__(cfg)
+        self.cause = cause
+
+    def _embed(self, tokens: torch.Tensor, start: int) -> torch.Tensor:
+        return super()._embed(tokens, 0 if self.cause == "positions" else start)
+
+    def _encode(self, tokens: torch.Tensor, rec: _Recorder) -> tuple[torch.Tensor, list[torch.Tensor]]:
+        if self.cause != "layer_output":
+            return super()._encode(tokens, rec)
+        probe = _Recorder(weights=False, states=True)
+        memory, _ = super()._encode(tokens, probe)
+        levels = probe.out.states["encoder"]  # residual entering each layer, then the final one
+        return memory, [block.ln1(levels[i + 1]) for i, block in enumerate(self.encoder_stack)]
+
+
+def _max_diff(model: Transformer, decoder: Transformer, x: torch.Tensor, y: torch.Tensor) -> tuple[float, float]:
+    """(max |logit difference|, max |decoder-only logit|) on the target positions of one batch."""
+    with torch.no_grad():
+        ref = make_batch("decoder", x, y).run(decoder).logits[:, x.shape[1]:]
+        got = make_batch("encoder_decoder", x, y).run(model).logits
+    return (got - ref).abs().max().item(), ref.abs().max().item()
+
+
+def _transplanted(cfg: TransformerConfig, decoder: Transformer, cause: str | None = None) -> Transformer:
+    model = (Transformer(cfg) if cause is None else _PutBack(cfg, cause)).to(next(decoder.parameters()).dtype)
+    transplant(model, decoder)
+    return model.eval()
+
+
+def check_settings(base: TransformerConfig, train_steps: int = 100, seed: int = 0, batch: int = 16,
+                   task: Seq2SeqTask = DEFAULT_TASK) -> dict:
+    """Everything that fixes a numeric check's result (its cache key)."""
+    return {"model": base.to_dict(), "task": asdict(task), "train_steps": train_steps, "seed": seed,
+            "batch": batch}
+
+
+def numeric_check(base: TransformerConfig, train_steps: int = 100, seed: int = 0, batch: int = 16,
+                  task: Seq2SeqTask = DEFAULT_TASK,
+                  on_progress: Callable[[float, str], None] | None = None,
+                  should_stop: Callable[[], bool] | None = None) -> dict:
+    """Train decoder-only briefly, copy its weights into every step, compare logits on one batch.
+
+    Returns per step the instantiated parameter count and max |logit difference| in float32 and float64
+    (also relative to the largest decoder-only logit), and the cost of each cause left after step 4.
+    """
+    if train_steps < 1:
+        raise ValueError(f"train_steps must be >= 1, got {train_steps}")
+    configs = step_configs(base)
+    every = max(1, train_steps // 10)
+
+    def report(step: int, total: int, row: dict) -> None:
+        if on_progress is not None:
+            on_progress(0.9 * step / total, f"training decoder-only: step {step}/{total}, "
+                                            f"held-out loss {row['eval_loss']:.3f}")
+
+    trained = train(configs[DECODER], task, TrainConfig(steps=train_steps, seed=seed, eval_every=every,
+                                                       eval_size=128), report, should_stop)
+    if trained.stopped == "cancelled":
+        return {"cancelled": True}
+    x, y = task.sample(batch, torch.Generator().manual_seed(seed + 7))
+    decoders = {"f32": trained.model.float().eval(), "f64": copy.deepcopy(trained.model).double().eval()}
+    steps, scale = [], float("nan")
+    for k in range(FINAL_STEP + 1):
+        if on_progress is not None:
+            on_progress(0.9 + 0.1 * k / (FINAL_STEP + 1), f"comparing logits at step {k}")
+        row = {"step": k, "name": STEP_NAMES[k]}
+        for dtype, dec in decoders.items():
+            model = _transplanted(configs[str(k)], dec)
+            row["params"] = model.num_parameters()
+            diff, biggest = _max_diff(model, dec, x, y)
+            suffix = "" if dtype == "f32" else "_f64"
+            row[f"max_abs_logit_diff{suffix}"] = diff
+            row[f"relative_diff{suffix}"] = diff / biggest
+            scale = biggest if dtype == "f32" else scale
+        steps.append(row)
+    causes = []
+    for key, label, why in CAUSES:
+        row = {"cause": key, "label": label, "why": why}
+        for dtype, dec in decoders.items():
+            model = (_transplanted(configs["4"], dec) if key == "softmaxes"
+                     else _transplanted(configs[str(FINAL_STEP)], dec, cause=key))
+            row[dtype] = _max_diff(model, dec, x, y)[0]
+        causes.append(row)
+    return {"settings": check_settings(base, train_steps, seed, batch, task), "steps": steps,
+            "decoder_only_params": decoders["f32"].num_parameters(), "causes": causes,
+            "max_abs_logit": scale, "decoder_eval_loss": trained.history[-1]["eval_loss"],
+            "train_seconds": trained.seconds}
+
+
+# --- ablation -------------------------------------------------------------------------------------
+MAX_ABLATION_STEPS = 1000
+MAX_SEEDS = 8
+ABLATION_TIME_LIMIT_S = 300.0  # an on-demand rerun on the page stays within a few minutes
+
+
+@dataclass(frozen=True)
+class AblationSettings:
+    task: str = "sort"
+    length: int = 8  # input (and target) tokens
+    n_symbols: int = 16
+    depth: int = 2
+    width: int = 64
+    heads: int = 4
+    steps: int = 250  # the equal budget: optimizer steps x batch, the same data for every variant
+    batch_size: int = 32
+    lr: float = 3e-3
+    seeds: tuple[int, ...] = (0, 1, 2, 3, 4)
+    eval_size: int = 512  # held-out examples, the same set for every variant of a seed
+    eval_every: int = 50
+    variants: tuple[str, ...] = VARIANTS
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "seeds", tuple(int(s) for s in self.seeds))
+        object.__setattr__(self, "variants", tuple(str(v) for v in self.variants))
+        if self.task not in RULES:
+            raise ValueError(f"task must be one of {sorted(RULES)}, got {self.task!r}")
+        if not 1 <= self.steps <= MAX_ABLATION_STEPS:
+            raise ValueError(f"steps must lie in 1 .. {MAX_ABLATION_STEPS}, got {self.steps}")
+        if not self.seeds or len(set(self.seeds)) != len(self.seeds) or len(self.seeds) > MAX_SEEDS:
+            raise ValueError(f"give 1 to {MAX_SEEDS} distinct seeds, got {self.seeds}")
+        unknown = [v for v in self.variants if v not in VARIANTS]
+        if unknown or not self.variants:
+            raise ValueError(f"variants must be among {', '.join(VARIANTS)}; got {', '.join(self.variants)}")
+        step_configs(self.base)  # sizes the model refuses raise here, with the limit named
+
+    @property
+    def task_spec(self) -> Seq2SeqTask:
+        return make_task(self.task, length=self.length, n_symbols=self.n_symbols)
+
+    @property
+    def base(self) -> TransformerConfig:
+        return base_config(self.depth, self.width, self.heads, self.task_spec)
+
+    def train_config(self, seed: int) -> TrainConfig:
+        return TrainConfig(steps=self.steps, batch_size=self.batch_size, lr=self.lr, seed=seed,
+                           eval_every=self.eval_every, eval_size=self.eval_size)
+
+    def total_flops(self) -> float:
+        """Training FLOPs of the whole ablation (what bounds its time)."""
+        t = self.task_spec
+        per_run = [TRAIN_FLOPS_PER_FORWARD * self.batch_size * self.steps
+                   * sequence_forward_flops(variant_config(self.base, v), t.input_len, t.target_len)
+                   for v in self.variants]
+        return float(sum(per_run) * len(self.seeds))
+
+    def to_dict(self) -> dict:
+        return json.loads(json.dumps(asdict(self)))  # tuples as lists: what a JSON round trip gives
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "AblationSettings":
+        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in d.items()})
+
+
+def run_one(settings: AblationSettings, variant: str, seed: int,
+            should_stop: Callable[[], bool] | None = None) -> dict:
+    """Train one variant with one seed; its held-out loss curve and final numbers."""
+    cfg = variant_config(settings.base, variant)
+    result = train(cfg, settings.task_spec, settings.train_config(seed), should_stop=should_stop)
+    final = result.history[-1]
+    return {"variant": variant, "seed": seed, "eval_loss": final["eval_loss"],
+            "eval_accuracy": final["eval_accuracy"], "flops": result.flops, "params": result.model.num_parameters(),
+            "steps_done": result.steps_done, "stopped": result.stopped, "seconds": result.seconds,
+            "curve": [[row["step"], row["eval_loss"]] for row in result.history]}
+
+
+def run_ablation(settings: AblationSettings, on_progress: Callable[[int, int, dict], None] | None = None,
+                 should_stop: Callable[[], bool] | None = None) -> dict:
+    """Every (seed, variant) in turn, seeds outermost so a cut-off run still has whole seeds.
+
+    `should_stop` (cancellation or a time limit) ends it early; the finished runs come back with
+    `complete: False`.
+    """
+    start = time.perf_counter()
+    jobs = [(seed, v) for seed in settings.seeds for v in settings.variants]
+    runs = []
+    for i, (seed, variant) in enumerate(jobs):
+        run = run_one(settings, variant, seed, should_stop)
+        if run["stopped"] == "cancelled":
+            break
+        runs.append(run)
+        if on_progress is not None:
+            on_progress(i + 1, len(jobs), run)
+    complete = len(runs) == len(jobs)
+    return {"settings": settings.to_dict(), "runs": runs, "complete": complete,
+            **({} if complete else {"stopped": "stopped early"}),
+            "wall_seconds": time.perf_counter() - start, "threads": torch.get_num_threads(),
+            "torch": torch.__version__, "summary": summarize(runs)}
+
+
+def minimum_detectable_effect(n1: int, n2: int, alpha: float = 0.05, power: float = 0.8) -> float:
+    """Smallest true difference, in standard deviations, that a two-sided two-sample t-test with n1 and n2
+    samples detects with probability `power` at level `alpha` (noncentral t; nan below two per group)."""
+    if n1 < 2 or n2 < 2:
+        return float("nan")
+    df = n1 + n2 - 2
+    crit = stats.t.ppf(1 - alpha / 2, df)
+    scale = math.sqrt(1 / n1 + 1 / n2)
+
+    def shortfall(d: float) -> float:
+        nc = d / scale
+        return stats.nct.sf(crit, df, nc) + stats.nct.cdf(-crit, df, nc) - power
+
+    high = 1.0
+    while shortfall(high) < 0:  # power grows with the effect; bracket it before solving
+        high *= 2
+    return float(optimize.brentq(shortfall, 0.0, high))
+
+
+def compare(a: list[float], b: list[float], alpha: float = 0.05, power: float = 0.8) -> dict:
+    """Welch t-test of mean(a) - mean(b), and the smallest difference these seed counts could detect."""
+    a_arr, b_arr = np.asarray(a, float), np.asarray(b, float)
+    diff = float(a_arr.mean() - b_arr.mean()) if len(a_arr) and len(b_arr) else float("nan")
+    out = {"n": [len(a_arr), len(b_arr)], "mean_diff": diff, "t": float("nan"), "p": float("nan"),
+           "mde_sd": minimum_detectable_effect(len(a_arr), len(b_arr), alpha, power), "mde": float("nan"),
+           "pooled_sd": float("nan"), "alpha": alpha, "power": power}
+    if len(a_arr) >= 2 and len(b_arr) >= 2:
+        pooled = math.sqrt(((len(a_arr) - 1) * a_arr.var(ddof=1) + (len(b_arr) - 1) * b_arr.var(ddof=1))
+                           / (len(a_arr) + len(b_arr) - 2))
+        out["pooled_sd"], out["mde"] = pooled, out["mde_sd"] * pooled
+        if pooled > 0:
+            t, p = stats.ttest_ind(a_arr, b_arr, equal_var=False)
+            out["t"], out["p"] = float(t), float(p)
+        else:  # identical samples: no spread, no evidence of a difference beyond what is seen
+            out["t"], out["p"] = (0.0, 1.0) if diff == 0 else (float("inf"), 0.0)
+    return out
+
+
+def summarize(runs: list[dict], alpha: float = 0.05) -> dict:
+    """Per variant mean and seed spread; step 4 vs decoder-only; each step against the one before."""
+    by_variant: dict[str, list[float]] = {}
+    for run in runs:
+        by_variant.setdefault(run["variant"], []).append(run["eval_loss"])
+    variants = []
+    for v in VARIANTS:
+        losses = by_variant.get(v)
+        if not losses:
+            continue
+        arr = np.asarray(losses)
+        variants.append({"variant": v, "name": VARIANT_NAMES[v], "n": len(arr), "mean": float(arr.mean()),
+                         "sd": float(arr.std(ddof=1)) if len(arr) > 1 else float("nan"),
+                         "min": float(arr.min()), "max": float(arr.max())})
+    path = []
+    for k in range(1, FINAL_STEP + 1):
+        prev, cur = by_variant.get(str(k - 1)), by_variant.get(str(k))
+        if prev and cur:
+            path.append({"from": str(k - 1), "to": str(k), **compare(cur, prev, alpha)})
+    verdict = None
+    if by_variant.get("4") and by_variant.get(DECODER):
+        verdict = {"a": "4", "b": DECODER, **compare(by_variant["4"], by_variant[DECODER], alpha)}
+    exact = None
+    if by_variant.get(str(FINAL_STEP)) and by_variant.get(DECODER):
+        pairs = {(r["variant"], r["seed"]): r["eval_loss"] for r in runs}
+        gaps = [abs(pairs[(str(FINAL_STEP), s)] - pairs[(DECODER, s)]) for (v, s) in pairs
+                if v == DECODER and (str(FINAL_STEP), s) in pairs]
+        exact = {"max_same_seed_gap": max(gaps) if gaps else float("nan"), "seeds": len(gaps)}
+    return {"variants": variants, "path": path, "verdict": verdict, "final_vs_decoder": exact}
+
+
+def verdict_text(verdict: dict) -> str:
+    """One sentence: do step 4 and decoder-only differ by more than seed noise?"""
+    n1, n2 = verdict["n"]
+    if n1 < 2 or n2 < 2:
+        return "Too few seeds for a test: at least two per variant are needed."
+    differ = verdict["p"] < verdict["alpha"]
+    sign = "higher" if verdict["mean_diff"] > 0 else "lower"
+    head = (f"Step 4 and decoder-only differ by more than seed noise: step 4's held-out loss is "
+            f"{abs(verdict['mean_diff']):.4f} {sign}" if differ else
+            f"Step 4 and decoder-only do not differ by more than seed noise: the gap is "
+            f"{verdict['mean_diff']:+.4f}")
+    return (f"{head} (Welch t = {verdict['t']:.2f}, p = {verdict['p']:.3g}, {n1} and {n2} seeds). "
+            f"With these seeds a true difference would be detected {verdict['power']:.0%} of the time only "
+            f"if it were at least {verdict['mde']:.4f} in loss ({verdict['mde_sd']:.2f} seed standard "
+            f"deviations, α = {verdict['alpha']}).")
+
+
+def path_text(summary: dict) -> str:
+    """How the held-out loss moves along the path, step by step, with each move's p-value."""
+    moves = []
+    for row in summary["path"]:
+        word = "worse" if row["mean_diff"] > 0 else "better"
+        sig = "" if row["p"] < 0.05 else ", within seed noise"
+        moves.append(f"{VARIANT_SHORT[row['to']]} {word} by {abs(row['mean_diff']):.3f} (p = {row['p']:.2g}{sig})")
+    if not moves:
+        return ""
+    ups = [r["mean_diff"] > 0 for r in summary["path"]]
+    shape = "monotone" if all(ups) or not any(ups) else "not monotone"
+    return f"The path is {shape}: " + "; ".join(moves) + "."
+
+
+def ablation_args(settings: AblationSettings) -> list[str]:
+    """The CLI arguments that reproduce `settings` (used by the page's rerun and by the tests)."""
+    s = settings
+    return ["--task", s.task, "--length", str(s.length), "--symbols", str(s.n_symbols), "--depth", str(s.depth),
+            "--width", str(s.width), "--heads", str(s.heads), "--steps", str(s.steps), "--batch-size",
+            str(s.batch_size), "--lr", repr(s.lr), "--eval-size", str(s.eval_size), "--eval-every",
+            str(s.eval_every), "--seeds", *map(str, s.seeds), "--variants", *s.variants]
+
+
+def run_message(done: int, total: int, run: dict) -> str:
+    return (f"run {done}/{total}: {VARIANT_SHORT[run['variant']]}, seed {run['seed']}, "
+            f"held-out loss {run['eval_loss']:.3f}")
+
+
+def load_shipped(path: Path = ABLATION_PATH) -> dict | None:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def seconds_per_flop(record: dict | None) -> float | None:
+    """Measured training speed of a finished ablation (seconds per training FLOP), for estimates."""
+    if not record or not record.get("runs"):
+        return None
+    seconds = sum(r["seconds"] for r in record["runs"])
+    flops = sum(r["flops"] for r in record["runs"])
+    return seconds / flops if flops else None
+
+
+def estimate_seconds(settings: AblationSettings, reference: dict | None) -> float:
+    """Wall time a rerun should take here, from the shipped run's measured speed (plus process start)."""
+    rate = seconds_per_flop(reference) or 2e-10
+    return 5.0 + settings.total_flops() * rate
+

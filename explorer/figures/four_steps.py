@@ -1,0 +1,262 @@
+"""Figures of the four-steps page: pure functions, plain data in, a Plotly figure out.
+
+Each ends with `theme.styled(..., Evidence(...))`: the table, wiring and masks are schematics drawn from
+the model configuration; parameter counts, logit differences and losses are measured.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from explorer.evidence import Evidence, Kind
+from explorer.experiments.four_steps import DECODER, VARIANT_SHORT, VARIANTS, Wiring
+from explorer.figures.heatmaps import category_heatmap, matrix_layout
+from explorer.figures.theme import CONCEPT_COLORS, OKABE_ITO, styled
+
+CURRENT = OKABE_ITO[0]  # the step being looked at
+OTHER = "#BBBBBB"
+REFERENCE = CONCEPT_COLORS["data"]  # decoder-only, the destination
+HIGHLIGHT = "#FCE7B2"  # a changed row of the table
+FROM_CONFIG = "from the model config"
+F32, F64 = OKABE_ITO[0], OKABE_ITO[1]
+BELOW = dict(orientation="h", x=0, y=-0.18, yanchor="top")  # legends under the plot, clear of the badge
+EPS = {"f32": float(np.finfo(np.float32).eps), "f64": float(np.finfo(np.float64).eps)}
+
+
+def _sizes(cfg: dict) -> str:
+    return f"d={cfg['d_model']}, L={cfg['n_layers']}, {cfg['n_heads']} heads"
+
+
+def diff_table(rows: list[dict], step: int, step_name: str) -> go.Figure:
+    """The comparison of slides 42-51 at `step`: changed rows shaded, a tick where it equals decoder-only."""
+    header = ["", "previous step", f"<b>{step_name}</b>", "decoder-only", "matches"]
+    fill = [HIGHLIGHT if r["changed"] and step else "white" for r in rows]
+    cells = [[f"<b>{r['aspect']}</b>" for r in rows], [r["previous"] for r in rows], [r["value"] for r in rows],
+             [r["decoder_only"] for r in rows], ["✓" if r["as_decoder_only"] else "" for r in rows]]
+    widths = [2.2, 2.6, 2.9, 2.6, 1.0]
+    if not step:  # nothing before the start: drop the previous-step column
+        header, cells, widths = header[:1] + header[2:], cells[:1] + cells[2:], widths[:1] + widths[2:]
+    fig = go.Figure(go.Table(
+        columnwidth=widths,
+        header=dict(values=header, fill_color="#F2F2F2", align="left", font=dict(size=15), height=34),
+        cells=dict(values=cells, fill_color=[fill] * len(cells), align="left", font=dict(size=14), height=42),
+    ))
+    fig.update_layout(margin=dict(l=10, r=10, t=90, b=10))
+    changed = [r["aspect"] for r in rows if r["changed"]] if step else []
+    who = step_name.split(":")[0]
+    who = who if who.startswith("step") else f"the {who}"
+    title = (f"What {who} changed<br><sup>{', '.join(changed).lower()}</sup>" if changed else
+             "The starting point: a standard encoder-decoder")
+    return styled(fig, title, Evidence(Kind.SCHEMATIC, FROM_CONFIG), height=150 + 58 * len(rows))
+
+
+def parameter_bars(counts: dict[str, int], current: str, model_cfg: dict) -> go.Figure:
+    """Distinct parameters of every variant's instantiated model, the current step highlighted."""
+    order = list(VARIANTS)
+    colors = [REFERENCE if v == DECODER else CURRENT if v == current else OTHER for v in order]
+    ref = counts[DECODER]
+    text = [f"{counts[v]:,}" + (f"  (+{counts[v] - ref:,})" if v != DECODER and counts[v] != ref else "")
+            for v in order]
+    fig = go.Figure(go.Bar(x=[counts[v] for v in order], y=[VARIANT_SHORT[v] for v in order], orientation="h",
+                           marker_color=colors, text=text, textposition="outside", cliponaxis=False,
+                           hovertemplate="%{y}: %{x:,} parameters<extra></extra>"))
+    fig.add_vline(x=ref, line=dict(color=REFERENCE, width=1.5))
+    fig.update_yaxes(autorange="reversed", title=None)
+    fig.update_xaxes(title="distinct parameters", range=[0, max(counts.values()) * 1.8])
+    fig.update_layout(margin=dict(l=130, t=130))
+    steps = [v for v in VARIANTS if v != DECODER]
+    name = {**VARIANT_SHORT, str(len(steps) - 1): "the final change"}
+    moved = [name[b] for a, b in zip(steps, steps[1:]) if counts[a] != counts[b]]
+    still = [name[b] for a, b in zip(steps, steps[1:]) if counts[a] == counts[b]]
+    title = (f"Parameters per step<br><sup>the count changes at {_and(moved)}</sup>"
+             + (f"<br><sup>{_and(still)} only rewire</sup>" if still else ""))
+    return styled(fig, title,
+                  Evidence(Kind.MEASURED, f"counted on the instantiated models · {_sizes(model_cfg)}"), height=420)
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _box(fig: go.Figure, x: float, y: float, text: str, color: str, width: float = 0.5) -> None:
+    fig.add_shape(type="rect", x0=x - width / 2, x1=x + width / 2, y0=y - 0.34, y1=y + 0.34,
+                  line=dict(color=color, width=2), fillcolor="white", layer="below")
+    fig.add_annotation(x=x, y=y, text=text, showarrow=False, font=dict(size=14, color="#222222"))
+
+
+def wiring(w: Wiring, title: str) -> go.Figure:
+    """Encoder layers on the left, decoder layers on the right, an arrow per decoder layer from the encoder
+    level it reads (level k = after k encoder layers; level 0 = the embeddings)."""
+    fig = go.Figure()
+    enc_x, dec_x = 0.0, 1.0
+    enc_color = CONCEPT_COLORS[w.input_mask]
+    link = CONCEPT_COLORS["joint" if w.joint else "cross"]
+    left = "input tokens" if w.decoder_only else "encoder"
+    right = "target tokens" if w.decoder_only else "decoder"
+    for layer in range(w.depth):
+        y = layer + 1
+        name = f"layer {layer + 1}" + (" (shared)" if w.shared_stacks and not w.decoder_only else "")
+        _box(fig, enc_x, y, name if w.shared_stacks else f"enc {layer + 1}", enc_color)
+        _box(fig, dec_x, y, name if w.shared_stacks else f"dec {layer + 1}", CONCEPT_COLORS["causal"])
+    _box(fig, enc_x, 0, "embed, pos 0…", "#888888")
+    _box(fig, dec_x, 0, f"embed, pos {'n' if w.positions_continue else '0'}…", "#888888")
+    for layer, level in enumerate(w.reads):
+        # the level sits between boxes: level k is the output of layer k, the input of layer k + 1
+        fig.add_annotation(x=dec_x - 0.25, y=layer + 1, ax=enc_x + 0.25, ay=level + 0.5, xref="x", yref="y",
+                           axref="x", ayref="y", showarrow=True, arrowhead=3, arrowsize=1.2, arrowwidth=2.2,
+                           arrowcolor=link, text="")
+        fig.add_trace(go.Scatter(x=[enc_x + 0.25], y=[level + 0.5], mode="markers", showlegend=False,
+                                 marker=dict(size=9, color=link),
+                                 hovertemplate=f"decoder layer {layer + 1} reads encoder level {level}<extra></extra>"))
+    top = w.depth + 1.15
+    fig.add_annotation(x=enc_x, y=top, text=f"<b>{left}</b><br>{w.input_mask} self-attention", showarrow=False,
+                       font=dict(size=15, color=enc_color))
+    fig.add_annotation(x=dec_x, y=top, text=f"<b>{right}</b><br>causal self-attention", showarrow=False,
+                       font=dict(size=15, color=CONCEPT_COLORS["causal"]))
+    roles = ("one joint softmax over [input ; target]" if w.joint else
+             "cross-attention with the self-attention's Q, K, V, O" if w.shared_roles else
+             "cross-attention with its own Q, K, V, O")
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line=dict(color=link, width=3), name=roles))
+    fig.update_xaxes(visible=False, range=[-0.3, 1.3])
+    fig.update_yaxes(visible=False, range=[-0.6, w.depth + 1.6])
+    fig.update_layout(legend=dict(orientation="h", x=0, y=-0.02, yanchor="top"), margin=dict(l=10, r=10, b=40))
+    return styled(fig, title, Evidence(Kind.SCHEMATIC, FROM_CONFIG), height=max(380, 170 + 70 * w.depth))
+
+
+def combined_masks(panels: Sequence[tuple[str, dict]]) -> go.Figure:
+    """Side-by-side [input ; target] masks; a cell's colour is the attention that lets the row read the column.
+
+    Each panel is (title, `explorer.experiments.four_steps.combined_mask` output); blocked cells are empty.
+    """
+    fig = make_subplots(rows=1, cols=len(panels), horizontal_spacing=0.12)
+    for i, (panel, mask) in enumerate(panels, start=1):
+        categories = [(name, CONCEPT_COLORS[name]) for name in mask["categories"]]
+        labels = mask["labels"]
+        fig.add_trace(category_heatmap(mask["codes"], categories, labels, labels, showscale=i == len(panels)),
+                      row=1, col=i)
+        matrix_layout(fig, labels, labels, row=1, col=i, x_title=f"<b>{panel}</b> · key (read)",
+                      y_title="query (reader)" if i == 1 else "")
+        n = sum(1 for label in labels if label.startswith("x"))
+        for kind in ("x", "y"):  # the input | target boundary
+            line = dict(type="line", line=dict(color="#444444", width=1.5), xref=f"x{i}", yref=f"y{i}")
+            if kind == "x":
+                fig.add_shape(**line, x0=n - 0.5, x1=n - 0.5, y0=-0.5, y1=len(labels) - 0.5)
+            else:
+                fig.add_shape(**line, y0=n - 0.5, y1=n - 0.5, x0=-0.5, x1=len(labels) - 0.5)
+    fig.update_xaxes(tickangle=-60, tickfont=dict(size=12))
+    fig.update_yaxes(tickfont=dict(size=12))
+    fig.update_layout(margin=dict(l=90))
+    return styled(fig, "Who reads whom over [input ; target] (labels: token@position)",
+                  Evidence(Kind.SCHEMATIC, f"{FROM_CONFIG} · explorer.masks"), height=560)
+
+
+def _floor(values: list[float], floor: float) -> list[float]:
+    return [v if v > floor else floor for v in values]
+
+
+def _exact(v: float, floor: float) -> str:
+    return "0 (exact)" if v == 0 else f"≤{floor:.0e}" if v <= floor else f"{v:.2g}"
+
+
+def logit_check(check: dict, current: int) -> go.Figure:
+    """Max |logit difference| to decoder-only after transplanting its weights, per step, on a log axis."""
+    steps = check["steps"]
+    names = [VARIANT_SHORT[str(r["step"])] for r in steps]
+    floor = 1e-17  # exact zeros are drawn at this floor and labelled
+    fig = go.Figure()
+    for dtype, suffix, color in (("f32", "", F32), ("f64", "_f64", F64)):
+        values = [r[f"max_abs_logit_diff{suffix}"] for r in steps]
+        fig.add_trace(go.Bar(
+            x=names, y=_floor(values, floor), name="float32" if dtype == "f32" else "float64", marker_color=color,
+            marker_opacity=[1.0 if r["step"] == current else 0.45 for r in steps],
+            text=[_exact(v, floor) for v in values], textposition="outside", cliponaxis=False,
+            hovertemplate="%{x}: %{text}<extra>" + dtype + "</extra>"))
+        rounding = EPS[dtype] * check["max_abs_logit"]
+        fig.add_trace(go.Scatter(x=[names[0], names[-1]], y=[rounding, rounding], mode="lines",
+                                 line=dict(color=color, width=1.5, dash="dot"), hoverinfo="skip",
+                                 name=f"{dtype} rounding ≈ eps × max|logit| = {rounding:.1e}"))
+    fig.update_yaxes(type="log", title="max |logit difference|", range=[-17.3, 2.5], exponentformat="power")
+    fig.update_layout(barmode="group", legend=BELOW, margin=dict(l=100, b=110))
+    s = check["settings"]
+    detail = (f"decoder-only trained {s['train_steps']} steps, seed {s['seed']}, {s['batch']} sequences · "
+              f"{_sizes(s['model'])}")
+    return styled(fig, "Decoder-only weights in every step's model: how far the logits move",
+                  Evidence(Kind.MEASURED, detail), height=470)
+
+
+def causes(check: dict) -> go.Figure:
+    """What each difference left after step 4 costs on its own, put back into the exact model."""
+    final = check["steps"][-1]
+    labels = [c["label"] for c in check["causes"]] + ["none left (the final change)"]
+    f32 = [c["f32"] for c in check["causes"]] + [final["max_abs_logit_diff"]]
+    f64 = [c["f64"] for c in check["causes"]] + [final["max_abs_logit_diff_f64"]]
+    floor = 1e-17
+    fig = go.Figure()
+    for name, values, color in (("float32", f32, F32), ("float64", f64, F64)):
+        fig.add_trace(go.Bar(y=labels, x=_floor(values, floor), orientation="h", name=name, marker_color=color,
+                             text=[_exact(v, floor) for v in values], textposition="outside", cliponaxis=False,
+                             hovertemplate="%{y}: %{text}<extra>" + name + "</extra>"))
+    fig.update_xaxes(type="log", title="max |logit difference| to decoder-only", range=[-17.3, 3],
+                     exponentformat="power")
+    fig.update_yaxes(autorange="reversed")
+    fig.update_layout(barmode="group", legend=dict(x=1.01, y=0.5), margin=dict(l=290, r=120))
+    detail = f"same weights and batch as the check · {_sizes(check['settings']['model'])}"
+    return styled(fig, "After step 4: each remaining difference on its own", Evidence(Kind.MEASURED, detail),
+                  height=380)
+
+
+def _ablation_detail(settings: dict, n_seeds: int) -> str:
+    return (f"{settings['task']}-{settings['length']}, {n_seeds} seeds, {settings['steps']} steps × batch "
+            f"{settings['batch_size']} each · d={settings['width']}, L={settings['depth']}, {settings['heads']} heads")
+
+
+def ablation(record: dict, highlight: Sequence[str] = ("4", DECODER)) -> go.Figure:
+    """Held-out loss of every variant: one dot per seed, the mean with ± one seed standard deviation."""
+    order = [v for v in VARIANTS if any(r["variant"] == v for r in record["runs"])]
+    x = {v: i for i, v in enumerate(order)}
+    fig = go.Figure()
+    seeds = sorted({r["seed"] for r in record["runs"]})
+    for j, seed in enumerate(seeds):
+        runs = [r for r in record["runs"] if r["seed"] == seed]
+        offset = (j - (len(seeds) - 1) / 2) * 0.06
+        fig.add_trace(go.Scatter(
+            x=[x[r["variant"]] + offset for r in runs], y=[r["eval_loss"] for r in runs], mode="markers",
+            name=f"seed {seed}", marker=dict(size=9, color=OKABE_ITO[(j + 1) % len(OKABE_ITO)], opacity=0.75),
+            hovertemplate=f"seed {seed}<br>held-out loss %{{y:.4f}}<extra></extra>", legendgroup="seeds"))
+    summary = {v["variant"]: v for v in record["summary"]["variants"]}
+    means = [summary[v]["mean"] for v in order]
+    sds = [0.0 if summary[v]["sd"] != summary[v]["sd"] else summary[v]["sd"] for v in order]
+    fig.add_trace(go.Scatter(
+        x=[x[v] + 0.25 for v in order], y=means, mode="markers", name="mean ± 1 sd (seeds)",
+        error_y=dict(type="data", array=sds, thickness=2, width=8, color=REFERENCE),
+        marker=dict(symbol="diamond", size=13,
+                    color=[CURRENT if v in highlight else REFERENCE for v in order]),
+        hovertemplate="mean %{y:.4f}<extra></extra>"))
+    fig.update_xaxes(tickmode="array", tickvals=list(range(len(order))), ticktext=[VARIANT_SHORT[v] for v in order],
+                     title=None)
+    fig.update_yaxes(title="held-out loss (nats)")
+    return styled(fig, "Trained from scratch at an equal budget: held-out loss per variant",
+                  Evidence(Kind.MEASURED, _ablation_detail(record["settings"], len(seeds))), height=480)
+
+
+def ablation_curves(record: dict) -> go.Figure:
+    """Held-out loss during training, mean over seeds, one line per variant."""
+    fig = go.Figure()
+    variants = [v for v in VARIANTS if any(r["variant"] == v for r in record["runs"])]
+    for i, v in enumerate(variants):
+        curves = [np.asarray(r["curve"]) for r in record["runs"] if r["variant"] == v]
+        length = min(len(c) for c in curves)
+        mean = np.mean([c[:length, 1] for c in curves], axis=0)
+        color = REFERENCE if v == DECODER else OKABE_ITO[i % (len(OKABE_ITO) - 1)]
+        fig.add_trace(go.Scatter(x=curves[0][:length, 0], y=mean, mode="lines+markers", name=VARIANT_SHORT[v],
+                                 line=dict(color=color, width=3 if v in ("4", DECODER) else 1.8),
+                                 hovertemplate=VARIANT_SHORT[v] + ": step %{x}, loss %{y:.4f}<extra></extra>"))
+    fig.update_xaxes(title="training step")
+    fig.update_yaxes(title="held-out loss (nats)")
+    seeds = len({r["seed"] for r in record["runs"]})
+    return styled(fig, "Held-out loss during training (mean over seeds)",
+                  Evidence(Kind.MEASURED, _ablation_detail(record["settings"], seeds)), height=440)

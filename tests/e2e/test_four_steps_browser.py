@@ -1,0 +1,55 @@
+"""The four-steps page in a real headless Chromium: step through with the keyboard, keep screenshots."""
+
+from pathlib import Path
+
+from tests.e2e.conftest import assert_no_exception, wait_for_app
+
+SHOTS = Path("/tmp/shots/four_steps")  # kept after the run for review
+
+
+def _save(page, tmp_path: Path, name: str) -> None:
+    """Streamlit scrolls inside its main block: make the window as tall as the content, then shoot."""
+    before = page.viewport_size
+    tall = page.evaluate("document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+    page.set_viewport_size({"width": before["width"], "height": min(int(tall) + 40, 14_000)})
+    page.wait_for_timeout(600)  # let the charts relayout
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for where in (tmp_path / f"{name}.png", SHOTS / f"{name}.png"):
+        page.screenshot(path=str(where))
+    page.set_viewport_size(before)
+
+
+def test_stepping_through_the_four_steps_redraws_and_keeps_the_url(page, app_url, tmp_path):
+    page.goto(app_url)  # the router first, so /four-steps runs inside app.py's navigation
+    wait_for_app(page, "Dominant force")
+    page.goto(f"{app_url}/four-steps")
+    wait_for_app(page, "The comparison at this step")
+    wait_for_app(page, "Verdict.")
+    page.wait_for_selector(".js-plotly-plot")
+    assert_no_exception(page)
+    _save(page, tmp_path, "step-0")
+
+    thumb = page.locator('[data-testid="stSlider"]').filter(has_text="Step (0 = encoder-decoder").get_by_role("slider")
+    thumb.focus()
+    for step, title in enumerate(["Step 1: share cross/self-attention", "Step 2: share encoder/decoder",
+                                  "Step 3: layer l reads layer l", "Step 4: causal encoder"], start=1):
+        page.keyboard.press("ArrowRight")
+        wait_for_app(page, title)
+        assert_no_exception(page)
+        assert f"step={step}" in page.url
+    _save(page, tmp_path, "step-4")
+
+    page.keyboard.press("End")
+    wait_for_app(page, "Final change: one joint softmax")
+    assert_no_exception(page)
+    _save(page, tmp_path, "final-change")
+
+    page.keyboard.press("Home")
+    wait_for_app(page, "Step 0: encoder-decoder")
+    assert_no_exception(page)
+
+    page.goto(f"{app_url}/four-steps?step=3&depth=4&width=32&heads=2")  # a shared link restores the view
+    wait_for_app(page, "Step 3: layer l reads layer l")
+    wait_for_app(page, "Train decoder-only for these sizes")
+    assert_no_exception(page)
+    _save(page, tmp_path, "link-depth-4")

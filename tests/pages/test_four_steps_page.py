@@ -1,0 +1,114 @@
+"""AppTest of the four-steps page: every step, every control at its extremes, URL views and bad URL values."""
+
+import pytest
+
+from explorer.experiments import four_steps as fs
+from explorer.steps import FINAL_STEP
+from tests.pages.conftest import assert_clean, evidence_kinds, figures, run_page, wait_for_jobs
+
+PAGE = "four_steps.py"
+
+
+def _figure(at, key_word: str) -> dict:
+    return next(f for f in figures(at) if key_word in f["layout"]["title"]["text"])
+
+
+def _table_cells(at) -> dict[str, str]:
+    table = next(f for f in figures(at) if f["data"][0]["type"] == "table")["data"][0]
+    aspects, _, value, _, _ = table["cells"]["values"]
+    fills = table["cells"]["fill"]["color"][0]
+    return {a.replace("<b>", "").replace("</b>", ""): (v, fill) for a, v, fill in zip(aspects, value, fills)}
+
+
+def _markdown(at) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def test_default_view_shows_every_figure_with_its_evidence_and_the_shipped_results():
+    at = run_page(PAGE)
+    assert_clean(at)
+    kinds = evidence_kinds(at)
+    assert kinds.count("schematic") == 3  # table, wiring, masks
+    assert kinds.count("measured") == 5  # parameters, logit check, causes, ablation dots and curves
+    text = _markdown(at)
+    assert "Verdict." in text and "p = " in text and "seed standard deviations" in text
+    assert "The path is" in text
+    assert at.dataframe and len(at.dataframe[0].value) == len(fs.VARIANTS)
+
+
+def test_walking_all_steps_highlights_exactly_the_rows_each_step_changes():
+    at = run_page(PAGE)
+    for step in range(1, FINAL_STEP + 1):
+        at.slider(key="step").set_value(step).run()
+        assert_clean(at)
+        shaded = {a for a, (_, fill) in _table_cells(at).items() if fill != "white"}
+        rows = fs.diff_table(fs.base_config(2, 64, 4), step, fs.parameter_counts(fs.base_config(2, 64, 4)))
+        assert shaded == {r["aspect"] for r in rows if r["changed"]}, step
+        assert f"max |logit difference| at step {step}" in at.metric[0].label
+    assert _table_cells(at)[fs.SOFTMAXES][0].startswith("1")
+    assert "The final change" in _markdown(at) or "One detail is left" in _markdown(at)
+    assert float(at.metric[1].value) < 1e-10  # float64 after the final change: rounding
+
+
+@pytest.mark.parametrize("query", [
+    {"depth": "1", "width": "16", "heads": "16"},
+    {"depth": "12", "width": "256", "heads": "1", "step": "3"},
+])
+def test_extreme_sizes_that_fit_draw_the_model_figures_and_offer_the_check(query):
+    at = run_page(PAGE, **query)
+    assert_clean(at)
+    assert len(_figure(at, "Wiring")["layout"]["shapes"]) >= 2 * (int(query["depth"]) + 1)
+    assert any("run the check" in b.label for b in at.button) or at.info  # trainable, or the limit named
+    if int(query["depth"]) == 12:
+        assert any(f"{fs.LIVE_PARAM_LIMIT:,}" in i.value for i in at.info)
+
+
+def test_sizes_beyond_the_model_limit_are_refused_with_the_limit_named():
+    at = run_page(PAGE, depth="12", width="512")
+    assert_clean(at)
+    assert "the limit here is 50,000,000" in at.warning[0].value
+    assert "Why each structure existed" in [h.value for h in at.header][-1]  # the rest of the page still works
+
+
+def test_a_url_restores_the_view():
+    at = run_page(PAGE, step="3", depth="4", width="32", heads="2")
+    assert_clean(at)
+    assert at.slider(key="step").value == 3 and at.slider(key="depth").value == 4
+    assert at.select_slider(key="width").value == 32 and at.select_slider(key="heads").value == 2
+    assert _table_cells(at)[fs.READS][0].startswith("at layer l")
+    assert "d=32, L=4, 2 heads" in _figure(at, "Parameters")["layout"]["meta"]["evidence_detail"]
+
+
+def test_bad_url_values_get_notices_not_tracebacks():
+    at = run_page(PAGE, step="9", depth="abc", width="100", heads="-3", ab_task="<script>", ab_seeds="1e9")
+    assert_clean(at)
+    notices = " ".join(c.value for c in at.caption)
+    for key in ("`step`", "`depth`", "`width`", "`heads`", "`ab_task`", "`ab_seeds`"):
+        assert key in notices
+    assert at.slider(key="step").value == FINAL_STEP and at.slider(key="depth").value == 2  # clamped; default
+
+
+def test_why_table_buttons_jump_to_the_step_that_removes_the_structure():
+    at = run_page(PAGE)
+    at.button(key="why-3").click().run()
+    assert_clean(at)
+    assert at.slider(key="step").value == 3
+    assert "Measured here:" in _markdown(at)
+
+
+def test_on_demand_runs_for_new_sizes_show_progress_then_their_results():
+    """The check and an ablation rerun at sizes nothing has been computed for: background jobs, then figures."""
+    at = run_page(PAGE, depth="1", width="16", heads="2", step="4", ab_steps="50", ab_len="4", ab_task="reverse")
+    assert_clean(at)
+    next(b for b in at.button if "run the check" in b.label).click().run()
+    at = wait_for_jobs(at, timeout=180)
+    assert_clean(at)
+    assert _figure(at, "how far the logits move")["layout"]["meta"]["evidence"] == "measured"
+    assert "step 4 is not yet decoder-only" in _markdown(at)
+
+    next(b for b in at.button if b.label.startswith("Run 21 trainings")).click().run()
+    at = wait_for_jobs(at, timeout=300)
+    assert_clean(at)
+    reruns = [f for f in figures(at) if "reverse-4" in f["layout"]["meta"]["evidence_detail"]]
+    assert len(reruns) == 2  # dots and curves of the rerun, next to the shipped ones
+    assert _markdown(at).count("Verdict.") == 2

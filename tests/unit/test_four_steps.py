@@ -1,0 +1,187 @@
+"""The four-steps experiment held to closed forms, to the model's own masks and to GUIDE.md section 3."""
+
+import json
+from dataclasses import replace
+
+import numpy as np
+import pytest
+import torch
+
+from explorer.costs import parameter_count
+from explorer.experiments import four_steps as fs
+from explorer.model import Transformer
+from explorer.steps import FINAL_STEP, decoder_only_config, step_config
+
+SMALL = fs.base_config(depth=2, width=32, heads=4)
+
+
+@pytest.mark.parametrize("depth,width,heads", [(1, 16, 1), (2, 64, 4), (3, 32, 8), (12, 256, 16)])
+def test_instantiated_parameter_counts_match_the_closed_form(depth, width, heads):
+    base = fs.base_config(depth, width, heads)
+    counts = fs.parameter_counts(base)
+    assert counts == {v: parameter_count(cfg) for v, cfg in fs.step_configs(base).items()}
+
+
+def test_meta_device_counts_equal_a_real_model():
+    cfg = step_config(SMALL, 0)
+    assert fs.instantiated_parameters(cfg) == Transformer(cfg).num_parameters()
+
+
+def test_only_steps_one_two_and_the_final_change_move_the_count():
+    counts = fs.parameter_counts(SMALL)
+    d, L = SMALL.d_model, SMALL.n_layers
+    assert counts["0"] > counts["1"] > counts["2"] == counts["3"] == counts["4"] > counts["5"] > counts["decoder"]
+    assert counts["4"] - counts["decoder"] == 2 * d * (L + 1)  # LayerNorms only (GUIDE 3)
+    assert counts["5"] - counts["decoder"] == 2 * d  # the encoder's final LayerNorm, unused
+    assert "2d × 3 LayerNorm" in fs.extra_parameters_explained(SMALL, 4, counts)
+
+
+EXPECTED_CHANGES = {
+    1: {fs.SHARED_ROLES, fs.PARAMETERS},
+    2: {fs.SHARED_STACKS, fs.PARAMETERS},
+    3: {fs.READS},
+    4: {fs.INPUT_MASK, fs.POSITIONS},
+    5: {fs.ROLES, fs.SOFTMAXES, fs.PARAMETERS},
+}
+
+
+@pytest.mark.parametrize("step", range(1, FINAL_STEP + 1))
+def test_each_step_changes_exactly_its_own_rows_of_the_table(step):
+    rows = fs.diff_table(SMALL, step, fs.parameter_counts(SMALL))
+    assert [r["aspect"] for r in rows] == [*fs.ASPECTS, fs.PARAMETERS]
+    assert {r["aspect"] for r in rows if r["changed"]} == EXPECTED_CHANGES[step]
+
+
+def test_rows_approach_decoder_only_and_match_it_after_the_final_change():
+    counts = fs.parameter_counts(SMALL)
+    matched = [sum(r["as_decoder_only"] for r in fs.diff_table(SMALL, k, counts)) for k in range(FINAL_STEP + 1)]
+    assert matched == sorted(matched) and matched[0] == 0
+    final = fs.diff_table(SMALL, FINAL_STEP, counts)
+    assert [r["aspect"] for r in final if not r["as_decoder_only"]] == [fs.PARAMETERS]
+    assert fs.describe(step_config(SMALL, FINAL_STEP)) == fs.describe(decoder_only_config(SMALL))
+    with pytest.raises(ValueError, match="step must be"):
+        fs.diff_table(SMALL, 6, counts)
+
+
+def test_the_table_is_generated_from_the_flags_not_the_step_number():
+    cfg = replace(step_config(SMALL, 0), causal_encoder=True)  # step 4's flag alone
+    described = fs.describe(cfg)
+    assert described[fs.INPUT_MASK] == "causal" and described[fs.SHARED_STACKS].startswith("no")
+
+
+def test_wiring_reads_the_final_level_then_the_matching_one():
+    L = 3
+    base = fs.base_config(L, 32, 4)
+    assert fs.wiring(step_config(base, 2)).reads == (L, L, L)
+    assert fs.wiring(step_config(base, 3)).reads == (0, 1, 2)
+    assert fs.wiring(decoder_only_config(base)).reads == fs.wiring(step_config(base, FINAL_STEP)).reads
+    assert not fs.wiring(step_config(base, 3)).positions_continue and fs.wiring(step_config(base, 4)).positions_continue
+
+
+@pytest.mark.parametrize("step", [0, 3, 4, FINAL_STEP])
+def test_combined_mask_blocks_exactly_what_the_model_gives_zero_weight(step):
+    n, m = 5, 4
+    cfg = step_config(SMALL, step)
+    codes = fs.combined_mask(cfg, n, m)["codes"]
+    torch.manual_seed(0)
+    x, y = torch.randint(2, cfg.vocab_size, (2, n)), torch.randint(2, cfg.vocab_size, (2, m))
+    out = Transformer(cfg).eval()(x, y, need_weights=True)
+    seen = {"encoder_self": codes[:n, :n]}
+    if cfg.joint_softmax:
+        seen["joint"] = codes[n:, :]
+    else:
+        seen["cross"], seen["decoder_self"] = codes[n:, :n], codes[n:, n:]
+    for role, expected in seen.items():
+        permitted = (out.attentions[role][0] > 0).all(dim=(0, 1)).numpy()
+        np.testing.assert_array_equal(permitted, expected >= 0, err_msg=role)
+    assert (codes[:n, n:] == -1).all()  # the input never reads the target
+
+
+def test_the_final_masks_allow_the_same_cells_as_decoder_only_and_positions_continue():
+    final = fs.combined_mask(step_config(SMALL, FINAL_STEP), 4, 3)
+    decoder = fs.combined_mask(decoder_only_config(SMALL), 4, 3)
+    np.testing.assert_array_equal(final["codes"] >= 0, decoder["codes"] >= 0)
+    assert final["labels"] == decoder["labels"] == ["x1@0", "x2@1", "x3@2", "x4@3", "BOS@4", "y1@5", "y2@6"]
+    assert fs.combined_mask(step_config(SMALL, 3), 4, 3)["labels"][4:] == ["BOS@0", "y1@1", "y2@2"]
+
+
+@pytest.fixture(scope="module")
+def check():
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)  # on a shared 2-core machine one thread trains several times faster
+    try:  # the default sizes and settings of the page and the CLI
+        yield fs.numeric_check(fs.base_config(**fs.DEFAULT_SIZES))
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_the_shipped_check_is_what_the_check_computes(check):
+    shipped = json.loads(fs.CHECK_PATH.read_text())
+    assert shipped["settings"] == json.loads(json.dumps(fs.check_settings(fs.base_config(**fs.DEFAULT_SIZES))))
+    for key in ("steps", "causes", "decoder_only_params", "max_abs_logit", "decoder_eval_loss"):
+        assert shipped[key] == check[key], key
+
+
+def test_numeric_check_reports_the_instantiated_counts(check):
+    counts = fs.parameter_counts(fs.base_config(**fs.DEFAULT_SIZES))
+    assert [r["params"] for r in check["steps"]] == [counts[str(k)] for k in range(FINAL_STEP + 1)]
+    assert check["decoder_only_params"] == counts["decoder"]
+
+
+def test_step_four_is_not_decoder_only_but_the_final_change_is_to_rounding(check):
+    four, final = check["steps"][4], check["steps"][FINAL_STEP]
+    assert four["relative_diff"] > 1e-3 and four["relative_diff_f64"] > 1e-3
+    assert final["relative_diff"] <= 1e-4
+    assert final["relative_diff_f64"] <= 1e-10
+    assert check["max_abs_logit"] > 1.0  # trained: logits large enough for a relative comparison
+
+
+def test_each_remaining_cause_alone_moves_the_logits_beyond_rounding(check):
+    assert [c["cause"] for c in check["causes"]] == ["softmaxes", "layer_output", "positions"]
+    for cause in check["causes"]:
+        assert cause["f64"] / check["max_abs_logit"] > 1e-3, cause["cause"]
+    assert check["causes"][0]["f64"] == check["steps"][4]["max_abs_logit_diff_f64"]  # two softmaxes = step 4
+
+
+def test_sharing_copied_weights_leaves_the_function_unchanged(check):
+    """Steps 1 and 2 only tie weights that the transplant made equal: the logits do not move."""
+    diffs = [r["max_abs_logit_diff_f64"] for r in check["steps"][:3]]
+    assert max(diffs) - min(diffs) <= 1e-9 * max(diffs)
+
+
+def test_minimum_detectable_effect_matches_power_tables():
+    assert fs.minimum_detectable_effect(64, 64) == pytest.approx(0.50, abs=0.01)  # Cohen: d = 0.5 needs 64
+    assert fs.minimum_detectable_effect(20, 20) == pytest.approx(0.91, abs=0.01)
+    assert fs.minimum_detectable_effect(3, 3) > fs.minimum_detectable_effect(5, 5) > 1.9
+    assert np.isnan(fs.minimum_detectable_effect(1, 5))
+
+
+def _runs(losses: dict[str, list[float]]) -> list[dict]:
+    return [{"variant": v, "seed": s, "eval_loss": x} for v, xs in losses.items() for s, x in enumerate(xs)]
+
+
+def test_summary_tests_step_four_against_decoder_only_and_describes_the_path():
+    losses = {"0": [0.10, 0.12, 0.11], "1": [0.20, 0.22, 0.21], "2": [0.30, 0.31, 0.29], "3": [0.40, 0.41, 0.42],
+              "4": [0.11, 0.13, 0.12], "5": [0.111, 0.121, 0.131], "decoder": [0.111, 0.121, 0.131]}
+    summary = fs.summarize(_runs(losses))
+    verdict = summary["verdict"]
+    assert verdict["p"] > 0.05 and verdict["n"] == [3, 3]
+    assert verdict["mde"] == pytest.approx(verdict["mde_sd"] * verdict["pooled_sd"])
+    assert "do not differ by more than seed noise" in fs.verdict_text(verdict)
+    assert fs.path_text(summary).startswith("The path is not monotone")
+    assert summary["final_vs_decoder"] == {"max_same_seed_gap": 0.0, "seeds": 3}
+    far = fs.summarize(_runs({"4": [1.0, 1.01, 1.02], "decoder": [0.1, 0.11, 0.12]}))["verdict"]
+    assert far["p"] < 1e-4 and "differ by more than seed noise" in fs.verdict_text(far)
+
+
+def test_ablation_settings_refuse_what_they_cannot_run():
+    with pytest.raises(ValueError, match="steps must lie"):
+        fs.AblationSettings(steps=0)
+    with pytest.raises(ValueError, match="distinct seeds"):
+        fs.AblationSettings(seeds=(1, 1))
+    with pytest.raises(ValueError, match="variants"):
+        fs.AblationSettings(variants=("7",))
+    with pytest.raises(ValueError, match="the limit here is"):
+        fs.AblationSettings(depth=12, width=512)
+    s = fs.AblationSettings(seeds=(0, 1, 2))
+    assert fs.AblationSettings.from_dict(s.to_dict()) == s

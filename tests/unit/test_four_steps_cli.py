@@ -1,0 +1,70 @@
+"""`python -m explorer four-steps`: the check's JSON keys, the shipped ablation and its reproduction."""
+
+import json
+
+import pytest
+import torch
+
+from explorer.cli import main
+from explorer.experiments import four_steps as fs
+from explorer.steps import FINAL_STEP
+
+
+@pytest.fixture
+def cli(capsys):
+    """`python -m explorer four-steps ...` in this process (the command sets one thread; put it back after)."""
+    before = torch.get_num_threads()
+
+    def run(*args: str) -> dict:
+        assert main(["four-steps", *args, "--json"]) == 0
+        return json.loads(capsys.readouterr().out)
+    yield run
+    torch.set_num_threads(before)
+
+
+def test_check_prints_the_keys_other_tools_read(cli):
+    result = cli("check", "--depth", "1", "--width", "16", "--heads", "2", "--train-steps", "30")
+    assert [row["step"] for row in result["steps"]] == list(range(FINAL_STEP + 1))
+    counts = fs.parameter_counts(fs.base_config(1, 16, 2))
+    assert [row["params"] for row in result["steps"]] == [counts[str(k)] for k in range(FINAL_STEP + 1)]
+    assert result["decoder_only_params"] == counts["decoder"]
+    diffs = [row["max_abs_logit_diff"] for row in result["steps"]]
+    assert all(isinstance(d, float) for d in diffs) and diffs[FINAL_STEP] < 1e-3 * diffs[4]
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    record = fs.load_shipped()
+    assert record is not None, "data/four_steps/ablation.json is missing: run `python -m explorer four-steps ablation`"
+    return record
+
+
+def test_shipped_ablation_covers_every_variant_with_three_or_more_seeds_at_one_budget(shipped):
+    settings = fs.AblationSettings.from_dict(shipped["settings"])
+    assert shipped["complete"] and set(settings.variants) == set(fs.VARIANTS) and len(settings.seeds) >= 3
+    assert {(r["variant"], r["seed"]) for r in shipped["runs"]} == {(v, s) for v in fs.VARIANTS for s in settings.seeds}
+    assert {r["steps_done"] for r in shipped["runs"]} == {settings.steps}
+    summary = fs.summarize(shipped["runs"])
+    assert 0 <= summary["verdict"]["p"] <= 1 and summary["verdict"]["mde"] > 0
+    assert summary["final_vs_decoder"]["max_same_seed_gap"] < 1e-3  # the same function trains alike
+
+
+def test_the_cli_still_produces_the_shipped_numbers(shipped, cli, tmp_path):
+    """Rerun one variant and seed of the shipped settings through the CLI: the numbers match exactly."""
+    settings = fs.AblationSettings.from_dict({**shipped["settings"], "variants": ["4"], "seeds": [0]})
+    rerun = cli("ablation", *fs.ablation_args(settings), "--out", str(tmp_path / "ablation.json"))
+    assert rerun["complete"] and rerun["threads"] == shipped["threads"] == 1
+    assert json.loads((tmp_path / "ablation.json").read_text())["runs"] == rerun["runs"]
+    (new,) = rerun["runs"]
+    (old,) = [r for r in shipped["runs"] if r["variant"] == "4" and r["seed"] == 0]
+    assert (new["eval_loss"], new["eval_accuracy"], new["curve"]) == (old["eval_loss"], old["eval_accuracy"],
+                                                                      old["curve"])
+
+
+def test_an_ablation_stopped_early_returns_its_finished_runs():
+    settings = fs.AblationSettings(steps=5, seeds=(0,), depth=1, width=16, variants=("decoder", "4"))
+    calls = []
+    partial = fs.run_ablation(settings, on_progress=lambda done, total, run: calls.append(done),
+                              should_stop=lambda: len(calls) >= 1)
+    assert partial["complete"] is False and partial["stopped"] == "stopped early"
+    assert [r["variant"] for r in partial["runs"]] == ["decoder"]
