@@ -1,0 +1,112 @@
+"""Figures to files for slides: SVG, PNG and PDF at 16:9, standalone HTML, and the data as CSV.
+
+Images come from kaleido, which drives the system Chromium; one long-lived kaleido server (started on
+first use, MathJax off so nothing is fetched) makes each image take a fraction of a second instead of
+several. HTML files embed plotly.js, so a deck that takes HTML works offline. The CSV holds every
+trace's numbers with a provenance header: page, figure, evidence kind, the config or source behind it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import csv
+import io
+import threading
+from datetime import date
+
+import plotly.graph_objects as go
+
+from explorer import __version__
+from explorer.figures.theme import SLIDE_SIZE
+
+IMAGE_FORMATS = ("svg", "png", "pdf")
+FORMATS = (*IMAGE_FORMATS, "html", "csv")
+_server_lock = threading.Lock()
+_server_started = False
+
+
+def _kaleido():
+    global _server_started
+    import kaleido
+
+    with _server_lock:
+        if not _server_started:
+            kaleido.start_sync_server(mathjax=False, silence_warnings=True)
+            atexit.register(kaleido.stop_sync_server, silence_warnings=True)
+            _server_started = True
+    return kaleido
+
+
+def for_slide(fig: go.Figure, size: tuple[int, int] = SLIDE_SIZE) -> go.Figure:
+    """A copy sized for a 16:9 slide (the page's figure keeps its own height)."""
+    out = go.Figure(fig)
+    out.update_layout(width=size[0], height=size[1])
+    return out
+
+
+def image_bytes(fig: go.Figure, fmt: str, size: tuple[int, int] = SLIDE_SIZE) -> bytes:
+    """SVG, PNG or PDF of `fig` at slide size."""
+    if fmt not in IMAGE_FORMATS:
+        raise ValueError(f"image format must be one of {IMAGE_FORMATS}, got {fmt!r}")
+    opts = {"format": fmt, "width": size[0], "height": size[1]}
+    return _kaleido().calc_fig_sync(for_slide(fig, size).to_dict(), opts=opts)
+
+
+def html_bytes(fig: go.Figure, size: tuple[int, int] = SLIDE_SIZE) -> bytes:
+    """A standalone interactive page with plotly.js inside (no CDN, no network)."""
+    return for_slide(fig, size).to_html(include_plotlyjs=True, full_html=True,
+                                        config={"displaylogo": False}).encode()
+
+
+def provenance(fig: go.Figure, page: str = "", figure_id: str = "") -> list[str]:
+    """Header lines that say where the numbers come from and what kind of evidence they are."""
+    meta = fig.layout.meta or {}
+    kinds = meta.get("evidence_kinds") or [meta.get("evidence", "unknown")]
+    return [f"figure: {fig.layout.title.text or figure_id}",
+            f"page: {page}" + (f" · figure id: {figure_id}" if figure_id else ""),
+            f"evidence: {' + '.join(kinds)}",
+            f"config / source: {meta.get('evidence_detail', '')}",
+            f"exported: {date.today().isoformat()} by Transformer History Explorer {__version__}"]
+
+
+def _columns(trace) -> dict[str, list]:
+    """The numbers of one trace as named columns (heatmaps are flattened to row, column, value)."""
+    if getattr(trace, "z", None) is not None and trace.type == "heatmap":
+        z = [list(row) for row in trace.z]
+        xs = list(trace.x) if trace.x is not None else list(range(len(z[0]) if z else 0))
+        ys = list(trace.y) if trace.y is not None else list(range(len(z)))
+        cells = [(ys[i], xs[j], v) for i, row in enumerate(z) for j, v in enumerate(row)]
+        return {"y": [c[0] for c in cells], "x": [c[1] for c in cells], "z": [c[2] for c in cells]}
+    cols = {}
+    for axis in ("x", "y", "z"):
+        values = getattr(trace, axis, None)
+        if values is not None:
+            cols[axis] = list(values)
+    return cols
+
+
+def csv_bytes(fig: go.Figure, page: str = "", figure_id: str = "") -> bytes:
+    """Every trace's numbers in long form, after `#` provenance lines."""
+    out = io.StringIO()
+    for line in provenance(fig, page, figure_id):
+        out.write(f"# {line}\n")
+    writer = csv.writer(out)
+    writer.writerow(["trace", "x", "y", "z"])
+    for i, trace in enumerate(fig.data):
+        name = trace.name or f"{trace.type} {i}"
+        cols = _columns(trace)
+        n = max((len(v) for v in cols.values()), default=0)
+        for row in range(n):
+            writer.writerow([name, *(cols[a][row] if a in cols and row < len(cols[a]) else "" for a in "xyz")])
+    return out.getvalue().encode()
+
+
+def render(fig: go.Figure, fmt: str, page: str = "", figure_id: str = "") -> bytes:
+    """The file contents of `fig` in format `fmt` (one of FORMATS)."""
+    if fmt in IMAGE_FORMATS:
+        return image_bytes(fig, fmt)
+    if fmt == "html":
+        return html_bytes(fig)
+    if fmt == "csv":
+        return csv_bytes(fig, page, figure_id)
+    raise ValueError(f"format must be one of {FORMATS}, got {fmt!r}")
