@@ -21,6 +21,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from explorer.csv_upload import (UploadError, find_column, header_text, line_list, lines_phrase, read_rows,
+                                 require_rows)
+
 ROOT = Path(__file__).resolve().parent.parent
 DATA_CSV = ROOT / "data" / "compute_per_dollar.csv"
 REFERENCE_CSV = ROOT / "data" / "reference" / "compute_per_dollar_facts.csv"
@@ -376,37 +379,6 @@ YEAR_NAMES = ("year", "date", "years")
 VALUE_NAMES = ("value", VALUE, "ops_per_second_per_dollar_2024usd_cpiu", "ops_per_dollar", "ops_per_second_per_dollar",
                "flops_per_dollar", "y")
 NAME_NAMES = ("name", "label", "machine")
-_MAX_LISTED = 5
-
-
-class UploadError(ValueError):
-    """A file that cannot be fitted; the message names the problem for the student."""
-
-
-def _rows_list(rows: list[int]) -> str:
-    shown = ", ".join(str(r) for r in rows[:_MAX_LISTED])
-    return shown + (f" and {len(rows) - _MAX_LISTED} more" if len(rows) > _MAX_LISTED else "")
-
-
-def _decode(raw: bytes) -> str:
-    if not raw or not raw.strip():
-        raise UploadError("The file is empty: it has no header and no rows.")
-    if raw[:4] == b"PK\x03\x04":
-        raise UploadError("This is not a CSV file: it is a ZIP archive (an .xlsx workbook is one). "
-                          "Save it as CSV (comma-separated text) and upload that.")
-    if b"\x00" in raw[:4096]:
-        raise UploadError("This is not a CSV file: it contains binary data (zero bytes). "
-                          "Upload comma-separated text with a header row.")
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise UploadError(f"This is not a CSV text file: byte {err.start} is not valid UTF-8 text. "
-                          "Upload comma-separated text (UTF-8) with a header row.") from None
-
-
-def _find(header: list[str], names: tuple[str, ...]) -> int | None:
-    lowered = [h.strip().lower() for h in header]
-    return next((lowered.index(n) for n in names if n in lowered), None)
 
 
 def _number(cell: str) -> float:
@@ -426,7 +398,7 @@ def _numbers(cells: list[str], column: str, lines: list[int]) -> np.ndarray:
         example = cells[bad[0]].strip()
         shown = f"'{example[:20]}'" if example else "an empty cell"
         raise UploadError(f"Column `{column}` has values that are not numbers on line{'s' if len(bad) > 1 else ''} "
-                          f"{_rows_list([lines[i] for i in bad])} (first: {shown}).")
+                          f"{line_list([lines[i] for i in bad])} (first: {shown}).")
     return values
 
 
@@ -436,42 +408,28 @@ def validate_upload(raw: bytes) -> pd.DataFrame:
     Accepts a header with `year` and `value` (or the project's full schema: `ops_per_dollar_2024usd`, or the
     fact sheet's column names), comma-separated, at most MAX_ROWS rows, positive values (the axis is log).
     """
-    text = _decode(raw)
-    lines = [(n, row) for n, row in enumerate(csv.reader(io.StringIO(text)), start=1) if any(c.strip() for c in row)]
-    if not lines:
-        raise UploadError("The file is empty: it has no header and no rows.")
-    (_, header), body = lines[0], lines[1:]
-    year_col, value_col = _find(header, YEAR_NAMES), _find(header, VALUE_NAMES)
+    header, body = read_rows(raw, MAX_ROWS)
+    year_col, value_col = find_column(header, YEAR_NAMES), find_column(header, VALUE_NAMES)
     if year_col is None or value_col is None:
         absent = [f"`{m}`" for m, c in (("year", year_col), ("value", value_col)) if c is None]
         missing = f"column{'s' if len(absent) > 1 else ''} {' and '.join(absent)}"
-        found = ", ".join(f"`{h.strip()[:30]}`" for h in header[:8]) or "none"
         hint = " It looks separated by ';' or tabs: use commas." if len(header) == 1 and any(
             s in header[0] for s in ";\t") else ""
         raise UploadError(f"Missing {missing}. The header must name a `year` column and a `value` column "
-                          f"(or `{VALUE}` as in the shipped data); found: {found}.{hint}")
-    if not body:
-        raise UploadError("The file has a header but 0 data rows.")
-    if len(body) > MAX_ROWS:
-        raise UploadError(f"The file has {len(body):,} data rows; the limit is {MAX_ROWS:,} rows.")
-    short = [n for n, row in body if len(row) <= max(year_col, value_col)]
-    if short:
-        raise UploadError(f"Line{'s' if len(short) > 1 else ''} {_rows_list(short)} "
-                          f"{'have' if len(short) > 1 else 'has'} fewer fields than the header.")
+                          f"(or `{VALUE}` as in the shipped data); found: {header_text(header)}.{hint}")
+    require_rows(body, [year_col, value_col])
     line_numbers = [n for n, _ in body]
     years = _numbers([row[year_col] for _, row in body], header[year_col].strip(), line_numbers)
     values = _numbers([row[value_col] for _, row in body], header[value_col].strip(), line_numbers)
     outside = [line_numbers[i] for i in np.flatnonzero((years < YEAR_RANGE[0]) | (years > YEAR_RANGE[1]))]
     if outside:
-        raise UploadError(f"Years must lie between {YEAR_RANGE[0]:.0f} and {YEAR_RANGE[1]:.0f}; line"
-                          f"{'s' if len(outside) > 1 else ''} {_rows_list(outside)} "
-                          f"{'are' if len(outside) > 1 else 'is'} outside.")
+        raise UploadError(f"Years must lie between {YEAR_RANGE[0]:.0f} and {YEAR_RANGE[1]:.0f}; "
+                          f"{lines_phrase(outside, 'is', 'are')} outside.")
     nonpositive = [line_numbers[i] for i in np.flatnonzero(values <= 0)]
     if nonpositive:
-        raise UploadError(f"Values must be positive (the axis is logarithmic): line"
-                          f"{'s' if len(nonpositive) > 1 else ''} {_rows_list(nonpositive)} "
-                          f"{'have' if len(nonpositive) > 1 else 'has'} zero or negative values.")
-    name_col = _find(header, NAME_NAMES)
+        raise UploadError(f"Values must be positive (the axis is logarithmic): "
+                          f"{lines_phrase(nonpositive, 'has', 'have')} zero or negative values.")
+    name_col = find_column(header, NAME_NAMES)
     names = [row[name_col].strip()[:60] if name_col is not None and name_col < len(row) else f"line {n}"
              for n, row in body]
     return pd.DataFrame({"year": years, "value": values, "name": names})

@@ -86,3 +86,20 @@ def wait_for_app(pg, text: str) -> None:
 
 def assert_no_exception(pg) -> None:
     assert pg.locator('[data-testid="stException"]').count() == 0, pg.locator('[data-testid="stException"]').first.inner_text()
+
+
+def shoot(pg, path: Path, max_height: int = 9000) -> Path:
+    """A screenshot of the whole page, also copied to $SHOTS_DIR when set (for looking at after a run).
+
+    Streamlit scrolls inside its own main container, so the viewport grows to the content first.
+    """
+    width = pg.viewport_size["width"] if pg.viewport_size else 1400
+    height = pg.evaluate("document.querySelector('[data-testid=\"stMain\"]')?.scrollHeight || 1000")
+    pg.set_viewport_size({"width": width, "height": min(max(int(height), 1000), max_height)})
+    pg.screenshot(path=str(path), full_page=True)
+    pg.set_viewport_size({"width": width, "height": 1000})
+    if os.environ.get("SHOTS_DIR"):
+        target = Path(os.environ["SHOTS_DIR"])
+        target.mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, target / path.name)
+    return path

@@ -3,33 +3,7 @@
 Set SHOTS_DIR to also keep the screenshots for review (e.g. SHOTS_DIR=/tmp/shots/crossover).
 """
 
-import os
-import shutil
-from pathlib import Path
-
-import pytest
-
-from tests.conftest import ROOT
-from tests.e2e.conftest import assert_no_exception, wait_for_app
-
-pytestmark = pytest.mark.skipif(not (ROOT / "data" / "crossover" / "main.json").is_file(),
-                                reason="no shipped crossover results")
-
-
-def _shoot(page, path: Path) -> None:
-    """A screenshot of the whole page: Streamlit scrolls inside its own container, so grow the viewport."""
-    height = page.evaluate("document.querySelector('[data-testid=\"stMain\"]')?.scrollHeight || 1000")
-    page.set_viewport_size({"width": 1400, "height": min(max(int(height), 1000), 6000)})
-    page.screenshot(path=str(path), full_page=True)
-    page.set_viewport_size({"width": 1400, "height": 1000})
-    _keep(path)
-
-
-def _keep(path: Path) -> None:
-    if os.environ.get("SHOTS_DIR"):
-        target = Path(os.environ["SHOTS_DIR"])
-        target.mkdir(parents=True, exist_ok=True)
-        shutil.copy(path, target / path.name)
+from tests.e2e.conftest import assert_no_exception, shoot, wait_for_app
 
 
 def test_default_view_and_a_budget_move(page, app_url, tmp_path):
@@ -38,7 +12,7 @@ def test_default_view_and_a_budget_move(page, app_url, tmp_path):
     page.wait_for_selector(".js-plotly-plot")
     assert page.locator(".js-plotly-plot").count() == 3
     assert_no_exception(page)
-    _shoot(page, tmp_path / "inductive-bias-default.png")
+    shoot(page, tmp_path / "inductive-bias-default.png")
 
     budget = page.locator('[data-testid="stSlider"]').filter(has_text="Today's budget").get_by_role("slider")
     budget.focus()
@@ -47,7 +21,7 @@ def test_default_view_and_a_budget_move(page, app_url, tmp_path):
     wait_for_app(page, "At 2.0e10 training FLOPs")
     assert_no_exception(page)
     assert "budget=10.3" in page.url
-    _shoot(page, tmp_path / "inductive-bias-budget-2e10.png")
+    shoot(page, tmp_path / "inductive-bias-budget-2e10.png")
 
     budget.focus()
     page.keyboard.press("End")  # 12.0: beyond the measured range
@@ -55,4 +29,4 @@ def test_default_view_and_a_budget_move(page, app_url, tmp_path):
     assert_no_exception(page)
     page.get_by_text("How this was measured").click()
     wait_for_app(page, "Designed, not discovered")
-    _shoot(page, tmp_path / "inductive-bias-budget-end.png")
+    shoot(page, tmp_path / "inductive-bias-budget-end.png")
