@@ -1,0 +1,150 @@
+"""AppTest of the length-asymmetry page: default view, every control at its extremes, each profile, typed and
+uploaded pairs (good and bad), the shipped toy experiment, an on-demand run, URL restore and bad URL values."""
+
+import pytest
+
+from explorer.experiments import lengths as ln
+from tests.conftest import ROOT
+from tests.pages.conftest import assert_clean, evidence_kinds, figures, run_page, wait_for_jobs
+
+PAGE = "length_asymmetry.py"
+SHIPPED = (ROOT / "data" / "lengths" / "main.json").is_file()
+needs_shipped = pytest.mark.skipif(not SHIPPED, reason="no shipped length results")
+
+
+def _text(at) -> str:
+    return " ".join(m.value for m in at.markdown) + " " + " ".join(c.value for c in at.caption)
+
+
+def _titles(at) -> list[str]:
+    return [f["layout"]["title"]["text"] for f in figures(at)]
+
+
+@needs_shipped
+def test_default_view_shows_allocation_profile_and_the_shipped_toy_experiment():
+    at = run_page(PAGE)
+    assert_clean(at)
+    assert at.title[0].value == "Length asymmetry"
+    assert evidence_kinds(at) == ["formula", "formula", "schematic", "formula", "measured", "measured"]
+    titles = _titles(at)
+    assert titles[0] == "Who reads how many tokens: Lx = 256 input, Ly = 16 target tokens"
+    assert "academic benchmark" in titles[2]
+    assert any("SYNTHETIC, ILLUSTRATIVE" in a["text"] for a in figures(at)[2]["layout"]["annotations"])
+    assert "toy scale, trained from scratch" in figures(at)[4]["layout"]["meta"]["evidence_detail"]
+    assert "Does the gap move with the length ratio?" in _text(at)
+    assert "not reproduced here" in _text(at)
+    assert not at.warning
+    assert len(at.dataframe) == 2  # the shipped tests, and the matched arms in the (closed) notes expander
+    assert [len(r) for r in (at.dataframe[0].value, at.dataframe[1].value)] == [6, 9]
+    assert any(b.label.startswith("Train 6 models") for b in at.button)  # the on-demand default waits for a click
+
+
+@pytest.mark.parametrize("query", [dict(lx="1"), dict(lx="2048"), dict(ly="1"), dict(ly="2048"), dict(d="64"),
+                                   dict(d="4096"), dict(layers="1"), dict(layers="48"), dict(vocab="64"),
+                                   dict(vocab="256,000"),
+                                   dict(lx="2048", ly="2048", d="4096", layers="48", vocab="256,000"),
+                                   dict(lx="1", ly="1", d="64", layers="1", vocab="64")])
+def test_allocation_controls_at_their_extremes(query):
+    at = run_page(PAGE, **query)
+    assert_clean(at)
+    assert figures(at)[0]["layout"]["meta"]["evidence"] == "formula"
+    assert not [w for w in at.warning if "missing" not in w.value]
+
+
+@pytest.mark.parametrize("profile", list(ln.PROFILES))
+def test_each_profile_shows_its_means(profile):
+    at = run_page(PAGE, profile=profile)
+    assert_clean(at)
+    stats = ln.profile_stats(ln.profile_pairs(profile), ln.Shape())
+    assert at.metric[4].value == f"{stats['mean_input']:,.1f}" and at.metric[5].value == f"{stats['mean_target']:,.1f}"
+    assert profile in _titles(at)[2]
+    assert "synthetic, illustrative" in " ".join(c.value for c in at.caption)
+
+
+def test_typed_pairs_good_and_bad():
+    at = run_page(PAGE, profile="typed pairs", pairs="300:4, 100:2")
+    assert_clean(at)
+    assert at.metric[4].value == "200.0" and at.metric[5].value == "3.0"
+    assert figures(at)[2]["layout"]["meta"]["evidence"] == "historical data"
+    for bad, message in (("300-4", "is not a pair"), ("0:3", "from 1 to"), ("", "at least one pair"),
+                         (" ".join(["2:2"] * 51), "the limit here is 50")):
+        at.text_input(key="pairs").set_value(bad).run()
+        assert_clean(at)
+        assert any(message in w.value for w in at.warning), (bad, [w.value for w in at.warning])
+        assert "Input and target lengths" not in " ".join(_titles(at))
+
+
+def test_uploads_bad_and_good():
+    at = run_page(PAGE, profile="uploaded CSV")
+    assert_clean(at)
+    assert any("Upload a CSV" in i.value for i in at.info)
+    assert f"{ln.MAX_ROWS:,} rows" in at.file_uploader(key="upload").label
+    bad = {"empty": (b"", "empty"), "zip": (b"PK\x03\x04xx", "not a CSV"),
+           "columns": (b"year,value\n1,2\n", "must name an input column"),
+           "zero": (b"lx,ly\n0,4\n", "from 1 to"), "many": (b"lx,ly\n" + b"1,1\n" * (ln.MAX_ROWS + 1), "limit is")}
+    for name, (raw, message) in bad.items():
+        at.file_uploader(key="upload").set_value((f"{name}.csv", raw, "text/csv")).run()
+        assert_clean(at)
+        assert any(message in w.value and f"{name}.csv" in w.value for w in at.warning), name
+    at.file_uploader(key="upload").set_value(("mine.csv", b"input_len,target_len\n50,5\n150,15\n", "text/csv")).run()
+    assert_clean(at)
+    assert at.metric[4].value == "100.0" and at.metric[5].value == "10.0"
+    assert "mine.csv" in _titles(at)[2]
+
+
+@needs_shipped
+def test_the_last_step_metric_and_a_shipped_on_demand_setting():
+    at = run_page(PAGE, metric="at the last step", run_lx="20", run_ly="4", run_seeds="6", run_steps="1200")
+    assert_clean(at)
+    assert "held-out loss at the last step" in _text(at)
+    assert len(at.dataframe) == 3 and not [b for b in at.button if b.key == "train"]
+    assert len(at.dataframe[2].value) == 2  # the on-demand table: one ratio, two matchings
+    assert evidence_kinds(at)[-1] == "measured"  # the on-demand gap chart, straight from the shipped run
+
+
+@needs_shipped
+def test_too_large_a_run_is_refused_with_a_suggestion():
+    at = run_page(PAGE, run_lx="24", run_ly="24", run_seeds="6", run_steps="1200")
+    assert_clean(at)
+    refusal = [w.value for w in at.warning if w.value.startswith("Refused")]
+    assert refusal and "90 s" in refusal[0] and ("would fit" in refusal[0] or "would not fit" in refusal[0])
+
+
+def test_an_on_demand_run_trains_after_a_click_and_then_comes_from_the_cache():
+    query = dict(run_lx="3", run_ly="1", run_seeds="2", run_steps="100")
+    at = run_page(PAGE, **query)
+    assert_clean(at)
+    at.button(key="train").click().run()
+    at = wait_for_jobs(at, timeout=240)
+    assert_clean(at)
+    assert "3→1" in str(figures(at)[-1]["layout"]["xaxis"]["ticktext"])
+    again = run_page(PAGE, **query)  # a new session: every model is in the result cache now
+    assert_clean(again)
+    assert "3→1" in str(figures(again)[-1]["layout"]["xaxis"]["ticktext"]) and not again.get("progress")
+
+
+def test_url_restores_the_view():
+    at = run_page(PAGE, lx="1024", ly="4", d="512", layers="6", vocab="1,024", profile="chat",
+                  metric="at the last step", run_lx="5", run_ly="9", run_seeds="3", run_steps="800")
+    assert_clean(at)
+    assert at.select_slider(key="lx").value == 1024 and at.select_slider(key="ly").value == 4
+    assert at.select_slider(key="d").value == 512 and at.slider(key="layers").value == 6
+    assert at.select_slider(key="vocab").value == 1024
+    assert at.radio(key="profile").value == "chat"
+    assert (at.slider(key="run_lx").value, at.slider(key="run_ly").value, at.slider(key="run_seeds").value) == (5, 9, 3)
+    assert at.select_slider(key="run_steps").value == 800
+    assert _titles(at)[0] == "Who reads how many tokens: Lx = 1,024 input, Ly = 4 target tokens"
+    assert "d=512, 6 layers per stack" in figures(at)[0]["layout"]["meta"]["evidence_detail"]
+    assert not any("URL parameter" in c.value for c in at.caption)
+
+
+def test_bad_url_values_get_notices_not_tracebacks():
+    at = run_page(PAGE, lx="abc", ly="-5", d="77", layers="1000", vocab="x", profile="nonsense", metric="zzz",
+                  run_lx="99", run_ly="nan", run_seeds="0", run_steps="7", pairs="9" * 700)
+    assert_clean(at)
+    notices = " ".join(c.value for c in at.caption)
+    for key in ("`lx`", "`ly`", "`d`", "`layers`", "`vocab`", "`profile`", "`run_lx`", "`run_ly`", "`run_seeds`",
+                "`run_steps`", "`pairs`"):
+        assert key in notices, key
+    assert at.slider(key="layers").value == 48 and at.slider(key="run_lx").value == 24
+    assert _titles(at)[0] == "Who reads how many tokens: Lx = 256 input, Ly = 16 target tokens"
