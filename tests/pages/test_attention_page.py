@@ -1,0 +1,165 @@
+"""AppTest of the attention page: every architecture, layer and head extremes, text edge cases, URL state,
+bad URL values, and a model trained on demand when its file is missing."""
+
+import base64
+
+import numpy as np
+import pytest
+
+from explorer.experiments import attention as att
+from explorer.jobs import QUEUE
+from tests.pages.conftest import assert_clean, evidence_kinds, figures, run_page, wait_for_jobs
+
+PAGE = "attention.py"
+N_LAYERS = att.demo_spec("decoder").model.n_layers
+N_HEADS = att.demo_spec("decoder").model.n_heads
+
+
+def _array(value) -> np.ndarray:
+    """A figure array from its JSON: a plain nested list, or Plotly's typed form {dtype, bdata, shape}."""
+    if isinstance(value, dict) and "bdata" in value:
+        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        shape = value.get("shape")
+        return flat.reshape([int(d) for d in str(shape).split(",")]) if shape else flat
+    return np.array([[np.nan if v is None else v for v in row] for row in value], dtype=float)
+
+
+def _weights_figure(at) -> dict:
+    return next(f for f in figures(at) if "attention weights" in f["layout"]["title"]["text"])
+
+
+def _text(at) -> str:
+    return " ".join(e.value for kind in ("info", "warning", "caption", "markdown") for e in getattr(at, kind))
+
+
+@pytest.mark.parametrize("arch", att.ARCHS)
+def test_each_architecture_shows_masks_and_measured_weights_that_sum_to_one(arch):
+    at = run_page(PAGE, arch=att.ARCH_NAMES[arch], text="hello world")
+    assert_clean(at)
+    kinds = evidence_kinds(at)
+    assert kinds[0] == "measured" and kinds[-1] == "measured" and "schematic" in kinds
+    weights = _weights_figure(at)
+    assert weights["layout"]["title"]["text"].startswith(att.ARCH_NAMES[arch])
+    masked = 0
+    for trace in weights["data"]:  # each row: a softmax over the allowed keys; masked cells are empty (NaN)
+        z = _array(trace["z"])
+        np.testing.assert_allclose(np.nansum(z, axis=1), 1.0, atol=1e-5)
+        masked += int(np.isnan(z).sum())
+    assert (masked > 0) == (arch != "encoder")  # every family but encoder-only hides something
+    assert "right" in _text(at)  # the model's output, right or wrong, is reported
+
+
+@pytest.mark.parametrize("layer, head", [(1, 1), (N_LAYERS, N_HEADS), (1, N_HEADS), (N_LAYERS, 1)])
+def test_layer_and_head_extremes_from_the_url(layer, head):
+    at = run_page(PAGE, arch=att.ARCH_NAMES["decoder"], layer=str(layer), head=str(head))
+    assert_clean(at)
+    assert f"layer {layer}, head {head}" in _weights_figure(at)["layout"]["title"]["text"]
+
+
+def test_moving_the_sliders_redraws_the_weights():
+    at = run_page(PAGE)
+    layer, head = at.slider[0], at.slider[1]
+    head.set_value(N_HEADS).run()
+    assert_clean(at)
+    assert f"head {N_HEADS}" in _weights_figure(at)["layout"]["title"]["text"]
+    at.slider[0].set_value(1).run()
+    assert_clean(at)
+    assert f"layer 1, head {N_HEADS}" in _weights_figure(at)["layout"]["title"]["text"]
+    assert layer.min == head.min == 1 and layer.max == N_LAYERS and head.max == N_HEADS
+
+
+def test_empty_text_asks_for_text_without_an_error():
+    at = run_page(PAGE, text="")
+    assert_clean(at)
+    assert "type 1 to" in _text(at) and not figures(at)
+
+
+def test_whitespace_only_text_is_still_text():
+    at = run_page(PAGE, text="   ")
+    assert_clean(at)
+    assert len(figures(at)) >= 4
+
+
+def test_one_character_works():
+    at = run_page(PAGE, arch=att.ARCH_NAMES["prefix_lm"], text="a")
+    assert_clean(at)
+    assert "single character" in _text(at) and len(figures(at)) >= 4
+
+
+def test_ten_thousand_characters_are_cut_to_the_limit_with_a_notice():
+    at = run_page(PAGE, text="abc " * 2500)
+    assert_clean(at)
+    assert f"cut to {att.MAX_CHARS}" in _text(at)
+    assert _array(_weights_figure(at)["data"][-1]["z"]).shape[1] == att.MAX_CHARS  # cross-attention keys: the input
+
+
+def test_the_text_box_itself_refuses_more_than_the_limit():
+    at = run_page(PAGE)
+    box = at.text_input[0]
+    assert box.max_chars == att.MAX_CHARS and str(att.MAX_CHARS) in box.label
+    box.input("x" * 10_000).run()
+    assert_clean(at)
+    assert at.text_input[0].value == "hello world"  # like the browser, the widget keeps the last valid text
+
+
+@pytest.mark.parametrize("text, notice", [("hi 😀👍🏽", "Not in the alphabet"), ("ΣΩ €", "Not in the alphabet"),
+                                          ("Héllo WÖRLD", "lowercase"), ("\u200d\u200d", "no text")])
+def test_text_outside_the_alphabet_gets_a_visible_fallback(text, notice):
+    at = run_page(PAGE, arch=att.ARCH_NAMES["encoder"], text=text)
+    assert_clean(at)
+    assert notice in _text(at)
+
+
+def test_a_url_restores_the_whole_view():
+    at = run_page(PAGE, arch="Prefix-LM", text="abc", layer="1", head="3", causal_input="false")
+    assert_clean(at)
+    assert at.text_input[0].value == "abc"
+    assert at.slider[0].value == 1 and at.slider[1].value == 3
+    assert "Prefix-LM: attention weights, layer 1, head 3" == _weights_figure(at)["layout"]["title"]["text"]
+    assert at.query_params["arch"] == ["Prefix-LM"] or at.query_params["arch"] == "Prefix-LM"
+
+
+def test_the_step_4_variants_redraw_the_masks_and_the_wiring():
+    at = run_page(PAGE, arch=att.ARCH_NAMES["encoder_decoder"], causal_input="true", aligned="true", text="abcd")
+    assert_clean(at)
+    titles = [f["layout"]["title"]["text"] for f in figures(at)]
+    assert any("wiring: causal input, layer-aligned" in t for t in titles)
+    masks = next(f for f in figures(at) if "who may read whom" in f["layout"]["title"]["text"])
+    encoder_mask = _array(masks["data"][0]["z"])
+    assert np.isnan(encoder_mask[0, 1]) and not np.isnan(encoder_mask[1, 0])  # causal input: no reading ahead
+    assert "standard encoder-decoder" in _text(at)  # the weights are said to come from the standard model
+
+
+def test_variant_toggles_are_disabled_for_other_architectures():
+    at = run_page(PAGE, arch=att.ARCH_NAMES["decoder"], causal_input="true")
+    assert_clean(at)
+    assert all(t.disabled for t in at.toggle)
+    assert not any("wiring" in f["layout"]["title"]["text"] for f in figures(at))
+
+
+@pytest.mark.parametrize("params", [dict(arch="gpt-5"), dict(layer="99", head="-3"), dict(head="abc"),
+                                    dict(causal_input="maybe", aligned="2")])
+def test_bad_url_values_get_a_notice_not_a_traceback(params):
+    at = run_page(PAGE, **params)
+    assert_clean(at)
+    assert "URL parameter" in _text(at)
+    assert len(figures(at)) >= 4
+
+
+def test_a_missing_model_is_trained_on_demand_with_progress(tmp_path, monkeypatch):
+    monkeypatch.setattr(att, "SHIPPED_DIR", tmp_path / "none")
+    monkeypatch.setattr(att, "on_demand_dir", lambda: tmp_path / "trained")
+    quick = att.demo_spec
+    monkeypatch.setattr(att, "demo_spec", lambda arch, **kw: quick(arch, steps=20, **kw))
+    try:
+        at = run_page(PAGE, arch=att.ARCH_NAMES["encoder"], text="abc")
+        assert_clean(at)
+        assert "not on disk" in _text(at)
+        assert evidence_kinds(at) == ["schematic"]  # the masks need no model; the weights wait for it
+        at = wait_for_jobs(at, timeout=120)
+        assert_clean(at)
+        assert evidence_kinds(at)[0] == "measured" and evidence_kinds(at)[-1] == "measured"
+        assert (tmp_path / "trained" / "encoder.safetensors").is_file()
+        assert "right" in _text(at)  # a 20-step model: its output is shown, right or (mostly) wrong
+    finally:  # the queue lives as long as the process: forget this run so no later test finds it
+        QUEUE._jobs.pop("attention-demo-encoder", None)
