@@ -11,7 +11,8 @@ from explorer.lecture_map import page
 def header(slug: str) -> None:
     info = page(slug)
     st.title(info.title)
-    st.caption(f"Slides {info.slides} · {info.question}")
+    slides = "Slides" if any(sep in info.slides for sep in ",-") else "Slide"
+    st.caption(f"{slides} {info.slides} · {info.question}")
 
 
 def page_link(slug: str, label: str | None = None) -> None:

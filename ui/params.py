@@ -37,7 +37,7 @@ def _from_url(key: str, default: T, coerce: Callable[[list[str]], tuple[T | None
     widget shows the corrected value; a valid one is left to the widget's own URL binding.
     """
     if key in st.session_state:
-        return st.session_state[key]
+        return _checked_state(key, default, coerce)
     raws = st.query_params.get_all(key)
     if not raws:
         return default
@@ -47,6 +47,23 @@ def _from_url(key: str, default: T, coerce: Callable[[list[str]], tuple[T | None
     if value is None:
         return default
     if problem:
+        st.session_state[key] = value
+    return value
+
+
+def _checked_state(key: str, default: T, coerce: Callable[[list[str]], tuple[T | None, str | None]]) -> T:
+    """A value already in session state, made valid for this widget.
+
+    Widget keys are per page, but session state is per browser session: a value left by another page's
+    widget of the same name (another range, other options) is clamped or dropped here, silently, before
+    Streamlit would refuse it.
+    """
+    current = st.session_state[key]
+    value, _ = coerce([str(v) for v in current] if isinstance(current, list) else [str(current)])
+    if value is None:
+        del st.session_state[key]
+        return default
+    if value != current:
         st.session_state[key] = value
     return value
 

@@ -87,7 +87,7 @@ def _turn_axis(labels: list[str], starts: list[float], title: str, max_ticks: in
     A block of tokens is labelled by its first token here; the hover text keeps the whole range.
     """
     step = max(1, int(np.ceil(len(labels) / max_ticks)))
-    firsts = {int(round(b)) for b in starts if b < len(labels)}
+    firsts = {r for r in (int(round(b)) for b in starts) if r < len(labels)}  # a start may round up past the end
     spread = {t for t in range(0, len(labels), step) if all(abs(t - f) >= step / 2 for f in firsts)}
     ticks = sorted(firsts | spread)
     return dict(title=title, tickmode="array", tickvals=ticks, ticktext=[labels[i].split("–")[0] for i in ticks],

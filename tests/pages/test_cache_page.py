@@ -23,6 +23,11 @@ def test_default_view_shows_every_figure_with_its_evidence():
     assert [m.label for m in at.metric][:4] == ["Re-encode", "Cached step", "Measured speedup", "FLOP ratio"]
 
 
+def test_each_size_alone_at_its_extreme_renders_cleanly():
+    for params in ({"n": "4096"}, {"m": "256"}, {"turns": "12"}, {"depth": "8"}, {"n": "1", "m": "256"}):
+        assert_clean(run_page(PAGE, **params))
+
+
 def test_all_sliders_at_their_minimum():
     at = run_page(PAGE, n="1", m="1", turns="1", depth="1")
     assert_clean(at)

@@ -67,3 +67,13 @@ def test_hidden_controls_keep_url_state_and_draw_no_widgets():
     at = _run(controls="hidden", n="7", arch="encoder")
     assert _values(at).startswith("(7, 'encoder'")
     assert not at.slider and not at.toggle
+
+
+def test_a_value_left_by_another_pages_widget_is_made_valid_here():
+    """Session state is shared across pages; a same-named widget elsewhere may have left any value."""
+    at = AppTest.from_string(SCRIPT, default_timeout=30)
+    at.session_state["n"] = 5000  # another page's `n` ran to 5000
+    at.session_state["arch"] = "gpt"  # and another page's `arch` had other options
+    at.run()
+    assert not at.exception
+    assert _values(at).startswith("(100, 'decoder',")
