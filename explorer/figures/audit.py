@@ -1,0 +1,85 @@
+"""Figure of the bias-audit workbook (slide 67): the decision rule drawn on one compute axis."""
+
+from __future__ import annotations
+
+import html
+import math
+
+import plotly.graph_objects as go
+
+from explorer.audit import Decision, sci
+from explorer.evidence import Evidence, Kind
+from explorer.figures.crossover import BUDGET_COLOR
+from explorer.figures.theme import CONCEPT_COLORS, styled
+
+MEASURED_FILL = "rgba(0,158,115,0.10)"  # the evidence colour of "measured", faint
+EXTRAPOLATION_PATTERN = dict(shape="/", fgcolor="rgba(85,85,85,0.35)", size=8)
+CASE_TITLES = {"below": "below the crossover", "inside": "inside the crossover's uncertainty",
+               "above": "above the crossover", "no-crossover": "no crossover observed",
+               "extrapolation": "outside the measured range"}
+
+
+def _span(x: dict, budget: float) -> tuple[float, float]:
+    """Log10 axis range: the measured range, the budget and the crossover, with a margin."""
+    points = [*x["range"], budget] + [v for v in (x.get("crossover"), x.get("lo")) if v]
+    if x.get("hi") and math.isfinite(x["hi"]):
+        points.append(x["hi"])
+    logs = [math.log10(p) for p in points]
+    return min(logs) - 0.6, max(logs) + 0.6
+
+
+def decision_rule(x: dict, budget: float, decision: Decision, typed: bool = False) -> go.Figure:
+    """The measured range (shaded), the extrapolation beyond it (hatched), the crossover with its per-seed
+    spread, and the budget; `x` is `explorer.audit.crossover_input` or the student's own numbers."""
+    lo_axis, hi_axis = _span(x, budget)
+    more, less = (html.escape(x[k], quote=False) for k in ("more", "less"))  # names may be the student's text
+    r_lo, r_hi = x["range"]
+    fig = go.Figure()
+    fig.add_vrect(x0=r_lo, x1=r_hi, fillcolor=MEASURED_FILL, line_width=0, layer="below")
+    fig.add_annotation(x=math.log10(math.sqrt(r_lo * r_hi)), y=0.97, text="measured range", showarrow=False,
+                       yanchor="top", font=dict(size=14, color="#007A5A"))
+    for a, b in ((10 ** lo_axis, r_lo), (r_hi, 10 ** hi_axis)):
+        if b > a:
+            fig.add_trace(go.Scatter(x=[a, b, b, a, a], y=[0, 0, 1, 1, 0], fill="toself", mode="lines",
+                                     line=dict(width=0), fillcolor="rgba(0,0,0,0)", fillpattern=EXTRAPOLATION_PATTERN,
+                                     hoverinfo="skip", showlegend=False))
+            fig.add_annotation(x=math.log10(math.sqrt(a * b)), y=0.06, text="extrapolation", showarrow=False,
+                               font=dict(size=13, color="#555555"), bgcolor="rgba(255,255,255,0.85)")
+    crossover = x.get("crossover")
+    if crossover:
+        lo, hi = x.get("lo") or crossover, x.get("hi") or crossover
+        hi_drawn = hi if math.isfinite(hi) else 10 ** hi_axis
+        fig.add_trace(go.Scatter(
+            x=[crossover], y=[0.5], mode="markers",
+            marker=dict(symbol="diamond", size=16, color=CONCEPT_COLORS["data"]),
+            error_x=dict(type="data", symmetric=False, array=[hi_drawn - crossover], arrayminus=[crossover - lo],
+                         thickness=2.5, width=10, color=CONCEPT_COLORS["data"]),
+            name="crossover ± uncertainty",
+            hovertemplate=f"crossover {sci(crossover)} FLOPs<br>spread {sci(lo)} to {sci(hi)}<extra></extra>"))
+        if x.get("per_seed"):
+            fig.add_trace(go.Scatter(x=x["per_seed"], y=[0.38] * len(x["per_seed"]), mode="markers",
+                                     marker=dict(size=9, color="white", line=dict(width=2, color="#000000")),
+                                     name="crossover per seed", hovertemplate="%{x:.3g} FLOPs<extra>seed</extra>"))
+        for text, anchor, shift in ((f"← ship {more}", "right", -14), (f"validate {less} →", "left", 14)):
+            fig.add_annotation(x=math.log10(crossover), y=0.8, text=text, showarrow=False, xanchor=anchor,
+                               xshift=shift, font=dict(size=15), bgcolor="rgba(255,255,255,0.85)")
+    else:
+        fig.add_annotation(x=math.log10(math.sqrt(r_lo * r_hi)), y=0.5, text="no crossover observed",
+                           showarrow=False, font=dict(size=15))
+    fig.add_vline(x=budget, line=dict(color=BUDGET_COLOR, width=3, dash="dot"))
+    fig.add_annotation(x=math.log10(budget), y=0.2, text=f"your budget<br>{sci(budget)}", showarrow=False,
+                       xanchor="left", xshift=6, align="left", font=dict(color=BUDGET_COLOR, size=14),
+                       bgcolor="rgba(255,255,255,0.85)")
+    fig.update_xaxes(type="log", range=[lo_axis, hi_axis], title_text="training FLOPs per model (log scale)",
+                     exponentformat="power")
+    fig.update_yaxes(range=[0, 1], visible=False, fixedrange=True)
+    fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0, bgcolor="rgba(0,0,0,0)"),
+                      margin=dict(b=80))
+    extrapolated = decision.evidence == "extrapolation"
+    if typed:
+        evidence = Evidence(Kind.SCHEMATIC, "numbers typed by the student", note="extrapolated" if extrapolated else "")
+    else:
+        windows = " and ".join(map(str, x.get("windows", ()))) or "?"
+        evidence = Evidence(Kind.MEASURED, f"windows {windows}, {x.get('seeds', '?')} seeds",
+                            also=(Kind.FIT,) if extrapolated else ())
+    return styled(fig, f"Your budget is {CASE_TITLES[decision.case]}", evidence, height=380)

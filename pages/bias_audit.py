@@ -1,0 +1,322 @@
+"""Bias-audit workbook (slide 67): the lecture's closing method as a table students fill in, share and export."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import pandas as pd
+import streamlit as st
+
+from explorer import audit
+from explorer.experiments import cache as cache_exp
+from explorer.figures import audit as figs
+from explorer.lecture_map import page as page_info
+from ui import params, render
+from ui.frame import header, page_link
+
+# the cache page's sizes, so the two pages read the same n and m from a shared URL (and share their widget keys);
+# the budget's key is "deploy": the inductive-bias page's "budget" has a narrower range
+N_OPTIONS = list(range(1, 17)) + [24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096]
+M_OPTIONS = list(range(1, 17)) + [24, 32, 48, 64, 96, 128, 192, 256]
+BUDGET_RANGE = (6.0, 30.0)  # log10 training FLOPs; the shipped crossover run covers about 8.7 to 11.0
+DEFAULT_PAIR = "2-48"
+SOURCES = ("measured here", "my own numbers")
+WORKBOOK, VERSION, NOTES, IMPORTED = "audit_workbook", "audit_editor_version", "audit_notes", "audit_import"
+BADGE_COLORS = {audit.SOURCES[audit.MEASURED]: "green", audit.SOURCES[audit.CLAIM]: "blue",
+                audit.SOURCES[audit.TYPED]: "orange", audit.SOURCES[audit.PENDING]: "gray", audit.EMPTY: "violet"}
+BADGES = {label: f":{color}-badge[{label}]" for label, color in BADGE_COLORS.items()}
+ROW_KINDS = {True: "example", False: "slide 67"}
+_MARKDOWN_SPECIALS = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=^&])")
+
+
+def escape(text: str) -> str:
+    """Student text shown as plain words in st.markdown: every Markdown and directive character escaped."""
+    return _MARKDOWN_SPECIALS.sub(r"\\\1", text).replace("\n", "  \n")
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _ablation(stamp: tuple) -> tuple[dict | None, dict[str, int] | None]:
+    return audit.shipped_ablation()
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _crossover(stamp: tuple) -> dict | None:
+    return audit.shipped_crossover()
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _depth(stamp: tuple) -> dict | None:
+    return audit.shipped_depth()
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _timing(n: int, m: int) -> dict | None:
+    try:
+        cache_exp.check_measurable(n, m, audit.CACHE_DEPTH)
+    except ValueError:
+        return None
+    if cache_exp.planned_seconds(n, m, audit.CACHE_DEPTH) > cache_exp.INLINE_SECONDS:
+        return None
+    return cache_exp.measure(n, m, audit.CACHE_DEPTH)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _measured(n: int, m: int, budget_log: float, pair: str | None, timed: bool,
+              stamp: tuple) -> dict[str, audit.Measured]:
+    record, parameters = _ablation(stamp)
+    return audit.measurements(n, m, 10 ** budget_log, pair, record, parameters, _crossover(stamp), _depth(stamp),
+                              _timing(n, m) if timed else None)
+
+
+def _bump() -> None:
+    st.session_state[VERSION] = st.session_state.get(VERSION, 0) + 1
+
+
+def _restore_defaults() -> None:
+    st.session_state[WORKBOOK] = audit.default_workbook()
+    st.session_state[NOTES] = []
+    _bump()
+
+
+def _restore_controls(controls: dict, pairs: list[str]) -> list[str]:
+    """Put an imported file's controls back (before the widgets are drawn); notes for values refused."""
+    allowed = {"n": N_OPTIONS, "m": M_OPTIONS, "pair": pairs}
+    notes = []
+    for key, value in controls.items():
+        if isinstance(value, bool) or key not in (*allowed, "budget"):
+            continue
+        if key == "budget" and isinstance(value, (int, float)) and BUDGET_RANGE[0] <= value <= BUDGET_RANGE[1]:
+            st.session_state["deploy"] = round(float(value), 1)  # the budget control's own key
+        elif key in allowed and value in allowed[key]:
+            st.session_state[key] = value
+        else:
+            notes.append(f"controls.{key}: {json.dumps(value)[:40]} is not a value of this page's control; kept the "
+                         "current one.")
+    return notes
+
+
+def _import(measured: dict[str, audit.Measured], pairs: list[str]) -> None:
+    upload = st.session_state.get("audit-upload")
+    if upload is None:
+        st.session_state.pop(IMPORTED, None)
+        return
+    try:
+        workbook, controls, notes = audit.import_json(upload.getvalue(), measured)
+    except audit.AuditError as err:
+        st.session_state[IMPORTED] = ("warning", f"**{escape(upload.name)}** was not imported. {escape(str(err))}", [])
+        return
+    notes += _restore_controls(controls, pairs)
+    st.session_state[WORKBOOK] = workbook
+    _bump()
+    st.session_state[IMPORTED] = ("success", f"Imported {len(workbook)} rows from **{escape(upload.name)}**; "
+                                             "measured cells are measured again here, not read from the file.", notes)
+
+
+def _editor_frame(rows: list[dict], workbook: list[audit.Row]) -> pd.DataFrame:
+    kinds = [ROW_KINDS[audit.TEMPLATE_BY_ID[r.id].example] if r.id else "yours" for r in workbook]
+    frame = pd.DataFrame([{c: cell.text for c, cell in row["cells"].items()} for row in rows],
+                         columns=list(audit.COLUMNS))
+    frame.insert(0, "row", kinds)
+    return frame
+
+
+def _card(i: int, row: dict) -> None:
+    cells = row["cells"]
+    with st.container(border=True):
+        st.markdown(f"**{i}. {escape(cells['structure'].text.strip() or '(a row without a structure yet)')}** "
+                    f"{BADGES[cells['structure'].label]}")
+        if row["page"]:
+            page_link(row["page"], f"Measured on: {page_info(row['page']).title}")
+        for col, cell in cells.items():
+            if col == "structure":
+                continue
+            st.markdown(f"{BADGES[cell.label]} **{audit.COLUMNS[col]}**: {escape(cell.text) or '—'}")
+            if cell.config:
+                st.caption(f"Config: {escape(cell.config)}")
+            if cell.source == audit.PENDING and cell.link and cell.link != row["page"]:
+                page_link(cell.link, f"Measured (when it is) on: {page_info(cell.link).title}")
+
+
+# --- page ----------------------------------------------------------------------------------------------------
+header("audit")
+st.markdown(
+    "The lecture closes by turning its history into a method (slide 67): for every structure your model "
+    "carries, write down the problem it solved, what it gains now, the scale axes along which it could become "
+    "a ceiling, the single-variable ablation that would show it, and the crossover point with its "
+    "uncertainty. The table below starts with the four structures of the lecture's closing table, plus this "
+    "app's own worked example. Cells this app has measured are filled from its results and say so; edit any "
+    "cell, add rows for your own model, then export or share the workbook.")
+
+stamp = audit.shipped_stamp()  # new shipped results (another page's CLI run) are picked up without a restart
+analysis = _crossover(stamp)
+pairs = audit.crossover_pairs(analysis) if analysis is not None else []
+with st.container(border=True):
+    c1, c2, c3 = st.columns([3, 3, 3])
+    n = params.select_slider("Chat history n (tokens), for the cache cost", "n", N_OPTIONS, 48, where=c1)
+    m = params.select_slider("New message m (tokens), for the cache cost", "m", M_OPTIONS, 8, where=c2)
+    covers = (f"The crossover run covers 10^{math.log10(analysis['flops'][0]):.1f} to "
+              f"10^{math.log10(analysis['flops'][-1]):.1f}; " if analysis is not None else "")
+    budget_log = params.slider("Deployment budget: log10 of training FLOPs", "deploy", *BUDGET_RANGE, 9.8, step=0.1,
+                               where=c3, help=f"The compute you can spend per model. {covers}anything outside the "
+                                              "measured range is an extrapolation.")
+    d1, d2, d3 = st.columns([3, 3, 3])
+    source = params.choice("Crossover for the decision rule", "xsrc", SOURCES, SOURCES[0], where=d1)
+    pair = None
+    if pairs:
+        pair = params.choice("Window pair: narrow w - wide w (more - less structure)", "pair", pairs,
+                             DEFAULT_PAIR if DEFAULT_PAIR in pairs else pairs[0], where=d2, widget="selectbox",
+                             help="From the inductive-bias page: attention windows w; 48 is full attention.")
+    else:
+        d2.caption("No shipped crossover run was found, so only your own numbers can drive the decision rule.")
+    timed = params.toggle("Also time the chat turn here (about a second)", "timed", False, where=d3)
+    if source == SOURCES[1] or not pairs:
+        e1, e2, e3, e4 = st.columns(4)
+        more = params.text("More-structured method", "more", "the structured method", 60, where=e1)
+        less = params.text("Less-structured method", "less", "the less-structured method", 60, where=e2)
+        xc = params.slider("Your crossover: log10 FLOPs", "xc", *BUDGET_RANGE, 21.0, step=0.1, where=e3)
+        xu = params.slider("± uncertainty (decades)", "xu", 0.0, 3.0, 0.3, step=0.1, where=e4)
+        f1, f2 = st.columns(2)
+        xlo = params.slider("Your measured range from: log10 FLOPs", "xlo", *BUDGET_RANGE, 18.0, step=0.1, where=f1)
+        xhi = params.slider("... to: log10 FLOPs", "xhi", *BUDGET_RANGE, 22.0, step=0.1, where=f2)
+budget_log = round(float(budget_log), 1)
+budget = 10 ** budget_log
+measured = _measured(int(n), int(m), budget_log, pair, bool(timed), stamp)
+
+# --- the workbook: restored from the URL on a session's first run, edited in place -----------------------
+if WORKBOOK not in st.session_state:
+    st.session_state[WORKBOOK] = audit.default_workbook()
+    raw_state = st.query_params.get("wb")
+    if raw_state:
+        try:
+            st.session_state[WORKBOOK] = audit.decode_state(raw_state)
+            st.caption("Workbook restored from the link.")
+        except audit.AuditError as err:
+            st.warning(f"The workbook in this link could not be read: {escape(str(err))} The pre-filled workbook "
+                       "is shown instead.")
+version = st.session_state.setdefault(VERSION, 0)
+edits = st.session_state.get(f"audit-editor-{version}")
+if isinstance(edits, dict) and any(edits.get(k) for k in ("edited_rows", "added_rows", "deleted_rows")):
+    st.session_state[WORKBOOK], st.session_state[NOTES] = audit.apply_edits(st.session_state[WORKBOOK], edits,
+                                                                             measured)
+    _bump()
+workbook = st.session_state[WORKBOOK]
+rows = audit.table(workbook, measured)
+
+st.header("Your workbook", divider="gray")
+st.markdown("Double-click a cell to edit it; the last line adds a row, the row's checkbox deletes it. A cell you "
+            "change becomes **typed by the student**; typing back the pre-filled text restores its source. "
+            f"At most {audit.MAX_ROWS} rows of {audit.MAX_CELL_CHARS} characters per cell.")
+if params.controls_hidden():
+    st.dataframe(_editor_frame(rows, workbook), hide_index=True)
+else:
+    st.data_editor(
+        _editor_frame(rows, workbook), key=f"audit-editor-{st.session_state[VERSION]}", num_rows="dynamic",
+        hide_index=True, disabled=["row"],
+        column_config={"row": st.column_config.TextColumn("Row", width="small",
+                                                          help="slide 67: the lecture's table; example: the "
+                                                               "inductive-bias page's; yours: added by you"),
+                       **{c: st.column_config.TextColumn(label, width="medium", max_chars=audit.MAX_CELL_CHARS)
+                          for c, label in audit.COLUMNS.items()}})
+    st.button("Restore the pre-filled workbook", on_click=_restore_defaults, icon=":material/restart_alt:",
+              disabled=workbook == audit.default_workbook())
+for note in st.session_state.get(NOTES, []):
+    st.info(escape(note))
+
+st.header("Where each cell comes from", divider="gray")
+st.markdown(" · ".join(f"{BADGES[audit.SOURCES[k]]} {what}" for k, what in (
+    (audit.MEASURED, "by this app, with the config that produced it"),
+    (audit.CLAIM, "the lecture's claim, in our words"),
+    (audit.TYPED, "your text"), (audit.PENDING, "with the page that would measure it"))) + f" · {BADGES[audit.EMPTY]} "
+            "an empty cell. Measured cells follow the controls above.")
+left, right = st.columns(2)
+for i, row in enumerate(rows, 1):
+    with left if i % 2 else right:
+        _card(i, row)
+
+# --- the decision rule -------------------------------------------------------------------------------------------
+st.header("Decision rule: what to ship now, what to validate next", divider="gray")
+typed = source == SOURCES[1] or not pairs
+if typed:
+    if xlo > xhi:
+        st.info(f"Your measured range starts ({xlo}) after it ends ({xhi}); it is read as {xhi} to {xlo}.")
+        xlo, xhi = xhi, xlo
+    crossing = {"crossover": 10 ** xc, "lo": 10 ** (xc - xu), "hi": 10 ** (xc + xu), "per_seed": [],
+                "range": (10 ** xlo, 10 ** xhi), "more": more.strip() or "the structured method",
+                "less": less.strip() or "the less-structured method"}
+    inputs = (f"Your numbers: crossover 10^{xc:g} FLOPs ± {xu:g} decades, measured from 10^{xlo:g} to 10^{xhi:g}; "
+              f"budget 10^{budget_log:g}.")
+else:
+    crossing = audit.crossover_input(analysis, pair)
+    inputs = f"Measured crossover of {crossing['less']} over {crossing['more']} ({crossing['config']}); budget " \
+             f"10^{budget_log:g}."
+st.markdown("The lecture's rule: *if the deployment budget is below the observed crossover, ship the method that "
+            "is efficient now; otherwise validate the less-structured one*, keeping both curves and their failure "
+            "cases, and never calling an extrapolation a measurement.")
+decision = audit.decide(budget, crossing["crossover"], crossing["lo"], crossing["hi"], crossing["range"],
+                        crossing["more"], crossing["less"])
+cols = st.columns(2)
+cols[0].markdown(f"**Ship now:** {escape(decision.ship)}")
+cols[1].markdown(f"**Validate next:** {escape(decision.validate)}")
+badge = BADGES[audit.SOURCES[audit.MEASURED]] if decision.evidence == audit.MEASURED else ":red-badge[extrapolation]"
+st.markdown(f"{badge} {escape(decision.reason)}")
+if decision.evidence != audit.MEASURED:
+    st.warning("This answer rests on an extrapolation, not a measurement: measure at your budget before you rely "
+               "on it.")
+if decision.years:
+    st.caption(f"At slide 7's pace, compute per dollar 10x every 5 years (a fitted trend carried forward, so an "
+               f"extrapolation), a fixed spend reaches the crossover in about {decision.years:.1f} years.")
+render.figure(figs.decision_rule(crossing, budget, decision, typed), key="audit-decision",
+              notice="What to notice: the shaded band is where the curves were measured; the hatched parts are "
+                     "not data. The diamond is the crossover with its seed spread (circles: single seeds). Left "
+                     "of it the structured method is ahead, right of it the less-structured one (slides 13, 67).")
+
+# --- export, import, share -------------------------------------------------------------------------------------
+st.header("Export, import and share", divider="gray")
+controls = {"n": int(n), "m": int(m), "budget": budget_log, **({"pair": pair} if pair else {})}
+c1, c2, c3 = st.columns(3)
+c1.download_button("Markdown", audit.to_markdown(workbook, measured, decision, inputs), "bias-audit.md",
+                   "text/markdown", icon=":material/description:", on_click="ignore", width="stretch")
+c2.download_button("CSV", audit.to_csv(workbook, measured), "bias-audit.csv", "text/csv",
+                   icon=":material/table:", on_click="ignore", width="stretch")
+c3.download_button("JSON (can be imported again)", audit.to_json(workbook, measured, controls, decision),
+                   "bias-audit.json", "application/json", icon=":material/data_object:", on_click="ignore",
+                   width="stretch")
+if not params.controls_hidden():
+    st.file_uploader(f"Import a workbook: a JSON file exported from this page, at most {audit.MAX_IMPORT_BYTES:,} "
+                     "bytes", type=["json"], key="audit-upload", max_upload_size=1, on_change=_import,
+                     args=(measured, pairs))
+    outcome = st.session_state.get(IMPORTED)
+    if outcome:
+        kind, message, notes = outcome
+        (st.success if kind == "success" else st.warning)(message)
+        for note in notes:
+            st.info(escape(note))
+
+state = audit.encode_state(workbook)
+if not state:
+    st.query_params.pop("wb", None)
+    st.caption(f"The link holds your workbook once you change it (up to {audit.MAX_URL_CHARS:,} characters).")
+elif len(state) <= audit.MAX_URL_CHARS:
+    st.query_params["wb"] = state
+    st.caption(f"The link in the address bar now holds this workbook ({len(state):,} of at most "
+               f"{audit.MAX_URL_CHARS:,} characters): copy it to share.")
+else:
+    st.query_params.pop("wb", None)
+    st.info(f"This workbook needs {len(state):,} characters in the link; links hold at most "
+            f"{audit.MAX_URL_CHARS:,}. Share it as a JSON export instead (the link no longer holds it).")
+
+with st.expander("How this page works, and its limits"):
+    st.markdown(
+        "- **Measured cells** are computed from this app's shipped results every time the page runs: the "
+        "four-steps ablation (held-out loss of each step, Welch tests across seeds), the inductive-bias crossover "
+        f"(score mix {audit.LONG_SHARE:g} on the long-range lags, that page's default), the exact FLOPs of one chat "
+        f"turn on the cache page's {audit.CACHE_DEPTH}-layer model and, once the depth page ships its sweep, "
+        "final-layer-only against layer-aligned reading per depth. An imported file's measured cells are measured "
+        "again, never taken on trust.\n"
+        "- **The decision rule** compares your budget with the crossover's per-seed spread, not only its mean; "
+        "a budget or crossover outside the measured range is answered, but labelled an extrapolation.\n"
+        f"- **Limits**: {audit.MAX_ROWS} rows, {audit.MAX_CELL_CHARS} characters per cell, imports up to "
+        f"{audit.MAX_IMPORT_BYTES:,} bytes, links up to {audit.MAX_URL_CHARS:,} characters of compressed state "
+        "(JSON, zlib, URL-safe base64).")

@@ -1,0 +1,186 @@
+"""AppTest of the bias-audit workbook: default view, controls at their extremes, edits through the editor's
+session state, URL restore, imports, bad URL values and a damaged URL state."""
+
+from __future__ import annotations
+
+import json
+import random
+import string
+
+from explorer import audit
+from explorer.audit import Row
+from tests.pages.conftest import assert_clean, evidence_kinds, figures, run_page
+
+PAGE = "bias_audit.py"
+
+
+def _plain(value: str) -> str:
+    """Shown text without its Markdown escapes (every cell and message is shown escaped)."""
+    return value.replace("\\", "")
+
+
+def _text(at) -> str:
+    return _plain("\n".join(m.value for m in at.markdown))
+
+
+def _notices(at) -> str:
+    return "\n".join(c.value for c in at.caption)
+
+
+def _title(at) -> str:
+    return figures(at)[0]["layout"]["title"]["text"]
+
+
+def test_default_view_prefills_the_lecture_rows_with_their_sources():
+    at = run_page(PAGE)
+    assert_clean(at)
+    assert not at.warning
+    editor = at.data_editor[0]
+    assert editor.editing_mode == "dynamic" and len(editor.value) == 5
+    assert list(editor.value["row"]) == ["slide 67"] * 4 + ["example"]
+    text = _text(at)
+    for label in ("measured", "lecture's claim", "not measured yet", "to fill in"):
+        assert f"-badge[{label}]" in text
+    assert "Welch p = 0.743" in text  # the four-steps verdict, escaped for Markdown
+    assert "Removing it (steps 1-2, shared parameters)" in text
+    assert "w=48 (full attention) overtakes w=2 at 1.11e10" in text
+    assert "**Ship now:** w=2" in text
+    assert evidence_kinds(at) == ["measured"] and _title(at) == "Your budget is below the crossover"
+    assert [b.label for b in at.get("download_button")] == ["Markdown", "CSV", "JSON (can be imported again)"]
+    assert "wb" not in at.query_params
+    assert any(c.value.replace("\\", "").startswith("Config: four-steps ablation") for c in at.caption)
+
+
+def test_controls_at_their_low_extremes_make_the_budget_an_extrapolation():
+    at = run_page(PAGE, n="1", m="1", deploy="6", pair="2-4")
+    assert_clean(at)
+    assert _title(at) == "Your budget is outside the measured range"
+    assert set(evidence_kinds(at)) == {"measured"} and "fit / extrapolation" in figures(at)[0]["layout"]["meta"][
+        "evidence_kinds"]
+    assert any("extrapolation, not a measurement" in w.value for w in at.warning)
+    text = _text(at)
+    assert "n=1: re-encoding" in text and "2.0x more" in text
+    assert text.count(":gray-badge[not measured yet] **Gain now**") == 1  # the example row: budget out of range
+    assert "Not measured at your budget: 1.00e6 FLOPs lies outside this run" in text
+
+
+def test_controls_at_their_high_extremes():
+    at = run_page(PAGE, n="4096", m="256", deploy="30", pair="16-48", timed="true")
+    assert_clean(at)
+    assert _title(at) == "Your budget is outside the measured range"
+    text = _text(at)
+    assert "n=4096" in text and "17.0x more" in text
+    assert "Timed on this server" not in text  # too large to time while the page waits
+
+
+def test_timing_a_small_turn_adds_a_measured_speedup():
+    at = run_page(PAGE, n="16", m="4", timed="true")
+    assert_clean(at)
+    assert "Timed on this server" in _text(at)
+    assert any("thread CPU time" in c.value for c in at.caption)
+
+
+def test_the_students_own_crossover_drives_the_rule_as_a_schematic():
+    at = run_page(PAGE, xsrc="my own numbers", more="CNN", less="ViT", xc="21", xu="0.5", xlo="18", xhi="22",
+                  deploy="20.7")
+    assert_clean(at)
+    assert evidence_kinds(at) == ["schematic"]
+    assert _title(at) == "Your budget is inside the crossover's uncertainty"
+    assert "**Ship now:** CNN, for now" in _text(at)
+    at = run_page(PAGE, xsrc="my own numbers", xlo="23", xhi="19", xc="21", deploy="22.5")
+    assert_clean(at)
+    assert any("read as 19.0 to 23.0" in i.value for i in at.info)
+    assert _title(at) == "Your budget is above the crossover"
+
+
+def test_edits_from_the_editor_become_typed_cells_and_go_into_the_url():
+    at = run_page(PAGE)
+    at.session_state["audit-editor-0"] = {"edited_rows": {0: {"structure": "Two stacks"}},
+                                          "added_rows": [{"structure": "Mixture-of-experts routing"}],
+                                          "deleted_rows": [4]}
+    at.run()
+    assert_clean(at)
+    text = _text(at)
+    assert "**1. Two stacks** :orange-badge[typed by the student]" in text
+    assert "Mixture-of-experts routing" in text and "Local attention window" not in text
+    expected = [Row("separate", {"structure": "Two stacks"}), Row("final-layer"), Row("bidirectional"), Row("labels"),
+                Row(None, {"structure": "Mixture-of-experts routing"})]
+    assert audit.decode_state(at.query_params["wb"]) == expected
+    assert list(at.data_editor[0].value["structure"])[-1] == "Mixture-of-experts routing"
+    assert at.data_editor[0].key == "audit-editor-1"  # a fresh editor shows the applied edits
+    restore = next(b for b in at.button if b.label == "Restore the pre-filled workbook")
+    restore.click().run()
+    assert_clean(at)
+    assert "wb" not in at.query_params and "Local attention window" in _text(at)
+
+
+def test_a_url_restores_a_workbook_and_shows_student_text_escaped():
+    workbook = [Row("labels", {"gain": "my own test"}), Row(None, {"structure": "Sparse attention", "axes": "length"}),
+                Row(None, {"structure": ":red[x] <b>y</b> $z$ [l](http://e.x)\n==="})]
+    at = run_page(PAGE, wb=audit.encode_state(workbook), n="64")
+    assert_clean(at)
+    assert "Workbook restored from the link." in _notices(at)
+    assert len(at.data_editor[0].value) == 3
+    raw = "\n".join(m.value for m in at.markdown)
+    assert "**3. \\:red\\[x\\] \\<b\\>y\\</b\\> \\$z\\$ \\[l\\]\\(http\\:" in raw
+    assert "  \n\\=\\=\\=**" in raw  # a line of "=" stays text, never a heading underline
+    text = _text(at)
+    assert ":orange-badge[typed by the student] **Gain now**: my own test" in text and "Sparse attention" in text
+    assert at.select_slider(key="n").value == 64
+
+
+def test_bad_url_values_get_notices_not_errors():
+    at = run_page(PAGE, n="abc", m="99999", deploy="nan", pair="9-9", xsrc="bogus", timed="maybe")
+    assert_clean(at)
+    notices = _notices(at)
+    for key in ("`n`", "`m`", "`deploy`", "`pair`", "`xsrc`", "`timed`"):
+        assert key in notices
+    assert at.select_slider(key="n").value == 48 and at.select_slider(key="m").value == 8
+    assert _title(at) == "Your budget is below the crossover"
+
+
+def test_a_damaged_url_state_warns_and_shows_the_prefilled_workbook():
+    for state, problem in (("!!!", "URL-safe base64"), (audit.encode_state([Row(None, {"structure": "x"})])[:-8],
+                                                       "was the link cut")):
+        at = run_page(PAGE, wb=state)
+        assert_clean(at)
+        assert any("could not be read" in w.value and problem in _plain(w.value) for w in at.warning)
+        assert len(at.data_editor[0].value) == 5
+
+
+def test_import_restores_rows_and_controls_and_refuses_bad_files():
+    at = run_page(PAGE)
+    workbook = [Row("separate", {"problem": "my view"}), Row(None, {"structure": "Retrieval"})]
+    exported = audit.to_json(workbook, {}, {"n": 1024, "m": 2, "budget": 10.5, "pair": "4-48"}).encode()
+    at.file_uploader[0].set_value(("mine.json", exported, "application/json")).run()
+    assert_clean(at)
+    assert any("Imported 2 rows from **mine.json**" in _plain(s.value) for s in at.success)
+    assert at.select_slider(key="n").value == 1024 and at.slider(key="deploy").value == 10.5
+    assert at.selectbox(key="pair").value == "4-48"
+    assert audit.decode_state(at.query_params["wb"]) == workbook
+    assert _title(at) == "Your budget is above the crossover"
+    for raw, problem in ((b"\x00\x01binary", "binary file"), (b"{not json", "Not JSON"),
+                         (json.dumps({"format": "x"}).encode(), "Wrong schema")):
+        at.file_uploader[0].set_value(("bad.json", raw, "application/json")).run()
+        assert_clean(at)
+        assert any("was not imported" in w.value and problem in _plain(w.value) for w in at.warning)
+        assert audit.decode_state(at.query_params["wb"]) == workbook  # the workbook stays
+
+
+def test_a_workbook_too_large_for_the_url_suggests_json():
+    rng = random.Random(1)
+    noise = lambda: "".join(rng.choices(string.ascii_letters, k=audit.MAX_CELL_CHARS))  # noqa: E731
+    at = run_page(PAGE, wb=audit.encode_state([Row("labels", {"gain": "kept in the link first"})]))
+    at.session_state["audit-editor-0"] = {"added_rows": [{c: noise() for c in audit.COLUMNS} for _ in range(2)]}
+    at.run()
+    assert_clean(at)
+    assert any(f"links hold at most {audit.MAX_URL_CHARS:,}" in i.value and "JSON export" in i.value for i in at.info)
+    assert "wb" not in at.query_params
+    assert len(at.data_editor[0].value) == 3
+
+
+def test_embedded_without_controls_shows_a_read_only_table():
+    at = run_page(PAGE, controls="hidden")
+    assert_clean(at)
+    assert not at.data_editor and not at.file_uploader and len(at.dataframe) == 1
+    assert evidence_kinds(at) == ["measured"]
