@@ -1,0 +1,95 @@
+"""`python -m explorer depth`: final-layer-only vs layer-aligned cross-attention as depth grows (slides 59-63).
+
+`--preset main` is the full sweep behind the page (depths 2, 4, 8; both wirings; 3 seeds; 600 steps) and
+writes `data/depth/main.json`; `--preset long` trains depth 8 for 2400 steps and writes `data/depth/long.json`
+(`--no-save` skips writing); `--preset quick` is a small sweep for tests.
+`--depths`, `--wirings`, `--seeds` and `--steps` override the preset, e.g.
+`--preset main --depths 2 --wirings final --seeds 1` reruns one run of the shipped sweep (and writes nothing).
+The JSON holds `config`, `table` (per depth and wiring: held-out accuracy and loss, mean and sd over seeds,
+Welch p-values), `probes` (per depth and wiring: probe accuracy per encoder level), `runs` (every record),
+`stopped` and `wall_seconds`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import time
+from dataclasses import replace
+
+import numpy as np
+import torch
+
+from explorer import results
+from explorer.experiments import depth as dp
+
+
+def _csv(kind: type):
+    def parse(text: str) -> tuple:
+        try:
+            return tuple(kind(t) for t in text.split(",") if t.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a comma-separated list, got {text!r}") from None
+    return parse
+
+
+def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
+    p = sub.add_parser("depth", help="depth sweep: decoder reads the final encoder layer vs the aligned layer")
+    p.add_argument("--preset", choices=sorted(dp.PRESETS), default="quick")
+    p.add_argument("--depths", type=_csv(int), default=None, help="comma-separated layers per stack, e.g. 2,4,8")
+    p.add_argument("--wirings", type=_csv(str), default=None, help=f"comma-separated, among {','.join(dp.WIRINGS)}")
+    p.add_argument("--seeds", type=int, default=None, help="number of seeds (seeds 0 .. n-1)")
+    p.add_argument("--steps", type=int, default=None, help="optimizer steps per model")
+    p.add_argument("--no-save", action="store_true",
+                   help="main and long presets: do not write data/depth/<preset>.json")
+    p.set_defaults(handler=run)
+    return [p]
+
+
+def _text(result: dict) -> str:
+    lines = [f"{len(result['runs'])} runs, {result['wall_seconds']:.0f} s wall"
+             + (f", saved to {result['saved_to']}" if result.get("saved_to") else "")]
+    lines.append(f"{'depth':>5} {'wiring':>8} {'accuracy':>15} {'loss':>15} {'p(loss)':>8} {'late drop':>9}")
+    for r in result["table"]:
+        lines.append(f"{r['depth']:>5} {r['wiring']:>8} {r['accuracy_mean']:>7.3f} ± {r['accuracy_sd']:<5.3f} "
+                     f"{r['loss_mean']:>7.3f} ± {r['loss_sd']:<5.3f} {r['p_loss']:>8.3g} {r['late_drop_mean']:>9.3f}")
+    lines.append("probe accuracy per encoder level (0 = embeddings), trained models, seed mean:")
+    for p in result["probes"]:
+        for target in dp.TARGETS:
+            levels = " ".join(f"{a:.2f}" for a in p[target])
+            lines.append(f"  depth {p['depth']} {p['wiring']:>7} {target:>8}: {levels}")
+    return "\n".join(lines)
+
+
+def report(swept: dict) -> dict:
+    """The CLI's JSON: the table, the probe means, and every run record."""
+    analysis = dp.analyse(swept)
+    probes = [{"depth": depth, "wiring": wiring,
+               **{t: [float(v) for v in np.mean(cell["probes"]["trained"][t], axis=0)] for t in dp.TARGETS}}
+              for depth in analysis["depths"] for wiring, cell in analysis["cells"][depth].items()]
+    return {"config": swept["config"], "table": dp.table(analysis), "probes": probes, "runs": swept["runs"],
+            "stopped": swept["stopped"], "incomplete": analysis["incomplete"]}
+
+
+def run(args: argparse.Namespace) -> dict:
+    preset = dp.PRESETS[args.preset]
+    overrides = {"depths": args.depths, "wirings": args.wirings, "steps": args.steps,
+                 "seeds": tuple(range(args.seeds)) if args.seeds is not None else None}
+    cfg = replace(preset, **{k: v for k, v in overrides.items() if v is not None})
+    load_before = os.getloadavg()[0]
+    start = time.perf_counter()
+    swept = dp.sweep(cfg, use_cache=False)  # the CLI always trains: it is what produces and checks shipped data
+    wall = time.perf_counter() - start
+    out = {**report(swept), "wall_seconds": wall}
+    if args.preset in dp.SHIPPED_PRESETS and cfg == preset and not args.no_save:
+        swept.update(wall_seconds=wall, torch=torch.__version__, threads=1, cpus=os.cpu_count(),
+                     machine=f"{platform.machine()}, {platform.processor() or '?'}",
+                     load_average=[load_before, os.getloadavg()[0]], created=time.strftime("%Y-%m-%d %H:%M:%S"),
+                     code_version=results.code_version())
+        path = dp.shipped_path(args.preset)
+        results.write_json_atomic(path, swept)
+        path.chmod(0o644)
+        out["saved_to"] = str(path)
+    out["_text"] = _text
+    return out

@@ -1,0 +1,544 @@
+"""Depth and cross-attention (slides 59-63): does reading only the final encoder layer slow deep models down?
+
+Standard cross-attention lets every decoder layer read the encoder's final layer ("final"). The lecture's
+alternative, step 3 of the four steps, lets decoder layer l read what encoder layer l reads ("aligned",
+the model's `layer_aligned` flag). Both wirings have the same parameters and the same FLOPs, so we train
+both from the same initial weights on the same batches and compare held-out numbers as depth grows.
+
+The task, *majority-shifted copy*, needs two granularities at once. The input is `length` (odd) symbols out
+of `n_symbols`; the upper half of the symbols are "large". Output t is input symbol t (low level: token
+identity at one position), written in a second symbol set when most input symbols are large (high level:
+one bit about the whole sequence).
+
+Linear probes then ask, per encoder layer, how well a layer's states predict each granularity: a closed-form
+ridge classifier per layer, fitted on the states of one set of sequences and scored on another (held-out).
+
+Conventions follow `explorer.train` (a seed fixes initial weights, batches and held-out data) and the
+crossover sweep: training runs in one intra-op thread so numbers reproduce exactly, one record per
+(settings, depth, wiring, seed) is cached on disk, and the shipped main preset serves the page at once.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+import warnings
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import torch
+from torch.utils.flop_counter import FlopCounterMode
+
+from explorer import results
+from explorer.costs import TRAIN_FLOPS_PER_FORWARD, sequence_forward_flops, stack_forward_flops
+from explorer.experiments.crossover import json_roundtrip, one_thread, tuple_fields
+from explorer.experiments.four_steps import compare
+from explorer.layouts import loss_and_accuracy, make_batch
+from explorer.model import Transformer, TransformerConfig
+from explorer.tasks import FIRST_SYMBOL
+from explorer.train import EVAL_SEED_OFFSET, TrainConfig, train
+
+SHIPPED_DIR = Path(__file__).resolve().parents[2] / "data" / "depth"  # presets' results, written by the CLI
+SHIPPED_PRESETS = ("main", "long")  # the presets whose results are shipped
+SHIPPED_PATH = SHIPPED_DIR / "main.json"  # the page's default view
+CACHE_KIND = "depth-run"  # one cached record per (settings, depth, wiring, seed)
+WIRINGS = ("final", "aligned")
+WIRING_NAMES = {"final": "final layer only (standard)", "aligned": "layer-aligned (step 3)"}
+PROBE_SEED_OFFSET = 2_000_003  # probe data uses generators that neither training nor evaluation uses
+TARGETS = ("token", "majority")  # what the probes predict: low level, high level
+MAX_DEPTH = 16
+MAX_STEPS = 4800
+MAX_SEEDS = 8
+RIDGE = 1e-3  # probe regularisation, relative to the mean feature variance (features are standardised)
+
+
+# --- the task ----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class MajorityShiftedCopy:
+    """Copy each input symbol; shift the copy into a second symbol set when most input symbols are large.
+
+    Ids: input symbols are FIRST_SYMBOL + s for s in 0..n_symbols-1 ("large" when s >= n_symbols / 2);
+    a shifted output symbol is FIRST_SYMBOL + n_symbols + s.
+    """
+
+    length: int = 9  # odd, so there is always a strict majority
+    n_symbols: int = 16  # even, so half of them are large
+
+    def __post_init__(self) -> None:
+        if self.length < 1 or self.length % 2 == 0:
+            raise ValueError(f"length must be odd and >= 1 (a strict majority), got {self.length}")
+        if self.n_symbols < 2 or self.n_symbols % 2:
+            raise ValueError(f"n_symbols must be even and >= 2 (half of them large), got {self.n_symbols}")
+
+    @property
+    def vocab_size(self) -> int:
+        return FIRST_SYMBOL + 2 * self.n_symbols  # input set and shifted set
+
+    # what `explorer.train` needs of a task besides `sample` and `vocab_size`: input and target lengths
+    input_len = property(lambda self: self.length)
+    target_len = property(lambda self: self.length)
+
+    def symbols(self, x: torch.Tensor) -> torch.Tensor:
+        return x - FIRST_SYMBOL  # [B, n] symbol index 0..n_symbols-1
+
+    def majority(self, x: torch.Tensor) -> torch.Tensor:
+        """[B] bool: more than half of the input symbols are large."""
+        large = (self.symbols(x) >= self.n_symbols // 2).sum(dim=1)
+        return large > self.length // 2
+
+    def target(self, x: torch.Tensor) -> torch.Tensor:
+        return x + self.n_symbols * self.majority(x).long()[:, None]  # [B, n]
+
+    def sample(self, batch_size: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+        x = torch.randint(FIRST_SYMBOL, FIRST_SYMBOL + self.n_symbols, (batch_size, self.length), generator=generator)
+        return x, self.target(x)
+
+    def single_token_ceiling(self) -> float:
+        """Best accuracy at guessing the majority bit from one input symbol alone (Bayes, closed form).
+
+        Knowing that one symbol is large, the bit is 1 when at least half of the other (length - 1) are large.
+        """
+        others = self.length - 1
+        return sum(math.comb(others, k) for k in range(others // 2, others + 1)) / 2 ** others
+
+
+def symbol_text(task: MajorityShiftedCopy, token: int) -> str:
+    """A readable name: small symbols a, b, c, ..., large ones A, B, C, ...; the shifted set gets a prime."""
+    s = int(token) - FIRST_SYMBOL
+    shifted, s = divmod(s, task.n_symbols)
+    half = task.n_symbols // 2
+    name = chr(ord("a") + s) if s < half else chr(ord("A") + s - half)
+    return name + "′" * shifted
+
+
+def examples(task: MajorityShiftedCopy, n: int, seed: int = 0) -> list[dict]:
+    """`n` sampled (input, target) pairs in readable symbols, shifted and unshifted ones taking turns."""
+    x, y = task.sample(64 * n, torch.Generator().manual_seed(seed))
+    large = (task.symbols(x) >= task.n_symbols // 2).sum(dim=1)
+    shifted = task.majority(x)
+    kinds = [torch.nonzero(shifted == flag).flatten().tolist() for flag in (True, False)]
+    picked = [kinds[i % 2][i // 2] for i in range(n)]
+    def text(tokens: torch.Tensor) -> str:
+        return " ".join(symbol_text(task, t) for t in tokens)
+
+    return [{"input": text(x[i]), "target": text(y[i]), "large": int(large[i]), "shifted": bool(shifted[i])}
+            for i in picked]
+
+
+# --- settings --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DepthConfig:
+    depths: tuple[int, ...] = (2, 4, 8)  # layers per stack (encoder and decoder alike)
+    wirings: tuple[str, ...] = WIRINGS
+    seeds: tuple[int, ...] = (0, 1, 2)
+    steps: int = 600
+    length: int = 9
+    n_symbols: int = 16
+    d_model: int = 32
+    n_heads: int = 4
+    batch_size: int = 32
+    lr: float = 3e-3  # Adam, constant after a linear warm-up
+    warmup: int = 20
+    eval_every: int = 50
+    eval_size: int = 512  # held-out sequences per seed, the same set at every evaluation and for both wirings
+    probe_train: int = 1024  # sequences whose states fit the probes
+    probe_test: int = 512  # other sequences on which the probes are scored
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "depths", tuple(sorted(set(int(d) for d in self.depths))))
+        object.__setattr__(self, "wirings", tuple(w for w in WIRINGS if w in set(self.wirings)))
+        object.__setattr__(self, "seeds", tuple(int(s) for s in self.seeds))
+        self.task  # validates length and symbols
+        if not self.depths or self.depths[0] < 1 or self.depths[-1] > MAX_DEPTH:
+            raise ValueError(f"depths must lie in 1 .. {MAX_DEPTH}, got {self.depths}")
+        if not self.wirings:
+            raise ValueError(f"wirings must be among {', '.join(WIRINGS)}")
+        if not self.seeds or len(set(self.seeds)) != len(self.seeds) or min(self.seeds) < 0 \
+                or len(self.seeds) > MAX_SEEDS:
+            raise ValueError(f"give 1 to {MAX_SEEDS} distinct non-negative seeds, got {self.seeds}")
+        if not 1 <= self.steps <= MAX_STEPS:
+            raise ValueError(f"steps must lie in 1 .. {MAX_STEPS}, got {self.steps}")
+        for name in ("batch_size", "eval_every", "eval_size", "warmup", "probe_train", "probe_test"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        self.model_config(self.depths[-1], self.wirings[0])  # sizes the model refuses raise here
+
+    @property
+    def task(self) -> MajorityShiftedCopy:
+        return MajorityShiftedCopy(self.length, self.n_symbols)
+
+    def model_config(self, depth: int, wiring: str) -> TransformerConfig:
+        if wiring not in WIRINGS:
+            raise ValueError(f"wiring must be one of {', '.join(WIRINGS)}, got {wiring!r}")
+        task = self.task
+        return TransformerConfig(arch="encoder_decoder", vocab_size=task.vocab_size, d_model=self.d_model,
+                                 n_heads=self.n_heads, n_layers=depth, max_len=task.input_len + task.target_len,
+                                 layer_aligned=wiring == "aligned")
+
+    def train_config(self, seed: int, time_budget_s: float | None = None) -> TrainConfig:
+        return TrainConfig(steps=self.steps, batch_size=self.batch_size, lr=self.lr, warmup=self.warmup, seed=seed,
+                           eval_every=self.eval_every, eval_size=self.eval_size, time_budget_s=time_budget_s)
+
+    def flops_per_step(self, depth: int, wiring: str) -> int:
+        task = self.task
+        per_example = sequence_forward_flops(self.model_config(depth, wiring), task.input_len, task.target_len)
+        return TRAIN_FLOPS_PER_FORWARD * self.batch_size * per_example
+
+    def runs(self) -> list[tuple[int, str, int]]:
+        """Every (depth, wiring, seed), seeds outermost and wirings paired, so a cut run stays balanced."""
+        return [(d, w, s) for d in self.depths for s in self.seeds for w in self.wirings]
+
+    def to_dict(self) -> dict:
+        return json_roundtrip(asdict(self))
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "DepthConfig":
+        return cls(**tuple_fields(d))
+
+
+PRESETS = {
+    "main": DepthConfig(),
+    # the deepest models trained four times longer: does final-only catch up, or only learn more slowly?
+    "long": DepthConfig(depths=(8,), steps=2400),
+    # small enough for a test: two shallow depths, two seeds, a few dozen steps
+    "quick": DepthConfig(depths=(1, 2), seeds=(0, 1), steps=20, eval_every=10, eval_size=64, probe_train=128,
+                         probe_test=64),
+}
+
+
+def run_key(cfg: DepthConfig, depth: int, wiring: str, seed: int) -> dict:
+    """The cache key of one run: every setting, with only this depth, wiring and seed."""
+    return replace(cfg, depths=(depth,), wirings=(wiring,), seeds=(seed,)).to_dict()
+
+
+# --- probes ------------------------------------------------------------------------------------------
+
+def ridge_fit(features: np.ndarray, targets: np.ndarray, ridge: float = RIDGE) -> tuple[np.ndarray, np.ndarray,
+                                                                                           np.ndarray]:
+    """Closed-form ridge regression on standardised features (float64).
+
+    Returns (mean, scale, weights) with weights [d + 1, k] (the last row is the bias, not penalised).
+    """
+    x = np.asarray(features, np.float64)
+    mean, scale = x.mean(0), x.std(0)
+    scale = np.where(scale > 1e-12, scale, 1.0)
+    z = np.hstack([(x - mean) / scale, np.ones((len(x), 1))])
+    penalty = ridge * len(x) * np.eye(z.shape[1])
+    penalty[-1, -1] = 0.0
+    weights = np.linalg.solve(z.T @ z + penalty, z.T @ np.asarray(targets, np.float64))
+    return mean, scale, weights
+
+
+def ridge_predict(model: tuple[np.ndarray, np.ndarray, np.ndarray], features: np.ndarray) -> np.ndarray:
+    mean, scale, weights = model
+    z = (np.asarray(features, np.float64) - mean) / scale
+    return z @ weights[:-1] + weights[-1]
+
+
+def probe_accuracies(fit_x: np.ndarray, fit_labels: dict[str, np.ndarray], test_x: np.ndarray,
+                     test_labels: dict[str, np.ndarray], classes: dict[str, int], ridge: float = RIDGE
+                     ) -> dict[str, float]:
+    """Held-out accuracy of a linear probe per target: ridge regression onto one-hot labels, then argmax.
+
+    The targets share one solve (their one-hot blocks side by side), so each probe is what it would be alone.
+    """
+    names = list(classes)
+    onehot = np.hstack([np.eye(classes[n])[np.asarray(fit_labels[n])] for n in names])
+    scores = ridge_predict(ridge_fit(fit_x, onehot, ridge), test_x)
+    out, start = {}, 0
+    for n in names:
+        block = scores[:, start:start + classes[n]]
+        out[n] = float((block.argmax(1) == np.asarray(test_labels[n])).mean())
+        start += classes[n]
+    return out
+
+
+@torch.no_grad()
+def encoder_states(model: Transformer, x: torch.Tensor) -> list[np.ndarray]:
+    """Per level 0..L (embeddings, then after each encoder layer): states [B * n, d] of every input token."""
+    task_target = torch.full_like(x[:, :1], FIRST_SYMBOL)  # the decoder's input does not affect the encoder
+    states = model(x, task_target, return_states=True).states["encoder"]
+    return [h.reshape(-1, h.shape[-1]).double().numpy() for h in states]
+
+
+def probe_labels(task: MajorityShiftedCopy, x: torch.Tensor) -> dict[str, np.ndarray]:
+    """Per input token: its symbol (low level) and its sequence's majority bit (high level)."""
+    bit = task.majority(x).long()[:, None].expand_as(x)
+    return {"token": task.symbols(x).reshape(-1).numpy(), "majority": bit.reshape(-1).numpy()}
+
+
+def probe_model(model: Transformer, cfg: DepthConfig, seed: int) -> dict[str, list[float]]:
+    """Held-out probe accuracy per encoder level for each target (fitted and scored on different sequences)."""
+    task = cfg.task
+    gen = torch.Generator().manual_seed(seed + PROBE_SEED_OFFSET)
+    fit_x, _ = task.sample(cfg.probe_train, gen)
+    test_x, _ = task.sample(cfg.probe_test, gen)
+    fit_states, test_states = encoder_states(model, fit_x), encoder_states(model, test_x)
+    fit_labels, test_labels = probe_labels(task, fit_x), probe_labels(task, test_x)
+    classes = {"token": task.n_symbols, "majority": 2}
+    levels = [probe_accuracies(a, fit_labels, b, test_labels, classes) for a, b in zip(fit_states, test_states)]
+    return {t: [level[t] for level in levels] for t in TARGETS}
+
+
+# --- one run and the sweep -----------------------------------------------------------------------------
+
+@torch.no_grad()
+def error_anatomy(model: Transformer, cfg: DepthConfig, seed: int) -> dict[str, float]:
+    """On the held-out set: how often the output has the right symbol (low level) and the right symbol set
+    (high level), at the first output position and at the others (teacher forcing shows later positions the
+    set of the previous target token)."""
+    task = cfg.task
+    x, y = task.sample(cfg.eval_size, torch.Generator().manual_seed(seed + EVAL_SEED_OFFSET))
+    batch = make_batch("encoder_decoder", x, y)
+    predicted = batch.run(model).logits.argmax(-1) - FIRST_SYMBOL  # [B, n] output symbol 0..2K-1
+    k = task.n_symbols
+    right_symbol = (predicted % k == task.symbols(x)).float()
+    right_set = ((predicted >= k) == task.majority(x)[:, None]).float()
+    return {"symbol_first": float(right_symbol[:, 0].mean()), "symbol_rest": float(right_symbol[:, 1:].mean()),
+            "set_first": float(right_set[:, 0].mean()), "set_rest": float(right_set[:, 1:].mean())}
+
+
+def run_one(cfg: DepthConfig, depth: int, wiring: str, seed: int, time_budget_s: float | None = None,
+            should_stop: Callable[[], bool] | None = None) -> dict:
+    """Train one model and measure it: history, final numbers, error anatomy, probes (trained and at init)."""
+    model_cfg = cfg.model_config(depth, wiring)
+    with one_thread():
+        torch.manual_seed(seed)
+        initial = Transformer(model_cfg).eval()  # the very weights `train` starts from (it seeds the same way)
+        result = train(model_cfg, cfg.task, cfg.train_config(seed, time_budget_s), should_stop=should_stop)
+        probes = {"trained": probe_model(result.model, cfg, seed), "untrained": probe_model(initial, cfg, seed)}
+        anatomy = error_anatomy(result.model, cfg, seed)
+    final = result.history[-1]
+    return {"depth": depth, "wiring": wiring, "seed": seed, "parameters": result.model.num_parameters(),
+            "flops_per_step": cfg.flops_per_step(depth, wiring), "steps_done": result.steps_done,
+            "stopped": result.stopped, "seconds": result.seconds, "eval_loss": final["eval_loss"],
+            "eval_accuracy": final["eval_accuracy"],
+            "history": [{k: row[k] for k in ("step", "flops", "train_loss", "eval_loss", "eval_accuracy")}
+                        for row in result.history],
+            "anatomy": anatomy, "probes": probes}
+
+
+def unread_layer_backward_flops(cfg: DepthConfig, depth: int) -> int:
+    """Per example: the backward FLOPs a layer-aligned model skips, twice the forward of its unread top encoder
+    layer (one encoder layer = a one-layer stack without the output head)."""
+    layer = replace(cfg.model_config(depth, "final"), n_layers=1)
+    return 2 * (stack_forward_flops(layer, cfg.length, cfg.length) - 2 * cfg.length * layer.d_model * layer.out_size)
+
+
+def counted_flops(cfg: DepthConfig, depth: int, wiring: str, batch_size: int = 2) -> dict[str, int]:
+    """Matmul FLOPs that torch's FlopCounterMode counts for one forward, and one forward + backward, per example.
+
+    The accounting (`flops_per_step`) charges 3 x forward for both wirings; the counted backward of the
+    layer-aligned model is smaller, since no gradient flows through its unread top encoder layer.
+    """
+    torch.manual_seed(0)
+    model = Transformer(cfg.model_config(depth, wiring))
+    batch = make_batch("encoder_decoder", *cfg.task.sample(batch_size, torch.Generator().manual_seed(0)))
+    with FlopCounterMode(display=False) as forward, torch.no_grad():
+        batch.run(model, need_weights=True)  # the explicit-softmax path: the counter has no rule for the fused one
+    with FlopCounterMode(display=False) as both:
+        loss_and_accuracy(batch.run(model, need_weights=True).logits, batch.labels)[0].backward()
+    return {"forward": forward.get_total_flops() // batch_size, "train": both.get_total_flops() // batch_size}
+
+
+def shipped_path(preset: str) -> Path:
+    """Where `python -m explorer depth --preset <preset>` writes a shipped preset's results."""
+    return SHIPPED_DIR / f"{preset}.json"
+
+
+def load_shipped(path: Path | None = None) -> dict | None:
+    """A shipped preset's results as written by the CLI (default: main; None when missing or unreadable)."""
+    try:
+        return json.loads((path or SHIPPED_PATH).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def load_all_shipped() -> list[dict]:
+    """Every shipped preset's results that can be read."""
+    return [s for s in (load_shipped(shipped_path(p)) for p in SHIPPED_PRESETS) if s is not None]
+
+
+def _settings(cfg_dict: dict) -> dict:
+    return {k: v for k, v in cfg_dict.items() if k not in ("depths", "wirings", "seeds")}
+
+
+Shipped = dict | list[dict] | None  # one shipped sweep, several, or none
+
+
+def from_shipped(cfg: DepthConfig, depth: int, wiring: str, seed: int, shipped: Shipped) -> dict | None:
+    """The run's record from a shipped sweep (or any of several) with the same settings, else None."""
+    for sweep_result in shipped if isinstance(shipped, list) else [shipped]:
+        if not sweep_result or _settings(sweep_result["config"]) != _settings(cfg.to_dict()):
+            continue
+        record = next((r for r in sweep_result["runs"] if (r["depth"], r["wiring"], r["seed"]) == (depth, wiring, seed)
+                       and r["steps_done"] == cfg.steps), None)
+        if record is not None:
+            return record
+    return None
+
+
+def plan(cfg: DepthConfig, shipped: Shipped = None, use_cache: bool = True) -> tuple[list[dict], list[tuple]]:
+    """Records already available (shipped or cached), and the (depth, wiring, seed) runs still to train."""
+    ready, missing = [], []
+    for depth, wiring, seed in cfg.runs():
+        record = from_shipped(cfg, depth, wiring, seed, shipped)
+        if record is not None:
+            ready.append({**record, "source": "shipped"})
+            continue
+        record = results.load(CACHE_KIND, run_key(cfg, depth, wiring, seed)) if use_cache else None
+        if record is not None:
+            ready.append({**record, "source": "cache"})
+        else:
+            missing.append((depth, wiring, seed))
+    return ready, missing
+
+
+def sweep(cfg: DepthConfig, shipped: Shipped = None, use_cache: bool = True,
+          on_progress: Callable[[float, str], None] | None = None, time_budget_s: float | None = None) -> dict:
+    """Every run of `cfg`: reused from `shipped` or the cache where possible, the rest trained now.
+
+    `on_progress(fraction, message)` is called after each evaluation and may raise to cancel. A run cut by
+    the time budget is kept (marked) but not cached; runs after it are skipped.
+    """
+    ready, missing = plan(cfg, shipped, use_cache)
+    start = time.perf_counter()
+    stopped = "steps"
+    for i, (depth, wiring, seed) in enumerate(missing):
+        left = None if time_budget_s is None else time_budget_s - (time.perf_counter() - start)
+        if left is not None and left <= 0:
+            stopped = "time_budget"
+            break
+        label = f"depth {depth}, {wiring}, seed {seed} ({i + 1} of {len(missing)})"
+        if on_progress is not None:
+            on_progress(i / len(missing), label)
+        record = run_one(cfg, depth, wiring, seed, left)
+        record["source"] = "trained"
+        ready.append(record)
+        if record["stopped"] != "steps":
+            stopped = record["stopped"]
+            break
+        if use_cache:
+            results.save(CACHE_KIND, run_key(cfg, depth, wiring, seed), {k: v for k, v in record.items()
+                                                                         if k != "source"})
+    if on_progress is not None and stopped == "steps":
+        on_progress(1.0, "done")
+    order = {key: i for i, key in enumerate(cfg.runs())}
+    ready.sort(key=lambda r: order[(r["depth"], r["wiring"], r["seed"])])
+    return {"config": cfg.to_dict(), "runs": ready, "stopped": stopped, "trained": len(missing),
+            "seconds": time.perf_counter() - start}
+
+
+def available(cfg: DepthConfig, shipped: Shipped = None) -> tuple[dict, list[tuple]]:
+    """What can be shown for `cfg` without training: a sweep-shaped dict of the ready runs, and the missing ones."""
+    ready, missing = plan(cfg, shipped)
+    return {"config": cfg.to_dict(), "runs": ready, "stopped": "steps", "trained": 0, "seconds": 0.0}, missing
+
+
+# --- analysis ------------------------------------------------------------------------------------------
+
+def _spread(values: list[float]) -> dict:
+    arr = np.asarray(values, float)
+    return {"mean": float(arr.mean()), "sd": float(arr.std(ddof=1)) if len(arr) > 1 else float("nan"),
+            "per_seed": [float(v) for v in arr]}
+
+
+def _late_drop(history: list[dict], fraction: float = 1 / 6) -> float:
+    """How much the held-out loss fell over the last `fraction` of training (positive: still improving)."""
+    steps = [row["step"] for row in history]
+    cut = steps[-1] * (1 - fraction)
+    earlier = [row for row in history if row["step"] <= cut]
+    return float(earlier[-1]["eval_loss"] - history[-1]["eval_loss"]) if earlier else float("nan")
+
+
+def analyse(swept: dict) -> dict:
+    """Per depth and wiring: final numbers with seed spread, curves, probes; per depth a Welch t-test.
+
+    Only complete runs (trained for every step) count; `incomplete` lists the others.
+    """
+    cfg = DepthConfig.from_dict(swept["config"])
+    complete = [r for r in swept["runs"] if r["steps_done"] == cfg.steps]
+    cells: dict[int, dict[str, dict]] = {}
+    for depth in cfg.depths:
+        for wiring in cfg.wirings:
+            runs = sorted((r for r in complete if r["depth"] == depth and r["wiring"] == wiring),
+                          key=lambda r: r["seed"])
+            if not runs:
+                continue
+            steps = [row["step"] for row in runs[0]["history"]]
+            cells.setdefault(depth, {})[wiring] = {
+                "seeds": [r["seed"] for r in runs], "parameters": runs[0]["parameters"],
+                "flops_per_step": runs[0]["flops_per_step"],
+                "accuracy": _spread([r["eval_accuracy"] for r in runs]),
+                "loss": _spread([r["eval_loss"] for r in runs]),
+                "late_drop": _spread([_late_drop(r["history"]) for r in runs]),
+                "steps": steps,
+                "curves": {key: np.array([[row[key] for row in r["history"]] for r in runs])
+                           for key in ("eval_loss", "eval_accuracy", "train_loss")},
+                "anatomy": {key: _spread([r["anatomy"][key] for r in runs]) for key in runs[0]["anatomy"]},
+                "probes": {when: {t: np.array([r["probes"][when][t] for r in runs]) for t in TARGETS}
+                           for when in ("trained", "untrained")},
+                "seconds": float(sum(r["seconds"] for r in runs)),
+            }
+    tests = {}
+    for depth, by_wiring in cells.items():
+        if len(by_wiring) == 2:
+            final, aligned = by_wiring["final"], by_wiring["aligned"]
+            with warnings.catch_warnings():  # a wiring that solves the task in every seed has (near) zero spread
+                warnings.simplefilter("ignore", RuntimeWarning)
+                tests[depth] = {"loss": compare(final["loss"]["per_seed"], aligned["loss"]["per_seed"]),
+                                "accuracy": compare(aligned["accuracy"]["per_seed"], final["accuracy"]["per_seed"])}
+    task = cfg.task
+    return {"config": swept["config"], "depths": sorted(cells), "cells": cells, "tests": tests,
+            "seeds": sorted({r["seed"] for r in complete}),
+            "chance": {"token": 1 / task.n_symbols, "majority": 0.5},
+            "single_token_ceiling": task.single_token_ceiling(),
+            "incomplete": [{k: r[k] for k in ("depth", "wiring", "seed", "steps_done")} for r in swept["runs"]
+                           if r["steps_done"] != cfg.steps],
+            "stopped": swept.get("stopped", "steps")}
+
+
+def table(analysis: dict) -> list[dict]:
+    """One row per depth and wiring: the numbers of the page's table and the CLI's text."""
+    rows = []
+    for depth in analysis["depths"]:
+        for wiring, cell in analysis["cells"][depth].items():
+            test = analysis["tests"].get(depth, {})
+            rows.append({"depth": depth, "wiring": wiring, "seeds": len(cell["seeds"]),
+                         "accuracy_mean": cell["accuracy"]["mean"], "accuracy_sd": cell["accuracy"]["sd"],
+                         "loss_mean": cell["loss"]["mean"], "loss_sd": cell["loss"]["sd"],
+                         "late_drop_mean": cell["late_drop"]["mean"],
+                         "p_loss": test.get("loss", {}).get("p", float("nan")),
+                         "p_accuracy": test.get("accuracy", {}).get("p", float("nan")),
+                         "parameters": cell["parameters"], "flops_per_step": cell["flops_per_step"]})
+    return rows
+
+
+# --- time estimates for on-demand runs -------------------------------------------------------------------
+
+SECONDS_PER_STEP_FALLBACK = (0.004, 0.004)  # (fixed, per layer) seconds per training step, if nothing is measured
+
+
+def step_time_model(shipped: dict | None) -> tuple[float, float]:
+    """Seconds per training step as a + b * depth, least squares over a finished sweep's runs."""
+    runs = [r for r in (shipped or {}).get("runs", []) if r.get("steps_done") and r.get("seconds")]
+    if len({r["depth"] for r in runs}) < 2:
+        return SECONDS_PER_STEP_FALLBACK
+    depth = np.array([r["depth"] for r in runs], float)
+    per_step = np.array([r["seconds"] / r["steps_done"] for r in runs])
+    b, a = np.polyfit(depth, per_step, 1)
+    return max(float(a), 0.0), max(float(b), 1e-4)
+
+
+def estimate_seconds(cfg: DepthConfig, missing: list[tuple], rate: tuple[float, float]) -> float:
+    """Wall time to train `missing` runs of `cfg` here (wider models scale up, narrower ones do not down)."""
+    a, b = rate
+    width = max(1.0, cfg.d_model / PRESETS["main"].d_model)
+    batch = max(1.0, cfg.batch_size / PRESETS["main"].batch_size)
+    overhead = 1.0 + cfg.eval_size / (TRAIN_FLOPS_PER_FORWARD * cfg.batch_size * cfg.eval_every)
+    return sum((a + b * depth) * cfg.steps * width * batch * overhead for depth, _, _ in missing)

@@ -1,0 +1,117 @@
+"""AppTest of the depth page: the shipped view, every control at its extremes, a real on-demand run, a run
+refused as too large, URL restore and bad URL values."""
+
+import pytest
+
+from explorer.experiments import depth as dp
+from tests.pages.conftest import assert_clean, evidence_kinds, figures, run_page, wait_for_jobs
+
+PAGE = "depth.py"
+pytestmark = pytest.mark.skipif(not dp.SHIPPED_PATH.is_file(), reason="no shipped depth results")
+
+
+def _text(at) -> str:
+    return " ".join(m.value for m in at.markdown) + " " + " ".join(c.value for c in at.caption)
+
+
+def _metrics(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def _refusals(at) -> list[str]:
+    return [w.value for w in at.warning if w.value.startswith("Refused")]
+
+
+def test_default_view_shows_the_wirings_the_depth_sweep_curves_and_probes():
+    at = run_page(PAGE)
+    assert_clean(at)
+    assert at.title[0].value == "Depth and cross-attention"
+    assert evidence_kinds(at) == ["schematic", "measured", "measured", "measured"]
+    figs = figures(at)
+    assert "same parameters, compute and steps" in figs[1]["layout"]["title"]["text"]
+    assert "seeds 0, 1, 2" in figs[1]["layout"]["meta"]["evidence_detail"]
+    assert "Welch p on loss (n=3+3)" in _metrics(at) and "Accuracy, final only (depth 4)" in _metrics(at)
+    assert len(at.dataframe) == 2  # the depth table and the error anatomy
+    assert not at.warning
+    assert "Four steps to decoder-only" in _text(at)  # the link back (as text: no router in AppTest)
+
+
+@pytest.mark.parametrize("depth", ["2", "8"])
+def test_depth_slider_extremes_redraw_from_the_shipped_run(depth):
+    at = run_page(PAGE)
+    at.select_slider(key="depth").set_value(int(depth)).run()
+    assert_clean(at)
+    assert f"Accuracy, final only (depth {depth})" in _metrics(at)
+    wiring, _, _, probes = figures(at)
+    assert f"at depth {depth}" in wiring["layout"]["title"]["text"]
+    levels = next(t for t in probes["data"] if t.get("x") and t["x"][0] is not None)["x"]
+    assert levels == list(range(int(depth) + 1))  # one probe per encoder level, embeddings included
+    assert not at.warning
+
+
+def test_one_seed_shows_numbers_without_a_test():
+    at = run_page(PAGE, seeds="1")
+    assert_clean(at)
+    assert _metrics(at)["Welch p on loss (n=1+1)"] == "n/a" and "no test" in _text(at)
+    assert not at.warning
+
+
+@pytest.mark.parametrize("query", [dict(depth="8", steps="2400", seeds="5", width="64"), dict(steps="2400"),
+                                   dict(depth="8", width="64")])
+def test_too_large_runs_are_refused_with_a_suggestion_and_the_shipped_run_stays(query):
+    at = run_page(PAGE, **query)
+    assert_clean(at)
+    refusals = _refusals(at)
+    assert refusals and "90 s" in refusals[0] and ("fit" in refusals[0] or "Pick fewer" in refusals[0])
+    assert len(figures(at)) >= 2
+
+
+def test_new_settings_train_for_real_and_come_back_from_the_cache():
+    query = dict(depth="2", steps="150", seeds="1", width="16")
+    at = run_page(PAGE, **query)
+    assert_clean(at)
+    at = wait_for_jobs(at, timeout=240)
+    assert_clean(at)
+    assert "Accuracy, final only (depth 2)" in _metrics(at)
+    assert "150 steps" in figures(at)[1]["layout"]["meta"]["evidence_detail"]
+    assert "d=16" in figures(at)[1]["layout"]["meta"]["evidence_detail"]
+    again = run_page(PAGE, **query)  # a new session: the runs come from the on-disk cache, no job
+    assert_clean(again)
+    assert "Accuracy, final only (depth 2)" in _metrics(again) and not again.get("progress")
+
+
+def test_url_restores_a_view():
+    at = run_page(PAGE, depth="8", seeds="2")
+    assert_clean(at)
+    assert at.select_slider(key="depth").value == 8 and at.slider(key="seeds").value == 2
+    assert "Welch p on loss (n=2+2)" in _metrics(at)
+    assert not any("URL parameter" in c.value for c in at.caption)
+
+
+def test_embedded_view_draws_no_controls():
+    at = run_page(PAGE, controls="hidden", depth="2")
+    assert_clean(at)
+    assert not at.slider and not at.select_slider and len(figures(at)) == 4
+    assert "Accuracy, final only (depth 2)" in _metrics(at)
+
+
+def test_bad_url_values_get_notices_not_tracebacks():
+    at = run_page(PAGE, depth="5", steps="abc", seeds="99", width="<script>")
+    assert_clean(at)
+    notices = " ".join(c.value for c in at.caption)
+    for key in ("`depth`", "`steps`", "`seeds`", "`width`"):
+        assert key in notices
+    assert at.slider(key="seeds").value == 5  # clamped to the maximum
+    assert at.select_slider(key="depth").value == 4  # unusable: the default
+
+
+def test_the_long_run_at_depth_8_shows_at_once():
+    if not dp.shipped_path("long").is_file():
+        pytest.skip("no shipped long run")
+    at = run_page(PAGE, depth="8", steps="2400")
+    assert_clean(at)
+    assert not _refusals(at) and not at.get("progress")
+    assert "Accuracy, final only (depth 8)" in _metrics(at)
+    assert "2400 steps" in figures(at)[1]["layout"]["meta"]["evidence_detail"]
+    at = run_page(PAGE, depth="8")  # at 600 steps the caveat points to the measured longer run
+    assert any("Set the training steps to 2400" in i.value for i in at.info)
