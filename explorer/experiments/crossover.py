@@ -21,13 +21,12 @@ threads per process contend badly, and a fixed thread count keeps the numbers re
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable
 
 import numpy as np
 import torch
@@ -158,17 +157,6 @@ def window_kernel_flops(cfg: SweepConfig, window: int) -> int:
 
 # --- training --------------------------------------------------------------------------------------------
 
-@contextlib.contextmanager
-def one_thread() -> Iterator[None]:
-    """Run torch in one intra-op thread here (the setting is per calling thread), then restore it."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
-
-
 def _clip_stacked(grads: list[torch.Tensor], max_norm: float) -> None:
     """Per-model gradient clipping for parameters stacked along dim 0 (one row per model)."""
     norms = torch.stack([g.pow(2).flatten(1).sum(1) for g in grads]).sum(0).sqrt()  # [S]
@@ -255,31 +243,30 @@ def train_windows(cfg: SweepConfig, windows: tuple[int, ...] | None = None,
     windows = cfg.windows if windows is None else tuple(windows)
     checkpoints = set(cfg.checkpoints())
     start = time.perf_counter()
-    with one_thread():
-        groups = [WindowModels(cfg, w) for w in windows]
-        records = {w: {"window": w, "seeds": list(cfg.seeds), "steps": [],
-                       "per_lag_accuracy": [[] for _ in cfg.seeds], "eval_loss": [[] for _ in cfg.seeds]}
-                   for w in windows}
-        stopped, step = "steps", 0
-        for step in range(1, cfg.steps + 1):
-            for group in groups:
-                group.step()
-            seconds = time.perf_counter() - start
-            out_of_time = time_budget_s is not None and seconds >= time_budget_s
-            if step in checkpoints or out_of_time:
-                for w, group in zip(windows, groups):
-                    acc, loss = group.evaluate()
-                    rec = records[w]
-                    rec["steps"].append(step)
-                    for i in range(len(cfg.seeds)):
-                        rec["per_lag_accuracy"][i].append([float(a) for a in acc[i]])
-                        rec["eval_loss"][i].append(float(loss[i]))
-            if on_progress is not None and (step % 5 == 0 or step == cfg.steps):
-                on_progress(step / cfg.steps, f"step {step} of {cfg.steps}, {len(windows)} windows x "
-                                              f"{len(cfg.seeds)} seeds, {seconds:.0f} s")
-            if out_of_time:
-                stopped = "time_budget"
-                break
+    groups = [WindowModels(cfg, w) for w in windows]
+    records = {w: {"window": w, "seeds": list(cfg.seeds), "steps": [],
+                   "per_lag_accuracy": [[] for _ in cfg.seeds], "eval_loss": [[] for _ in cfg.seeds]}
+               for w in windows}
+    stopped, step = "steps", 0
+    for step in range(1, cfg.steps + 1):
+        for group in groups:
+            group.step()
+        seconds = time.perf_counter() - start
+        out_of_time = time_budget_s is not None and seconds >= time_budget_s
+        if step in checkpoints or out_of_time:
+            for w, group in zip(windows, groups):
+                acc, loss = group.evaluate()
+                rec = records[w]
+                rec["steps"].append(step)
+                for i in range(len(cfg.seeds)):
+                    rec["per_lag_accuracy"][i].append([float(a) for a in acc[i]])
+                    rec["eval_loss"][i].append(float(loss[i]))
+        if on_progress is not None and (step % 5 == 0 or step == cfg.steps):
+            on_progress(step / cfg.steps, f"step {step} of {cfg.steps}, {len(windows)} windows x "
+                                          f"{len(cfg.seeds)} seeds, {seconds:.0f} s")
+        if out_of_time:
+            stopped = "time_budget"
+            break
     return {"windows": {str(w): records[w] for w in windows}, "steps_done": step, "stopped": stopped,
             "seconds": time.perf_counter() - start}
 

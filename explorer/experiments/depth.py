@@ -34,7 +34,7 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from explorer import results
 from explorer.costs import TRAIN_FLOPS_PER_FORWARD, sequence_forward_flops, stack_forward_flops
-from explorer.experiments.crossover import json_roundtrip, one_thread, tuple_fields
+from explorer.experiments.crossover import json_roundtrip, tuple_fields
 from explorer.experiments.four_steps import compare
 from explorer.layouts import loss_and_accuracy, make_batch
 from explorer.model import Transformer, TransformerConfig
@@ -307,12 +307,11 @@ def run_one(cfg: DepthConfig, depth: int, wiring: str, seed: int, time_budget_s:
             should_stop: Callable[[], bool] | None = None) -> dict:
     """Train one model and measure it: history, final numbers, error anatomy, probes (trained and at init)."""
     model_cfg = cfg.model_config(depth, wiring)
-    with one_thread():
-        torch.manual_seed(seed)
-        initial = Transformer(model_cfg).eval()  # the very weights `train` starts from (it seeds the same way)
-        result = train(model_cfg, cfg.task, cfg.train_config(seed, time_budget_s), should_stop=should_stop)
-        probes = {"trained": probe_model(result.model, cfg, seed), "untrained": probe_model(initial, cfg, seed)}
-        anatomy = error_anatomy(result.model, cfg, seed)
+    torch.manual_seed(seed)
+    initial = Transformer(model_cfg).eval()  # the very weights `train` starts from (it seeds the same way)
+    result = train(model_cfg, cfg.task, cfg.train_config(seed, time_budget_s), should_stop=should_stop)
+    probes = {"trained": probe_model(result.model, cfg, seed), "untrained": probe_model(initial, cfg, seed)}
+    anatomy = error_anatomy(result.model, cfg, seed)
     final = result.history[-1]
     return {"depth": depth, "wiring": wiring, "seed": seed, "parameters": result.model.num_parameters(),
             "flops_per_step": cfg.flops_per_step(depth, wiring), "steps_done": result.steps_done,

@@ -36,7 +36,6 @@ from scipy import integrate, optimize, stats
 from explorer import results
 from explorer.csv_upload import UploadError, find_column, header_text, lines_phrase, read_rows, require_rows
 from explorer.costs import parameter_count, sequence_forward_flops
-from explorer.experiments.crossover import one_thread
 from explorer.model import TransformerConfig
 from explorer.tasks import FIRST_SYMBOL
 from explorer.train import TrainConfig, train
@@ -514,10 +513,9 @@ def record_key(cfg: ToyConfig, lx: int, ly: int, arm: str, seed: int) -> dict:
 
 def train_one(cfg: ToyConfig, lx: int, ly: int, arm: str, seed: int,
               should_stop: Callable[[], bool] | None = None) -> dict:
-    """Train one model with `explorer.train` (one thread); its held-out history as plain data."""
+    """Train one model with `explorer.train`; its held-out history as plain data."""
     model_cfg = arm_config(cfg, lx, ly, arm)
-    with one_thread():
-        res = train(model_cfg, RankSummary(lx, ly, cfg.n_symbols), cfg.train_config(seed), should_stop=should_stop)
+    res = train(model_cfg, RankSummary(lx, ly, cfg.n_symbols), cfg.train_config(seed), should_stop=should_stop)
     return {"lx": lx, "ly": ly, "arm": arm, "seed": seed, "parameters": parameter_count(model_cfg),
             "flops_per_example": sequence_forward_flops(model_cfg, lx, ly), "d_ff": model_cfg.ff_width,
             "layers": model_cfg.n_layers, "stopped": res.stopped, "seconds": res.seconds,

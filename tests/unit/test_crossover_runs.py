@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from explorer import cli, results
-from explorer.experiments.crossover import (CACHE_KIND, PRESETS, SweepConfig, WindowModels, one_thread, plan, sweep,
+from explorer.experiments.crossover import (CACHE_KIND, PRESETS, SweepConfig, WindowModels, plan, sweep,
                                             train_windows, window_key)
 from explorer.recall import WEIGHTS, ceiling
 from tests.conftest import ROOT
@@ -95,8 +95,7 @@ def test_batched_and_one_by_one_training_agree():
 
 def test_all_windows_of_a_seed_start_from_the_same_weights_and_data():
     cfg = SweepConfig(windows=(2, 48), seeds=(3,), steps=1)
-    with one_thread():
-        narrow, wide = WindowModels(cfg, 2), WindowModels(cfg, 48)
+    narrow, wide = WindowModels(cfg, 2), WindowModels(cfg, 48)
     assert all(torch.equal(p, q) for p, q in zip(narrow._params, wide._params))
     assert torch.equal(narrow.eval_x, wide.eval_x)
     assert torch.equal(narrow.task.sample(4, narrow.data[0]), wide.task.sample(4, wide.data[0]))
