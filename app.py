@@ -1,8 +1,9 @@
-"""Router: page config, navigation and theme. Pages live in pages/, the library in explorer/."""
+"""Router: page config, navigation, and the previous/next links along the lecture. Pages live in pages/."""
 
 import streamlit as st
 
 from explorer.lecture_map import available_pages
+from ui import frame, lecture
 
 st.set_page_config(page_title="Transformer History Explorer", page_icon=":material/history_edu:", layout="wide")
 
@@ -12,3 +13,5 @@ navigation = st.navigation(
     position="hidden" if st.context.is_embedded else "sidebar",
 )
 navigation.run()
+if not (st.context.is_embedded or lecture.figure_mode()):
+    frame.guide(navigation.url_path)  # previous / next along the argument

@@ -9,11 +9,13 @@ trace's numbers with a provenance header: page, figure, evidence kind, the confi
 from __future__ import annotations
 
 import atexit
+import base64
 import csv
 import io
 import threading
 from datetime import date
 
+import numpy as np
 import plotly.graph_objects as go
 
 from explorer import __version__
@@ -69,20 +71,27 @@ def provenance(fig: go.Figure, page: str = "", figure_id: str = "") -> list[str]
             f"exported: {date.today().isoformat()} by Transformer History Explorer {__version__}"]
 
 
+def _array(values) -> np.ndarray | None:
+    """Trace data as an array, whether a list, an array, or Plotly's typed-array JSON ({dtype, bdata, shape})."""
+    if values is None:
+        return None
+    if isinstance(values, dict) and "bdata" in values:
+        flat = np.frombuffer(base64.b64decode(values["bdata"]), dtype=np.dtype(values["dtype"]))
+        shape = values.get("shape")
+        return flat.reshape([int(n) for n in str(shape).split(",")]) if shape else flat
+    return np.asarray(values, dtype=object)
+
+
 def _columns(trace) -> dict[str, list]:
     """The numbers of one trace as named columns (heatmaps are flattened to row, column, value)."""
-    if getattr(trace, "z", None) is not None and trace.type == "heatmap":
-        z = [list(row) for row in trace.z]
-        xs = list(trace.x) if trace.x is not None else list(range(len(z[0]) if z else 0))
-        ys = list(trace.y) if trace.y is not None else list(range(len(z)))
-        cells = [(ys[i], xs[j], v) for i, row in enumerate(z) for j, v in enumerate(row)]
-        return {"y": [c[0] for c in cells], "x": [c[1] for c in cells], "z": [c[2] for c in cells]}
-    cols = {}
-    for axis in ("x", "y", "z"):
-        values = getattr(trace, axis, None)
-        if values is not None:
-            cols[axis] = list(values)
-    return cols
+    data = {axis: _array(getattr(trace, axis, None)) for axis in ("x", "y", "z")}
+    z = data["z"]
+    if trace.type == "heatmap" and z is not None and z.ndim == 2:
+        xs = data["x"] if data["x"] is not None else np.arange(z.shape[1])
+        ys = data["y"] if data["y"] is not None else np.arange(z.shape[0])
+        rows, cols = np.indices(z.shape)
+        return {"y": list(ys[rows.ravel()]), "x": list(xs[cols.ravel()]), "z": list(z.ravel())}
+    return {axis: list(values) for axis, values in data.items() if values is not None}
 
 
 def csv_bytes(fig: go.Figure, page: str = "", figure_id: str = "") -> bytes:

@@ -68,6 +68,11 @@ PAGES = (
 )
 
 
+def slides_label(slides: str) -> str:
+    """'slide 67' or 'slides 4, 6, 7': the right noun for a slide reference."""
+    return f"{'slides' if any(sep in slides for sep in ',-') else 'slide'} {slides}"
+
+
 def available_pages() -> list[PageInfo]:
     """Pages whose file exists, in the order of the argument."""
     return [p for p in PAGES if p.exists]

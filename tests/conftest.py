@@ -14,3 +14,12 @@ sys.path.insert(0, str(ROOT))
 def _private_result_cache(tmp_path_factory):
     os.environ["EXPLORER_CACHE_DIR"] = str(tmp_path_factory.mktemp("results"))
     yield
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _full_error_details():
+    """The app hides tracebacks from students (.streamlit/config.toml); tests want to read them."""
+    from streamlit import config
+
+    config.set_option("client.showErrorDetails", "full")
+    yield

@@ -5,14 +5,17 @@ from __future__ import annotations
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
-from explorer.lecture_map import page
+from explorer.lecture_map import available_pages, page, slides_label
+from ui import lecture
 
 
 def header(slug: str) -> None:
+    """Title and slides; in lecture mode also what the URL asks to hide (see ui.lecture)."""
+    lecture.set_current_page(slug)
+    lecture.apply_chrome()
     info = page(slug)
     st.title(info.title)
-    slides = "Slides" if any(sep in info.slides for sep in ",-") else "Slide"
-    st.caption(f"{slides} {info.slides} · {info.question}")
+    st.caption(f"{slides_label(info.slides).capitalize()} · {info.question}")
 
 
 def page_link(slug: str, label: str | None = None) -> None:
@@ -27,4 +30,22 @@ def page_link(slug: str, label: str | None = None) -> None:
     try:
         st.page_link(info.file, label=text, icon=info.icon)
     except StreamlitPageNotFoundError:
-        st.caption(f"→ {text} (see the navigation)")
+        st.caption(f"{text} (in the navigation)")
+
+
+def guide(url_path: str) -> None:
+    """Previous and next page along the lecture's argument, under every page (lecture mode's guided path)."""
+    pages = available_pages()
+    slugs = [p.slug for p in pages]
+    slug = url_path or "home"
+    if slug not in slugs or len(pages) < 2:
+        return
+    i = slugs.index(slug)
+    st.divider()
+    left, right = st.columns(2)
+    if i > 0:
+        with left:
+            page_link(pages[i - 1].slug, f"← {pages[i - 1].title} (slides {pages[i - 1].slides})")
+    if i < len(pages) - 1:
+        with right:
+            page_link(pages[i + 1].slug, f"{pages[i + 1].title} (slides {pages[i + 1].slides}) →")

@@ -14,15 +14,13 @@ import logging
 
 import streamlit as st
 
+from ui.lecture import controls_hidden
+
 T = TypeVar("T")
 # Correcting a bad URL value means presetting session state for a widget that also has a default;
 # Streamlit logs a warning for that combination, which here is intended.
 logging.getLogger("streamlit.elements.lib.policies").setLevel(logging.ERROR)
 _MAX_ECHO = 40  # characters of a bad URL value repeated back in a notice
-
-
-def controls_hidden() -> bool:
-    return st.query_params.get("controls") == "hidden"
 
 
 def _echo(raw: str) -> str:
@@ -59,6 +57,8 @@ def _checked_state(key: str, default: T, coerce: Callable[[list[str]], tuple[T |
     Streamlit would refuse it.
     """
     current = st.session_state[key]
+    if isinstance(current, list) and not current:
+        return current  # an emptied multiselect is a choice, not a bad value
     value, _ = coerce([str(v) for v in current] if isinstance(current, list) else [str(current)])
     if value is None:
         del st.session_state[key]

@@ -1,4 +1,4 @@
-"""Render explorer figures the same way on every page."""
+"""Render explorer figures the same way on every page, with lecture mode's share and export tools."""
 
 from __future__ import annotations
 
@@ -7,24 +7,65 @@ import re
 import plotly.graph_objects as go
 import streamlit as st
 
-from explorer.figures.theme import SLIDE_SIZE
+from explorer import export
+from explorer.figures.theme import SLIDE_SIZE, for_projector
+from explorer.lecture_map import page, slides_label
+from ui import lecture
 
 
 def _filename(title: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")[:60] or "figure"
 
 
-def figure(fig: go.Figure, key: str, notice: str = "") -> None:
+def figure(fig: go.Figure, key: str, notice: str = "", slides: str | None = None) -> None:
     """Show a figure with the app's own template (theme=None) and an SVG download in the modebar.
 
-    `notice` is the short "what to notice" text printed under the figure; the evidence badge is
-    already inside the figure (see explorer.figures.theme.stamp_evidence).
+    `key` is the figure's stable id (`figure=<id>` links show it alone); `notice` is the short "what to
+    notice" text under it, labelled with `slides` (default: the page's slides). The evidence badge is
+    already inside the figure (explorer.figures.theme).
     """
-    title = fig.layout.title.text or key
+    alone = lecture.figure_mode()
+    if alone and alone != key:
+        return  # another figure was asked for: skip this one's drawing entirely
+    slug = lecture.current_page()
+    fig.update_layout(meta={**(fig.layout.meta or {}), "figure_id": key, "page": slug})
+    if lecture.presentation():
+        fig = for_projector(fig)
+    if alone and (height := lecture.figure_height()):
+        fig.update_layout(height=height)
+    name = f"{slug}-{key}"
     width, height = SLIDE_SIZE
     config = {"displaylogo": False,
-              "toImageButtonOptions": {"format": "svg", "filename": _filename(title), "width": width,
-                                       "height": height}}
+              "toImageButtonOptions": {"format": "svg", "filename": name, "width": width, "height": height}}
     st.plotly_chart(fig, theme=None, key=key, config=config)
+    if alone or lecture.controls_hidden():
+        return
     if notice:
-        st.caption(notice)
+        _notice(notice, slides or page(slug).slides)
+    _share_and_export(fig, key, name)
+
+
+def _notice(text: str, slides: str) -> None:
+    text = re.sub(r"^(what to notice|where to look)\s*:\s*", "", text.strip(), flags=re.IGNORECASE)
+    st.caption(f"**What to notice** · {slides_label(slides)}: {text}")
+
+
+def _share_and_export(fig: go.Figure, key: str, name: str) -> None:
+    """A popover with an embed link, an iframe snippet and downloads (built only when clicked)."""
+    with st.popover("Share / export", icon=":material/ios_share:"):
+        link = lecture.view_link(key, embed="true", controls="hidden")
+        st.markdown("**This figure alone**, in its current state (for a link or an `<iframe>`):")
+        st.code(link, language=None, wrap_lines=True)
+        st.code(f'<iframe src="{link}" width="960" height="600" style="border:0"></iframe>', language="html",
+                wrap_lines=True)
+        st.markdown("**For a projector**: larger type and the light theme.")
+        st.code(lecture.view_link(key, embed="true", controls="hidden", presentation="true",
+                                  embed_options="light_theme"), language=None, wrap_lines=True)
+        st.caption("Downloads are 16:9 at 1600×900; the CSV carries a provenance header (source, evidence, "
+                   "config).")
+        cols = st.columns(3)
+        for col, fmt, mime in ((cols[0], "svg", "image/svg+xml"), (cols[1], "png", "image/png"),
+                               (cols[2], "csv", "text/csv")):
+            col.download_button(fmt.upper(), data=lambda fmt=fmt: export.render(fig, fmt, lecture.current_page(), key),
+                                file_name=f"{name}.{fmt}", mime=mime, key=f"download-{fmt}-{key}",
+                                on_click="ignore", icon=":material/download:")

@@ -82,3 +82,15 @@ def stamp_evidence(fig: go.Figure, evidence: Evidence) -> go.Figure:
                             "evidence_kinds": [k.value for k in evidence.kinds],
                             "evidence_detail": evidence.detail})
     return fig
+
+
+def for_projector(fig: go.Figure, scale: float = 1.3) -> go.Figure:
+    """A copy with type large enough for the back of a lecture hall (the same template, bigger sizes)."""
+    out = go.Figure(fig)
+    base = out.layout.font.size or 16
+    out.update_layout(font=dict(size=round(base * scale)), title=dict(font=dict(size=round(22 * scale))),
+                      legend=dict(font=dict(size=round(15 * scale))),
+                      height=round((out.layout.height or 480) * 1.15))
+    out.update_xaxes(title_font=dict(size=round(18 * scale)), tickfont=dict(size=round(base * scale)))
+    out.update_yaxes(title_font=dict(size=round(18 * scale)), tickfont=dict(size=round(base * scale)))
+    return out

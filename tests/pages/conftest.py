@@ -47,6 +47,16 @@ def wait_for_jobs(at: AppTest, timeout: float = 300) -> AppTest:
     return at.run()
 
 
+def page_downloads(at: AppTest) -> list[str]:
+    """Labels of the page's own download buttons (not the per-figure exports of ui.render)."""
+    return [b.proto.label for b in at.get("download_button") if "-download-" not in b.proto.id]
+
+
+def figure_downloads(at: AppTest) -> list[str]:
+    """Ids of the per-figure export buttons, e.g. 'download-svg-<figure id>'."""
+    return [b.proto.id.split("-download-", 1)[1] for b in at.get("download_button") if "-download-" in b.proto.id]
+
+
 def assert_clean(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]

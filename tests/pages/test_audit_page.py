@@ -9,7 +9,7 @@ import string
 
 from explorer import audit
 from explorer.audit import Row
-from tests.pages.conftest import assert_clean, evidence_kinds, figures, run_page
+from tests.pages.conftest import assert_clean, evidence_kinds, figures, page_downloads, run_page
 
 PAGE = "bias_audit.py"
 
@@ -46,7 +46,7 @@ def test_default_view_prefills_the_lecture_rows_with_their_sources():
     assert "w=48 (full attention) overtakes w=2 at 1.11e10" in text
     assert "**Ship now:** w=2" in text
     assert evidence_kinds(at) == ["measured"] and _title(at) == "Your budget is below the crossover"
-    assert [b.label for b in at.get("download_button")] == ["Markdown", "CSV", "JSON (can be imported again)"]
+    assert page_downloads(at) == ["Markdown", "CSV", "JSON (can be imported again)"]
     assert "wb" not in at.query_params
     assert any(c.value.replace("\\", "").startswith("Config: four-steps ablation") for c in at.caption)
 

@@ -24,7 +24,8 @@ def test_home_page_renders_the_chain_without_exceptions():
 
 def test_home_links_exactly_the_pages_that_exist():
     at = _home()
-    linked = sorted(Path(link.proto.page).name for link in at.get("page_link"))  # the page's URL path
+    linked = sorted(Path(link.proto.page).name for link in at.get("page_link")  # the page's URL path
+                    if not link.proto.label.endswith("→"))  # not the guide's "next page" link
     assert linked == sorted(p.slug for p in available_pages() if p.slug != "home")
 
 
@@ -37,3 +38,15 @@ def test_router_runs_the_default_page():
 @pytest.mark.parametrize("info", [p for p in PAGES if p.exists], ids=lambda p: p.slug)
 def test_only_pages_that_exist_are_in_the_navigation(info):
     assert info in available_pages()
+
+
+def test_every_page_links_its_neighbours_along_the_argument():
+    pages = available_pages()
+    for i, info in enumerate(pages):
+        script = f"import sys; sys.path.insert(0, {str(ROOT)!r})\nfrom ui.frame import guide\nguide({info.slug!r})"
+        at = AppTest.from_string(script, default_timeout=30).run()
+        shown = [c.value for c in at.caption]  # links become text without the router
+        previous = [f"← {pages[i - 1].title}"] if i > 0 else []
+        following = [pages[i + 1].title] if i < len(pages) - 1 else []
+        assert [text.split(" (slide")[0] for text in shown] == previous + following, info.slug
+        assert not following or "→" in shown[-1]

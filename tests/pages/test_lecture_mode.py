@@ -1,0 +1,70 @@
+"""Lecture mode on every page: one figure alone, hidden controls, projector sizes, share links, exports."""
+
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from explorer.lecture_map import PAGES
+from tests.pages.conftest import assert_clean, figure_downloads, figures, run_page
+
+# One figure per page that a lecturer would embed; the browser test opens each of these alone.
+EMBED_FIGURES = {"home": "chain", "method": "method-fall", "compute": "compute-trend",
+                 "inductive-bias": "crossover-curves", "attention": "attention-weights",
+                 "four-steps": "four-steps-mask", "lengths": "lengths-allocation", "depth": "depth-outcome",
+                 "cache": "cache-reuse-heatmaps", "audit": "audit-decision"}
+FILES = {p.slug: p.file.removeprefix("pages/") for p in PAGES if p.exists}
+
+
+def _ids(at) -> list[str]:
+    return [f["layout"]["meta"]["figure_id"] for f in figures(at)]
+
+
+def test_every_existing_page_has_an_embed_figure():
+    assert set(FILES) == set(EMBED_FIGURES)
+
+
+@pytest.mark.parametrize("slug", sorted(FILES))
+def test_default_view_gives_every_figure_an_id_and_its_exports(slug):
+    at = run_page(FILES[slug])
+    assert_clean(at)
+    ids = _ids(at)
+    assert EMBED_FIGURES[slug] in ids and len(ids) == len(set(ids))
+    assert all(f["layout"]["meta"]["page"] == slug for f in figures(at))
+    assert sorted(figure_downloads(at)) == sorted(f"{fmt}-{i}" for i in ids for fmt in ("svg", "png", "csv"))
+
+
+@pytest.mark.parametrize("slug", sorted(FILES))
+def test_figure_mode_shows_that_figure_alone_without_controls(slug):
+    figure_id = EMBED_FIGURES[slug]
+    at = run_page(FILES[slug], figure=figure_id, controls="hidden", embed="true")
+    assert_clean(at)
+    assert _ids(at) == [figure_id]
+    assert not at.slider and not at.toggle and not figure_downloads(at)
+
+
+def test_share_links_carry_the_current_state_and_the_figure():
+    at = run_page(FILES["compute"], start="1960", series=["Epoch AI", "Nordhaus 2001"])
+    links = [c.value for c in at.code if "figure=compute-trend" in c.value and "<iframe" not in c.value]
+    query = parse_qs(urlsplit(links[0]).query)
+    assert urlsplit(links[0]).path == "/compute"
+    assert query["start"] == ["1960"] and query["series"] == ["Epoch AI", "Nordhaus 2001"]
+    assert query["embed"] == ["true"] and query["controls"] == ["hidden"]
+    assert any("presentation=true" in link for link in links)
+    assert any(c.value.startswith("<iframe src=") for c in at.code)
+
+
+def test_presentation_mode_enlarges_the_type():
+    plain = figures(run_page(FILES["compute"]))[0]["layout"]
+    big = figures(run_page(FILES["compute"], presentation="true"))[0]["layout"]
+    assert big["font"]["size"] > 16 and big["height"] > plain["height"]
+
+
+@pytest.mark.parametrize("bad", ["no-such-figure", "<script>", "x" * 500])
+def test_an_unknown_figure_id_shows_no_figure_and_no_traceback(bad):
+    at = run_page(FILES["compute"], figure=bad)
+    assert not at.exception and not figures(at)
+
+
+def test_figure_height_from_the_url_is_clamped():
+    at = run_page(FILES["compute"], figure="compute-trend", height="99999")
+    assert figures(at)[0]["layout"]["height"] == 2000

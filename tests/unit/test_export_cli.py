@@ -1,0 +1,54 @@
+"""`python -m explorer export`: every page's figures, written offline as valid slide files."""
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from explorer.lecture_map import available_pages
+from tests.conftest import ROOT
+from tests.e2e.conftest import CHROMIUM
+
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="kaleido draws images with Chromium")
+
+
+def _export(*args: str) -> dict:
+    out = subprocess.run([sys.executable, "-m", "explorer", "export", *args, "--json"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return json.loads(out.stdout)
+
+
+def test_export_all_writes_valid_svg_and_csv_for_every_page(tmp_path):
+    result = _export("--all", "--out", str(tmp_path), "--format", "svg,csv")
+    pages = {f["page"] for f in result["files"]}
+    assert pages == {p.slug for p in available_pages()}
+    for f in result["files"]:
+        path = Path(f["path"])
+        assert path.stat().st_size == f["bytes"] > 0
+        if f["format"] == "svg":
+            root = ET.parse(path).getroot()
+            assert root.get("width") == "1600" and root.get("height") == "900"
+        else:
+            lines = path.read_text().splitlines()
+            assert lines[0].startswith("# figure:") and any(line.startswith("# evidence:") for line in lines)
+            assert "trace,x,y,z" in lines
+
+
+def test_png_and_standalone_html_for_one_page(tmp_path):
+    result = _export("--pages", "compute", "--out", str(tmp_path), "--format", "png,html")
+    formats = {f["format"] for f in result["files"]}
+    assert formats == {"png", "html"} and result["figures"] == 2
+    png = next(Path(f["path"]) for f in result["files"] if f["format"] == "png")
+    assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    html = next(Path(f["path"]) for f in result["files"] if f["format"] == "html").read_text()
+    assert "<script src=" not in html and "Compute per 2024 dollar" in html
+
+
+def test_an_unknown_format_is_refused_in_one_line(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "explorer", "export", "--all", "--out", str(tmp_path), "--format",
+                          "gif"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and "unknown format gif" in out.stderr and "Traceback" not in out.stderr

@@ -1,0 +1,40 @@
+"""Render every page's default view with Streamlit's own test runner; print its figures as one JSON list.
+
+`python -m explorer export` runs this in a child process (the explorer library itself never imports
+Streamlit), so exported slides are exactly the figures the app draws, page code and all.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+from streamlit.testing.v1 import AppTest
+
+from explorer.jobs import QUEUE
+from explorer.lecture_map import ROOT, available_pages
+
+WAIT_FOR_JOBS_S = 300  # a page's default view may start a background measurement (the cache page does)
+
+
+def collect(slugs: list[str] | None = None) -> list[dict]:
+    figures = []
+    for info in available_pages():
+        if slugs and info.slug not in slugs:
+            continue
+        at = AppTest.from_file(str(ROOT / info.file), default_timeout=180).run()
+        deadline = time.monotonic() + WAIT_FOR_JOBS_S
+        while any(not job.finished for job in QUEUE._jobs.values()) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        at.run()
+        if at.exception:
+            raise RuntimeError(f"page {info.slug} raised: {at.exception[0].value}")
+        for chart in at.get("plotly_chart"):
+            spec = json.loads(chart.proto.spec)
+            figures.append({"page": info.slug, "figure_id": spec["layout"]["meta"]["figure_id"], "spec": spec})
+    return figures
+
+
+if __name__ == "__main__":
+    json.dump(collect(sys.argv[1:] or None), sys.stdout)

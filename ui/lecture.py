@@ -1,0 +1,87 @@
+"""Lecture mode: links that embed one figure in slides, hidden controls, projector sizes.
+
+URL parameters, on any page:
+  embed=true            Streamlit's own: no navigation, no chrome (app.py hides the sidebar)
+  controls=hidden       no widgets; the view is the state given in the URL
+  figure=<id>           this figure alone, everything else on the page hidden
+  presentation=true     larger type for a projector
+  height=<pixels>       the figure's height in figure mode (to fill an iframe)
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode, urlsplit
+
+import streamlit as st
+
+from explorer.lecture_map import page
+
+LECTURE_KEYS = ("figure", "controls", "presentation", "height", "embed", "embed_options")
+HEIGHT_RANGE = (200, 2000)
+
+# Figure mode keeps only the branch of the page that holds the chart: at every level of nesting, a block's
+# children without a Plotly chart are hidden. Fixed CSS, no user text.
+_FIGURE_ONLY_CSS = """
+<style>
+[data-testid="stHeader"], [data-testid="stToolbar"], [data-testid="stDecoration"] { display: none !important; }
+[data-testid="stMainBlockContainer"] { padding: 0.5rem 0.75rem !important; max-width: 100% !important; }
+[data-testid="stVerticalBlock"] > *:not(:has([data-testid="stPlotlyChart"])),
+[data-testid="stHorizontalBlock"] > *:not(:has([data-testid="stPlotlyChart"])) { display: none !important; }
+</style>
+"""
+_CONTROLS_HIDDEN_CSS = """
+<style>
+[data-testid="stButton"], [data-testid="stDownloadButton"], [data-testid="stFileUploader"],
+[data-testid="stPopover"], [data-testid="stFormSubmitButton"] { display: none !important; }
+</style>
+"""
+
+
+def figure_mode() -> str | None:
+    """The id of the one figure to show, or None for the whole page."""
+    return st.query_params.get("figure") or None
+
+
+def controls_hidden() -> bool:
+    return st.query_params.get("controls") == "hidden"
+
+
+def presentation() -> bool:
+    return st.query_params.get("presentation", "").lower() in ("true", "1", "yes", "on")
+
+
+def figure_height() -> int | None:
+    """The figure-mode height from the URL, clamped to HEIGHT_RANGE; None when absent or unusable."""
+    raw = st.query_params.get("height")
+    if not raw or not raw.isdigit():
+        return None
+    return min(max(int(raw), HEIGHT_RANGE[0]), HEIGHT_RANGE[1])
+
+
+def apply_chrome() -> None:
+    """Hide what the URL asks to hide; called once per page run by ui.frame.header."""
+    if figure_mode():
+        st.html(_FIGURE_ONLY_CSS)
+    elif controls_hidden():
+        st.html(_CONTROLS_HIDDEN_CSS)
+
+
+def set_current_page(slug: str) -> None:
+    st.session_state["_lecture_page"] = slug
+
+
+def current_page() -> str:
+    return st.session_state.get("_lecture_page", "home")
+
+
+def view_link(figure_id: str | None = None, **extra: str) -> str:
+    """An absolute link to this page in its current state (every URL-bound control), plus `extra`."""
+    base = urlsplit(st.context.url or "http://localhost:8501")
+    slug = current_page()
+    path = "/" if slug == "home" else f"/{page(slug).slug}"
+    state = [(k, v) for k in st.query_params if k not in LECTURE_KEYS for v in st.query_params.get_all(k)]
+    if figure_id:
+        state.append(("figure", figure_id))
+    state += list(extra.items())
+    query = urlencode(state)
+    return f"{base.scheme}://{base.netloc}{path}" + (f"?{query}" if query else "")
