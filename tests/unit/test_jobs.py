@@ -86,3 +86,57 @@ def test_time_left_counts_down_from_the_limit():
     q = JobQueue(max_running=1)
     job = _wait(q.submit("t", lambda p: {"left": p.time_left()}, time_limit_s=30))
     assert 29 < job.result["left"] <= 30
+
+
+# --- across server processes: two queues sharing one lock folder stand in for two app replicas ---------------
+
+def test_the_run_limit_holds_across_processes(tmp_path):
+    a, b = JobQueue(max_running=1, lock_dir=tmp_path), JobQueue(max_running=1, lock_dir=tmp_path)
+    gate = threading.Event()
+    first = a.submit("one", lambda p: gate.wait(5) and {})
+    time.sleep(0.3)
+    second = b.submit("two", lambda p: {})
+    time.sleep(0.4)
+    assert (first.state, second.state) == ("running", "queued") and a.busy_slots() == 1
+    gate.set()
+    assert _wait(second).state == DONE and a.busy_slots() == 0
+
+
+def test_the_same_key_in_another_process_waits_for_the_first_run(tmp_path):
+    a, b = JobQueue(max_running=2, lock_dir=tmp_path), JobQueue(max_running=2, lock_dir=tmp_path)
+    gate, order = threading.Event(), []
+    first = a.submit("same", lambda p: gate.wait(5) and order.append("a") or {})
+    time.sleep(0.3)
+    second = b.submit("same", lambda p: order.append("b") or {})
+    time.sleep(0.4)
+    assert second.state == "queued" and "another server process" in second.message
+    gate.set()
+    _wait(first), _wait(second)
+    assert order == ["a", "b"]  # b ran after a: a real page's work then reads a's cached result
+
+
+def test_a_job_waiting_for_another_process_can_be_cancelled(tmp_path):
+    a, b = JobQueue(max_running=1, lock_dir=tmp_path), JobQueue(max_running=1, lock_dir=tmp_path)
+    gate = threading.Event()
+    a.submit("busy", lambda p: gate.wait(5) and {})
+    time.sleep(0.3)
+    waiting = b.submit("other", lambda p: {})
+    waiting.cancel()
+    assert _wait(waiting).state == CANCELLED
+    gate.set()
+
+
+def test_a_crashed_process_leaves_no_slot_taken(tmp_path):
+    """flock locks die with their process: a replica killed mid-run frees its slot."""
+    import subprocess
+    import sys
+
+    script = ("import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_CREAT | os.O_RDWR); "
+              "fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); time.sleep(60)")
+    queue = JobQueue(max_running=1, lock_dir=tmp_path)
+    child = subprocess.Popen([sys.executable, "-c", script, str(queue._slot_path(0))], stdout=subprocess.PIPE,
+                             text=True)
+    assert child.stdout.readline().strip() == "held" and queue.busy_slots() == 1
+    child.kill()
+    child.wait()
+    assert queue.busy_slots() == 0
