@@ -7,7 +7,10 @@ BIN := $(VENV)/bin
 RUN_STAMP := $(VENV)/.installed-run
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: run test bench clean
+REPLICAS ?= 2
+PORT ?= 8501
+
+.PHONY: run test bench serve stop clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +31,12 @@ test: $(TEST_STAMP)
 
 bench: $(TEST_STAMP)
 	$(BIN)/python -m bench
+
+serve: $(RUN_STAMP)  # a class: REPLICAS app processes behind nginx on PORT (Debian's nginx package)
+	$(BIN)/python -m deploy.serve start --replicas $(REPLICAS) --port $(PORT)
+
+stop:
+	$(BIN)/python -m deploy.serve stop
 
 clean:
 	rm -rf $(VENV) .cache .pytest_cache

@@ -5,17 +5,37 @@ looking for a folder named `pages` next to the main script. Ours has one (the pr
 app routes with `st.navigation`; left alone, the first visitor after a server start who opens a deep
 link such as /compute gets a "Page not found" dialog. `st.navigation` sets the same class flag to False
 on its first run; setting it before the first session gives every visitor the same router.
+It also imports the library before serving (see `preload`).
 """
 
+import importlib
+import pkgutil
 import sys
 from pathlib import Path
 
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.web.cli import main
 
+import explorer
+
 APP = Path(__file__).resolve().parent.parent / "app.py"
 
+
+def preload() -> None:
+    """Import the whole library (torch, numpy, pandas, scipy, plotly with it) before the first session.
+
+    Sessions run in threads; when a class opens the app at once, many threads would import numpy or
+    pandas for the first time together, and Streamlit's own lazy checks can then see a half-imported
+    module (seen here under load as "partially initialized module 'numpy'"). Importing once, up front,
+    also takes those seconds out of the first student's wait.
+    """
+    for info in pkgutil.walk_packages(explorer.__path__, prefix="explorer."):
+        if not info.name.endswith("__main__"):  # that one runs the CLI
+            importlib.import_module(info.name)
+
+
 if __name__ == "__main__":
+    preload()
     PagesManager.uses_pages_directory = False
     sys.argv = ["streamlit", "run", str(APP), *sys.argv[1:]]
     sys.exit(main())

@@ -31,3 +31,19 @@ def test_atomic_write_leaves_no_temporary_files():
     results.save("unit", {"clean": 1}, {"v": 1})
     leftovers = [p for p in results.cache_dir().rglob("*.tmp")]
     assert leftovers == []
+
+
+def test_a_result_computed_by_one_process_is_read_by_another(tmp_path):
+    """Replicas share the cache folder: the second process finds the first one's result without computing."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    script = ("import sys; from explorer import results; "
+              "print(results.cached('shared', {'x': 1}, lambda: {'by': sys.argv[1]})['by'])")
+    env = {**os.environ, "EXPLORER_CACHE_DIR": str(tmp_path)}
+    first = subprocess.run([sys.executable, "-c", script, "first"], cwd=ROOT, env=env, capture_output=True, text=True)
+    second = subprocess.run([sys.executable, "-c", script, "second"], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert (first.stdout.strip(), second.stdout.strip()) == ("first", "first")
