@@ -36,3 +36,15 @@ def interleaved(fns: dict[str, Callable[[], object]], repeats: int = 7) -> dict[
             fn()
             times[name].append(time.perf_counter() - start)
     return {name: statistics.median(ts) for name, ts in times.items()}
+
+
+def percentiles(values: list[float], *qs: float) -> list[float]:
+    """The `qs` percentiles (0-100) of `values`, linear between order statistics (numpy's default)."""
+    ordered = sorted(values)
+    out = []
+    for q in qs:
+        pos = (len(ordered) - 1) * q / 100
+        lo = int(pos)
+        hi = min(lo + 1, len(ordered) - 1)
+        out.append(ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo))
+    return out

@@ -11,10 +11,22 @@ import csv
 import io
 
 MAX_LISTED = 5  # line numbers quoted in a message before "and N more"
+# Characters that could end a quoted code span (the backtick) or the `:color[...]` label around a message
+# (square brackets), swapped for look-alikes so that quoted text never turns into markup or a link.
+_INERT = str.maketrans({"`": "'", "[": "\uff3b", "]": "\uff3d"})
 
 
 class UploadError(ValueError):
     """A file that cannot be used; the message names the problem for the student."""
+
+
+def inline_code(text: str, limit: int = 40) -> str:
+    """A student's text quoted in a message as a Markdown code span: cut to `limit` characters, invisible and
+    control characters shown as '?', and nothing inside able to close the span or render as markup."""
+    if not text:
+        return "(empty)"
+    shown = "".join(ch if ch.isprintable() else "?" for ch in text[:limit]).translate(_INERT)
+    return f"`{shown}{'…' if len(text) > limit else ''}`"
 
 
 def line_list(lines: list[int]) -> str:
@@ -67,7 +79,7 @@ def find_column(header: list[str], names: tuple[str, ...]) -> int | None:
 
 
 def header_text(header: list[str], limit: int = 8) -> str:
-    return ", ".join(f"`{h.strip()[:30]}`" for h in header[:limit]) or "none"
+    return ", ".join(inline_code(h.strip(), 30) for h in header[:limit]) or "none"
 
 
 def require_rows(body: list[tuple[int, list[str]]], columns: list[int]) -> None:

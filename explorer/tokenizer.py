@@ -53,7 +53,9 @@ class Encoding:
             pairs = ", ".join(f"{c!r} -> {t!r}" for c, t in list(changed.items())[:8])
             out.append(f"Mapped to the alphabet (lowercase, accents removed): {pairs}.")
         if unknown:
-            shown = " ".join(unknown[:8]) + (" ..." if len(unknown) > 8 else "")
+            # each shown once, spaced: no two make markup; a control character (a line break) is named instead
+            shown = " ".join(c if c.isprintable() else f"U+{ord(c):04X}" for c in unknown[:8]) + (
+                " ..." if len(unknown) > 8 else "")
             out.append(f"Not in the alphabet, shown as '{UNKNOWN}': {shown}")
         if self.dropped:
             out.append(f"Dropped {self.dropped} invisible mark(s): combining accents, joiners, emoji modifiers.")

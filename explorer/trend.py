@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from explorer.csv_upload import (UploadError, find_column, header_text, line_list, lines_phrase, read_rows,
-                                 require_rows)
+from explorer.csv_upload import (UploadError, find_column, header_text, inline_code, line_list, lines_phrase,
+                                 read_rows, require_rows)
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA_CSV = ROOT / "data" / "compute_per_dollar.csv"
@@ -396,9 +396,9 @@ def _numbers(cells: list[str], column: str, lines: list[int]) -> np.ndarray:
     bad = np.flatnonzero(~np.isfinite(values))
     if len(bad):
         example = cells[bad[0]].strip()
-        shown = f"'{example[:20]}'" if example else "an empty cell"
-        raise UploadError(f"Column `{column}` has values that are not numbers on line{'s' if len(bad) > 1 else ''} "
-                          f"{line_list([lines[i] for i in bad])} (first: {shown}).")
+        shown = inline_code(example, 20) if example else "an empty cell"
+        raise UploadError(f"Column {inline_code(column, 30)} has values that are not numbers on "
+                          f"line{'s' if len(bad) > 1 else ''} {line_list([lines[i] for i in bad])} (first: {shown}).")
     return values
 
 

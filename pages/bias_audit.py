@@ -32,7 +32,9 @@ _MARKDOWN_SPECIALS = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=^&])")
 
 
 def escape(text: str) -> str:
-    """Student text shown as plain words in st.markdown: every Markdown and directive character escaped."""
+    """Student text shown as plain words in st.markdown: every Markdown and directive character escaped, control
+    characters shown as '?'."""
+    text = "".join(ch if ch.isprintable() or ch == "\n" else "?" for ch in text)
     return _MARKDOWN_SPECIALS.sub(r"\\\1", text).replace("\n", "  \n")
 
 

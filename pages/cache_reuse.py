@@ -51,6 +51,34 @@ def _drift_fraction():
     return exp.drift_vs_fraction(_drift_models()[0])
 
 
+# Figures take longer to build than to copy out of the cache, so each view's figures are built once.
+@st.cache_data(show_spinner=False, max_entries=256)
+def _pattern_figure(n: int, m: int, turns: int, layer: int):
+    return figs.reuse_heatmaps(_pattern(n, m, turns, layer))
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _turn_figures(n: int, m: int, turns: int, depth: int):
+    """Recompute per turn, cost per turn, cumulative cost and KV memory for one view."""
+    table, curves = _turns(n, m, turns, depth), _curves(m, depth)
+    return (figs.recompute_across_turns(table), figs.cost_per_turn(curves, table.iloc[-1].to_dict(), m, depth),
+            figs.cumulative_cost(table), figs.kv_memory(curves, depth, exp.history_at(n, m, turns) + m))
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _timing_figures(measured: dict | None, sweep_data: dict | None):
+    """The measured-times, overhead-fit and speedup figures (the timings are small dicts: cheap to hash)."""
+    fit = sweep_data["fit"] if sweep_data else None
+    return (figs.measured_times(measured, fit) if measured is not None else None,
+            figs.overhead_fit(sweep_data) if sweep_data else None,
+            figs.speedup_vs_ratio(sweep_data, measured) if sweep_data else None)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _drift_figures(n_d: int, m_d: int):
+    return figs.drift_per_layer(_drift(n_d, m_d), n_d, m_d), figs.drift_vs_fraction(_drift_fraction())
+
+
 def _sweep(progress) -> dict:
     return results.cached("cache-overhead-sweep", SWEEP,
                           lambda: exp.overhead_sweep(**SWEEP, progress=lambda f, msg: progress.update(f, msg)))
@@ -94,7 +122,7 @@ with st.container(border=True):
 
 # --- 1. what each turn recomputes --------------------------------------------------------------------
 st.header("What each turn recomputes")
-render.figure(figs.reuse_heatmaps(_pattern(n, m, turns, layer)), key="cache-reuse-heatmaps",
+render.figure(_pattern_figure(n, m, turns, layer), key="cache-reuse-heatmaps",
               notice="Each cell is one query reading one key in the current turn. Causal (left): the old rows "
                      "were computed in earlier turns and their keys and values wait in the cache, so only the "
                      "new bottom rows are work; everything above the diagonal is masked. Bidirectional (right): "
@@ -102,24 +130,23 @@ render.figure(figs.reuse_heatmaps(_pattern(n, m, turns, layer)), key="cache-reus
                      "part of the bidirectional matrix repeats last turn's scores exactly (they depend on the "
                      "embeddings only), yet it is recomputed because each row's softmax now includes the new "
                      "keys (slides 64-66).")
-table = _turns(n, m, turns, depth)
-render.figure(figs.recompute_across_turns(table), key="cache-recompute-turns",
+recompute_figure, per_turn_figure, cumulative_figure, memory_figure = _turn_figures(n, m, turns, depth)
+render.figure(recompute_figure, key="cache-recompute-turns",
               notice="Per turn, the bidirectional model redoes (n+m)² entries in every layer; the causal model "
                      "computes m·(n+m) at most and reads the rest from its cache. The gap grows every turn, "
                      "because the history does (slide 66).")
 
 # --- 2. cost model ------------------------------------------------------------------------------------
 st.header("What it costs: exact FLOPs")
-curves = _curves(m, depth)
-render.figure(figs.cost_per_turn(curves, table.iloc[-1].to_dict(), m, depth), key="cache-cost-per-turn",
+render.figure(per_turn_figure, key="cache-cost-per-turn",
               notice="Solid lines count every matrix multiply of the real model (projections, MLP, attention, "
                      "head). The dotted lines are the lecture's O((n+m)²) and O(nm+m²) with the attention "
                      "constant: they take over once the history is a few hundred tokens; below that the "
                      "per-token projections and MLP dominate. Either way the ratio is exactly (n+m)/m.")
-render.figure(figs.cumulative_cost(table), key="cache-cost-cumulative",
+render.figure(cumulative_figure, key="cache-cost-cumulative",
               notice="Summed over the conversation, re-encoding grows about with T³ and the cache about "
                      "with T²: long chats are where bidirectional input becomes expensive.")
-render.figure(figs.kv_memory(curves, depth, history + m), key="cache-kv-memory",
+render.figure(memory_figure, key="cache-kv-memory",
               notice="The cache trades compute for memory: keys and values for every layer and token. Tiny for "
                      "this model, tens of GiB for a GPT-3-sized one at a few thousand tokens, which is why "
                      "serving systems manage it carefully.")
@@ -148,7 +175,7 @@ else:
 
 sweep_data = jobs.run_in_background("cache-overhead-sweep", _sweep, label="Timing the overhead sweep (once per server)",
                                     time_limit_s=300)
-fit = sweep_data["fit"] if sweep_data else None
+times_figure, fit_figure, speedup_figure = _timing_figures(measured, sweep_data)
 if measured is not None:
     cols = st.columns(5)
     cols[0].metric("Re-encode", f"{measured['time_reencode_ms']:.3g} ms")
@@ -158,7 +185,7 @@ if measured is not None:
     cols[4].metric("max |Δ logit|", f"{measured['max_abs_logit_diff']:.1e}",
                    help="Largest difference between the cached step's logits and a full causal recomputation "
                         f"(logits up to {measured['max_abs_logit']:.2f}): float32 rounding, nothing more.")
-    render.figure(figs.measured_times(measured, fit), key="cache-measured-times",
+    render.figure(times_figure, key="cache-measured-times",
                   notice="The cached step computes (n+m)/m times fewer FLOPs, but it is not that much faster: "
                          "each layer costs a fixed amount (a dozen small kernel calls, Python module calls, the "
                          "cache write) that does not shrink with the number of tokens, and a few tokens still read "
@@ -182,10 +209,10 @@ if sweep_data is not None:
         st.markdown(why + " A wider model shrinks the fixed cost's share, but its thin cached step is then bound "
                           "by reading weights from memory (`bench/bench_cache.py` times d = 256 and 512); "
                           "servers batch many users' steps together so that one read of the weights serves all.")
-    render.figure(figs.overhead_fit(sweep_data), key="cache-overhead-fit",
+    render.figure(fit_figure, key="cache-overhead-fit",
                   notice="Time against FLOPs for every timed size: at small sizes the points sit on a floor "
                          "set by the number of layers, not by FLOPs. Dashed lines: the fitted model.")
-    render.figure(figs.speedup_vs_ratio(sweep_data, measured), key="cache-speedup-vs-ratio",
+    render.figure(speedup_figure, key="cache-speedup-vs-ratio",
                   notice="Points on the dotted diagonal would mean time follows FLOPs. They fall below it, "
                          "more so for short messages, where the cached step is almost all overhead.")
 
@@ -205,12 +232,13 @@ else:
                f"that sorts {exp.DRIFT_TASK.min_length}-{exp.DRIFT_TASK.length} symbols, "
                f"{info['summary']['steps_done']} steps, held-out token accuracy {acc:.0%}. The causal models "
                "run the very same weights with a causal mask.")
-render.figure(figs.drift_per_layer(_drift(n_d, m_d), n_d, m_d), key="cache-drift-layers",
+drift_figure, fraction_figure = _drift_figures(n_d, m_d)
+render.figure(drift_figure, key="cache-drift-layers",
               notice="Layer 1's keys and values of old tokens never change: they come from the embeddings alone. "
                      "From layer 2 on, old tokens have read the new ones and move, usually more in deeper "
                      "layers and most in the trained encoder, which learned to use the whole input. The causal lines stay at "
                      "zero: this is why their cache stays valid.")
-render.figure(figs.drift_vs_fraction(_drift_fraction()), key="cache-drift-fraction",
+render.figure(fraction_figure, key="cache-drift-fraction",
               notice="Drift grows with the share of the sequence that is new, m/(n+m): one token appended to a "
                      "long history moves little, but never exactly nothing, so a bidirectional model cannot "
                      "safely skip re-encoding.")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer import trend
+from explorer.csv_upload import inline_code
 from explorer.figures.trend import precision_chart, trend_chart
 from ui import params, render
 from ui.frame import header
@@ -119,9 +120,10 @@ upload_rows = upload_fit = upload_boot = None
 if uploaded is not None:
     upload_rows, upload_fit, upload_boot, upload_problem = _upload(uploaded.getvalue())
     if upload_problem:
-        st.warning(f"**{uploaded.name}**: {upload_problem}")
+        st.warning(f"{inline_code(uploaded.name, 60)}: {upload_problem}")
     if upload_fit is not None:
-        st.markdown(f"**Your data** ({uploaded.name}, {upload_fit.n} rows), fitted on its own and drawn in black:")
+        st.markdown(f"**Your data** ({inline_code(uploaded.name, 60)}, {upload_fit.n} rows), fitted on its own and "
+                    "drawn in black:")
         _readout(upload_fit, upload_boot)
 
 render.figure(

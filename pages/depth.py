@@ -83,6 +83,17 @@ def analysis_of(steps: int, n_seeds: int, width: int, ready: tuple, mtimes: tupl
     return dp.analyse(swept)
 
 
+@st.cache_data(show_spinner=False, max_entries=8)
+def wiring_figure(depth: int):
+    return figs.wiring_schematic(depth)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def measured_figure(name: str, analysis_key: tuple, depth: int, _analysis: dict):
+    """`figs.<name>(analysis, depth)`, built once per view: `analysis_key` (analysis_of's arguments) keys the cache."""
+    return getattr(figs, name)(_analysis, depth)
+
+
 @st.cache_data(show_spinner=False)
 def step_rate(mtimes: tuple[float, ...]) -> tuple[float, float]:
     return dp.step_time_model(shipped())
@@ -169,7 +180,7 @@ with st.container(border=True):
                "settings join the depth chart.")
 
 depth, steps, n_seeds, width = int(depth), int(steps), int(n_seeds), int(width)
-render.figure(figs.wiring_schematic(depth), key="depth-wiring",
+render.figure(wiring_figure(depth), key="depth-wiring",
               notice="What to notice: on the left every decoder layer reads the same top level; on the right decoder "
                      "layer l reads encoder level l-1, the states encoder layer l takes in (slide 63). The right "
                      "wiring leaves the top encoder layer's output unread, so it uses less of its network, not more.")
@@ -203,13 +214,14 @@ if here:
 
 swept, _ = dp.available(cfg, shipped_runs())
 ready_keys = tuple((r["depth"], r["wiring"], r["seed"]) for r in swept["runs"])
-analysis = analysis_of(steps, n_seeds, width, ready_keys, _mtimes()) if ready_keys else None
+analysis_key = (steps, n_seeds, width, ready_keys, _mtimes())
+analysis = analysis_of(*analysis_key) if ready_keys else None
 if analysis is None or not analysis["depths"]:
     if shipped() is None:
         st.stop()
     st.caption(f"Meanwhile: the shipped run ({RECIPE.steps} steps, {len(RECIPE.seeds)} seeds, width {RECIPE.d_model}).")
-    analysis = analysis_of(RECIPE.steps, len(RECIPE.seeds), RECIPE.d_model,
-                           tuple(RECIPE.runs()), _mtimes())
+    analysis_key = (RECIPE.steps, len(RECIPE.seeds), RECIPE.d_model, tuple(RECIPE.runs()), _mtimes())
+    analysis = analysis_of(*analysis_key)
 else:
     untrained = [d for d in DEPTHS if d not in analysis["depths"]]
     if untrained:
@@ -252,7 +264,7 @@ elif analysis["depths"]:
     st.info(f"Depth {depth} has not been measured at these settings yet; the chart below shows the depths that "
             "have.")
 
-render.figure(figs.outcome_vs_depth(analysis, depth), key="depth-outcome",
+render.figure(measured_figure("outcome_vs_depth", analysis_key, depth, analysis), key="depth-outcome",
               notice="What to notice: how the gap between the two wirings changes as depth grows, with the same "
                      "parameters, FLOPs per step and steps (slides 60-61). Here, layer-aligned minus final-only "
                      f"accuracy: {gaps(analysis)}. Dots are single seeds; bars are ± one standard deviation; p is a "
@@ -279,7 +291,7 @@ if rows:
 
 if cells:
     drops = {w: c["late_drop"]["mean"] for w, c in cells.items()}
-    render.figure(figs.training_curves(analysis, depth), key="depth-curves",
+    render.figure(measured_figure("training_curves", analysis_key, depth, analysis), key="depth-curves",
                   notice="What to notice: whether the lagging wiring is still improving at the last step. Here the "
                          "held-out loss fell over the last sixth of training by "
                          + " and ".join(f"{v:.3f} nats ({SHORT[w]})" for w, v in drops.items())
@@ -302,7 +314,7 @@ if cells:
         "and its sequence's majority bit (high level); it is fitted on the states of one set of sequences and "
         "scored on others. The dotted line probes the same networks before training (a seed starts both wirings "
         "from the same weights): what random layers already mix in.")
-    render.figure(figs.probe_profile(analysis, depth), key="depth-probes",
+    render.figure(measured_figure("probe_profile", analysis_key, depth, analysis), key="depth-probes",
                   notice="What to notice: whether the top level (all a final-only decoder reads) still holds the "
                          "token's own symbol, and from which level on the majority bit is readable. The bit needs "
                          "other positions, so level 0 cannot beat the grey line (one token alone).")

@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer import results
+from explorer.csv_upload import inline_code
 from explorer.experiments import lengths as ln
 from explorer.figures import lengths as figs
 from ui import params, render
@@ -228,7 +229,7 @@ with st.container(border=True):
 raw = uploaded.getvalue() if uploaded is not None and source == UPLOADED else None
 pairs, problem = _pairs(source, typed, raw)
 if problem:
-    where = f"**{uploaded.name}**: " if source == UPLOADED and uploaded is not None else ""
+    where = f"{inline_code(uploaded.name, 60)}: " if source == UPLOADED and uploaded is not None else ""
     st.warning(where + problem)
 elif source == UPLOADED and raw is None:
     st.info(f"Upload a CSV with columns `input_len` and `target_len` (at most {ln.MAX_ROWS:,} rows) to see your "

@@ -56,6 +56,44 @@ def _compute_rates() -> list[tuple[int, int, float, str]]:
     return rates
 
 
+@st.cache_data(show_spinner=False, max_entries=128)
+def _horizons(mass_g: float, area_cm2: float, cd: float, rho: float, wind: float, t_fit: float,
+              tol_m: float) -> tuple[list[physics.Trajectory], list[physics.Horizon]]:
+    trajectories = [_trajectory(mass_g, area_cm2, cd, rho, wind, n) for n in range(1, len(physics.FORCES) + 1)]
+    horizons = [physics.prediction_horizon(tr, t_fit, tol_m, n) for n, tr in enumerate(trajectories, start=1)]
+    return trajectories, horizons
+
+
+# Figures take longer to build than to copy out of the cache, so each view's figures are built once.
+@st.cache_data(show_spinner=False, max_entries=64)
+def _fall_figures(name: str, mass_g: float, area_cm2: float, cd: float, rho: float, v0: float, height: float,
+                  tol_abs: float, tol_rel: float):
+    fall = _fall(mass_g, area_cm2, cd, rho, v0, height)
+    cross_abs = _crossing(mass_g, area_cm2, cd, rho, v0, tol_abs, False)
+    cross_rel = _crossing(mass_g, area_cm2, cd, rho, v0, tol_rel, True)
+    return figures.fall_position(fall, name, v0), figures.fall_error(fall, tol_abs, tol_rel, cross_abs, cross_rel)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _heights_figure(name: str, mass_g: float, area_cm2: float, cd: float, rho: float, v0: float, tol_abs: float,
+                    tol_rel: float, height: float):
+    rows = []
+    for key, default in physics.OBJECTS.items():
+        m, a, c = (mass_g, area_cm2, cd) if key == name else (default.mass * 1000, default.area * 1e4, default.cd)
+        rows.append(figures.ObjectHeights(key, _crossing(m, a, c, rho, v0, tol_abs, False),
+                                          _crossing(m, a, c, rho, v0, tol_rel, True)))
+    return figures.tolerance_heights(rows, tol_abs, tol_rel, height, physics.MAX_HEIGHT)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _system_figures(mass_g: float, area_cm2: float, cd: float, rho: float, wind: float, t_fit: float, tol_m: float,
+                    n_forces: int):
+    trajectories, horizons = _horizons(mass_g, area_cm2, cd, rho, wind, t_fit, tol_m)
+    return (figures.horizon_bars(horizons, n_forces),
+            figures.system_prediction(trajectories[n_forces - 1], horizons[n_forces - 1]),
+            figures.prediction_errors(trajectories[0].t, horizons, n_forces))
+
+
 def _edit_range(default: float) -> tuple[float, float, float, str]:
     """Slider range from a tenth to ten times the textbook value, on a step grid that holds the default."""
     exponent = math.floor(math.log10(default)) - 2
@@ -124,21 +162,17 @@ m3.metric(f"Formula off by {length_text(tol_abs)} after", length_text(cross_abs.
 m4.metric(f"Formula off by {tol_pct:g}% after", length_text(cross_rel.height) if cross_rel else never,
           help="Distance fallen when the formula's error first reaches this share of the distance fallen.")
 
-render.figure(figures.fall_position(fall, name, v0), key="method-fall",
+fall_figure, error_figure = _fall_figures(name, mass_g, area_cm2, cd, rho, v0, float(height), tol_abs, tol_rel)
+render.figure(fall_figure, key="method-fall",
               notice="Solid: the equations of motion with drag, integrated numerically (a model with textbook "
                      "inputs, not a lab measurement). Dashed: the slide-4 formula. For a pen dropped from hand "
                      "height the two are hard to tell apart: that is what lets the lecture ignore drag (slide 4).")
-render.figure(figures.fall_error(fall, tol_abs, tol_rel, cross_abs, cross_rel), key="method-error",
+render.figure(error_figure, key="method-error",
               notice="The formula's error grows like the square of the distance fallen at first (a straight line "
                      "of slope 2 on these log axes), so whether drag may be ignored depends on both the drop and "
                      "the precision you need.")
 
-rows = []
-for key, default in physics.OBJECTS.items():
-    m, a, c = (mass_g, area_cm2, cd) if key == name else (default.mass * 1000, default.area * 1e4, default.cd)
-    rows.append(figures.ObjectHeights(key, _crossing(m, a, c, rho, v0, tol_abs, False),
-                                      _crossing(m, a, c, rho, v0, tol_rel, True)))
-render.figure(figures.tolerance_heights(rows, tol_abs, tol_rel, float(height), physics.MAX_HEIGHT),
+render.figure(_heights_figure(name, mass_g, area_cm2, cd, rho, v0, tol_abs, tol_rel, float(height)),
               key="method-heights",
               notice=f"The same question for every object ({name} with your edits, the others with textbook "
                      "values). At 1 cm, a pen or a ball may fall more than half a metre before gravity alone is "
@@ -167,8 +201,7 @@ with st.container(border=True):
                "a 1 s period (5% damping).")
 
 try:
-    trajectories = [_trajectory(mass_g, area_cm2, cd, rho, wind, n) for n in range(1, len(physics.FORCES) + 1)]
-    horizons = [physics.prediction_horizon(tr, t_fit, tol_m, n) for n, tr in enumerate(trajectories, start=1)]
+    horizons = _horizons(mass_g, area_cm2, cd, rho, wind, t_fit, tol_m)[1]
 except ValueError as err:
     st.warning(f"These settings cannot be simulated: {err}")
     st.stop()
@@ -184,7 +217,9 @@ m2.metric("Fitted downward acceleration", f"{now.acceleration[1]:.2f} m/s²",
 m3.metric("Where the prediction fails", "never in this run" if now.censored else
           f"{now.t_fit + now.horizon:.2f} s after release")
 
-render.figure(figures.horizon_bars(horizons, n_forces), key="method-horizon",
+horizon_figure, system_figure, errors_figure = _system_figures(mass_g, area_cm2, cd, rho, wind, t_fit, tol_m,
+                                                               n_forces)
+render.figure(horizon_figure, key="method-horizon",
               notice="Slide 6, measured: with gravity alone the fitted model is exact; each interacting force "
                      "shortens how far ahead it can be trusted. Bars to the right of your setting are shown pale.")
 gains = [figures.force_label(b.n_forces) for a, b in zip(horizons, horizons[1:])
@@ -192,11 +227,11 @@ gains = [figures.force_label(b.n_forces) for a, b in zip(horizons, horizons[1:])
 if gains:
     st.info(f"Here adding {' and '.join(gains)} made the horizon *longer*: a new force can partly cancel the "
             "error of the others. Slide 6 states a tendency, not a law.")
-render.figure(figures.system_prediction(trajectories[n_forces - 1], now), key="method-system",
+render.figure(system_figure, key="method-system",
               notice="The grey band is what you observed. Dashed is the constant-acceleration model fitted to it; "
                      "it keeps accelerating where drag has already slowed the object, and it cannot know the "
                      "gusts or the spring that are still to come.")
-render.figure(figures.prediction_errors(trajectories[0].t, horizons, n_forces), key="method-errors",
+render.figure(errors_figure, key="method-errors",
               notice="Each dot is where a line crosses the tolerance: the horizon of the bar chart above, "
                      "measured from the end of the grey band.")
 

@@ -53,7 +53,8 @@ def presentation() -> bool:
 def figure_height() -> int | None:
     """The figure-mode height from the URL, clamped to HEIGHT_RANGE; None when absent or unusable."""
     raw = st.query_params.get("height")
-    if not raw or not raw.isdigit():
+    # ASCII digits only: "²" passes isdigit() but not int(), and int() refuses more than 4300 digits
+    if not raw or not (raw.isascii() and raw.isdigit()) or len(raw) > 6:
         return None
     return min(max(int(raw), HEIGHT_RANGE[0]), HEIGHT_RANGE[1])
 

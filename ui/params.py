@@ -14,6 +14,7 @@ import logging
 
 import streamlit as st
 
+from explorer.csv_upload import inline_code
 from ui.lecture import controls_hidden
 
 T = TypeVar("T")
@@ -24,8 +25,8 @@ _MAX_ECHO = 40  # characters of a bad URL value repeated back in a notice
 
 
 def _echo(raw: str) -> str:
-    text = "".join(ch if ch.isprintable() else "?" for ch in raw[:_MAX_ECHO]).replace("`", "'")
-    return text + ("…" if len(raw) > _MAX_ECHO else "")
+    """A bad URL value quoted in a notice: a code span that nothing in the value can close or turn into a link."""
+    return inline_code(raw, _MAX_ECHO)
 
 
 def _from_url(key: str, default: T, coerce: Callable[[list[str]], tuple[T | None, str | None]], where) -> T:
@@ -74,12 +75,12 @@ def _number_coercer(lo: float, hi: float, kind: type) -> Callable[[list[str]], t
         try:
             x = float(raw)
         except ValueError:
-            return None, f"`{_echo(raw)}` is not a number; using the default."
+            return None, f"{_echo(raw)} is not a number; using the default."
         if x != x:  # NaN
             return None, "NaN is not a usable value; using the default."
         clamped = min(max(x, lo), hi)
         value = kind(round(clamped)) if kind is int else kind(clamped)
-        note = None if clamped == x else f"`{_echo(raw)}` is outside {lo:g} to {hi:g}; using {value:g}."
+        note = None if clamped == x else f"{_echo(raw)} is outside {lo:g} to {hi:g}; using {value:g}."
         return value, note
     return coerce
 
@@ -99,7 +100,7 @@ def _choice_coercer(options: Sequence[T], format_func: Callable[[T], str] | None
     def coerce(raws: list[str]) -> tuple[T | None, str | None]:
         if raws[-1] in by_text:
             return by_text[raws[-1]], None
-        return None, f"`{_echo(raws[-1])}` is not one of {', '.join(by_text)}; using the default."
+        return None, f"{_echo(raws[-1])} is not one of {', '.join(by_text)}; using the default."
     return coerce
 
 
@@ -142,7 +143,7 @@ def toggle(label: str, key: str, default: bool = False, where=st, **kwargs) -> b
             return True, None
         if text in ("false", "0", "no", "off"):
             return False, None
-        return None, f"`{_echo(raws[-1])}` is not true or false; using the default."
+        return None, f"{_echo(raws[-1])} is not true or false; using the default."
 
     value = _from_url(key, default, coerce, where)
     if controls_hidden():
@@ -154,6 +155,9 @@ def multiselect(label: str, key: str, options: Sequence[T], default: Sequence[T]
     by_text = _by_text(options, kwargs.get("format_func"))
 
     def coerce(raws: list[str]) -> tuple[list[T] | None, str | None]:
+        raws = [r for r in raws if r]  # `?key=` is Streamlit's link to an emptied multiselect
+        if not raws:
+            return [], None
         good = [by_text[r] for r in raws if r in by_text]
         bad = [r for r in raws if r not in by_text]
         note = f"ignored unknown values {', '.join(_echo(b) for b in bad[:5])}." if bad else None

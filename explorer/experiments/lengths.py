@@ -34,7 +34,8 @@ import torch
 from scipy import integrate, optimize, stats
 
 from explorer import results
-from explorer.csv_upload import UploadError, find_column, header_text, lines_phrase, read_rows, require_rows
+from explorer.csv_upload import (UploadError, find_column, header_text, inline_code, lines_phrase, read_rows,
+                                 require_rows)
 from explorer.costs import parameter_count, sequence_forward_flops
 from explorer.model import TransformerConfig
 from explorer.tasks import FIRST_SYMBOL
@@ -332,8 +333,12 @@ def parse_typed(text: str) -> pd.DataFrame:
         raise LengthsError(f"{len(items)} pairs typed; the limit here is {MAX_TYPED} (upload a CSV for more).")
     bad = [t for t in items if not re.fullmatch(r"\d+:\d+", t)]
     if bad:
-        raise LengthsError(f"`{bad[0][:20]}` is not a pair: write input:target in whole tokens, e.g. `300:4`.")
-    pairs = np.array([[int(a) for a in t.split(":")] for t in items], dtype=np.int64)
+        raise LengthsError(f"{inline_code(bad[0], 20)} is not a pair: write input:target in whole tokens, e.g. "
+                           "`300:4`.")
+    # capped before numpy (or int() and its 4300-digit limit) sees them: 10**20 tokens is too long, not an overflow
+    too_long = MAX_LENGTH + 1
+    pairs = np.array([[min(int(a), too_long) if len(a) <= 20 else too_long for a in t.split(":")] for t in items],
+                     dtype=np.int64)
     if (pairs < 1).any() or (pairs > MAX_LENGTH).any():
         raise LengthsError(f"Lengths must be whole numbers from 1 to {MAX_LENGTH:,} tokens.")
     return pd.DataFrame({"input_len": pairs[:, 0], "target_len": pairs[:, 1]})

@@ -20,7 +20,7 @@ BAD = {
     "wrong columns": (b"a,b\n1,2\n", "Missing columns `year` and `value`"),
     "value column missing": (b"year,flops\n2000,5\n", "Missing column `value`"),
     "semicolons": (b"year;value\n2000;5\n", "use commas"),
-    "non-numeric": (b"year,value\n2000,5\n2001,abc\n", "not numbers on line 3 (first: 'abc')"),
+    "non-numeric": (b"year,value\n2000,5\n2001,abc\n", "not numbers on line 3 (first: `abc`)"),
     "non-numeric year": (b"year,value\nMMXX,5\n", "Column `year` has values that are not numbers"),
     "empty cell": (b"year,value\n2000,\n2001,7\n", "an empty cell"),
     "nan and inf": (b"year,value\n2000,nan\n2001,inf\n", "lines 2, 3"),
