@@ -66,7 +66,7 @@ def styled(fig: go.Figure, title: str, evidence: Evidence, height: int = 480) ->
     """
     margin_top = max(TOP_MARGIN, fig.layout.margin.t or 0)
     fig.update_layout(template=TEMPLATE_NAME, height=height, margin=dict(t=margin_top),
-                      title=dict(text=title, yref="container", y=1.0, yanchor="top", pad=dict(t=14)))
+                      title=dict(text=title, yref="container", y=1.0, yanchor="top", pad=dict(t=14, l=12)))
     return stamp_evidence(fig, evidence)
 
 
