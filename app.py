@@ -13,5 +13,7 @@ navigation = st.navigation(
     position="hidden" if st.context.is_embedded else "sidebar",
 )
 navigation.run()
-if not (st.context.is_embedded or lecture.figure_mode()):
+if lecture.figure_mode():
+    lecture.report_missing_figure()
+elif not st.context.is_embedded:
     frame.guide(navigation.url_path)  # previous / next along the argument

@@ -14,6 +14,7 @@ from urllib.parse import urlencode, urlsplit
 
 import streamlit as st
 
+from explorer.csv_upload import inline_code
 from explorer.lecture_map import page
 
 LECTURE_KEYS = ("figure", "controls", "presentation", "height", "embed", "embed_options")
@@ -25,8 +26,9 @@ _FIGURE_ONLY_CSS = """
 <style>
 [data-testid="stHeader"], [data-testid="stToolbar"], [data-testid="stDecoration"] { display: none !important; }
 [data-testid="stMainBlockContainer"] { padding: 0.5rem 0.75rem !important; max-width: 100% !important; }
-[data-testid="stVerticalBlock"] > *:not(:has([data-testid="stPlotlyChart"])),
-[data-testid="stHorizontalBlock"] > *:not(:has([data-testid="stPlotlyChart"])) { display: none !important; }
+[data-testid="stVerticalBlock"]:not(.st-key-lecture-message) > *:not(:has([data-testid="stPlotlyChart"], .st-key-lecture-message)),
+[data-testid="stHorizontalBlock"] > *:not(:has([data-testid="stPlotlyChart"], .st-key-lecture-message))
+    { display: none !important; }
 </style>
 """
 _CONTROLS_HIDDEN_CSS = """
@@ -68,7 +70,29 @@ def apply_chrome() -> None:
 
 
 def set_current_page(slug: str) -> None:
+    """Called first on every page run: which page this is, and a fresh record of its figures and controls."""
     st.session_state["_lecture_page"] = slug
+    st.session_state["_lecture_figures"] = []
+    st.session_state["_lecture_controls"] = []
+
+
+def note_figure(figure_id: str) -> None:
+    st.session_state.setdefault("_lecture_figures", []).append(figure_id)
+
+
+def note_control(key: str) -> None:
+    """A URL-bound control of this page: share links carry its value (and nothing else from the URL)."""
+    st.session_state.setdefault("_lecture_controls", []).append(key)
+
+
+def report_missing_figure() -> None:
+    """After a page ran in figure mode: say so when it has no figure by that id (instead of a blank frame)."""
+    wanted, drawn = figure_mode(), st.session_state.get("_lecture_figures", [])
+    if wanted and wanted not in drawn:
+        with st.container(key="lecture-message"):  # its class keeps it visible under the figure-only CSS
+            shown = inline_code(wanted)
+            st.info(f"This page has no figure {shown}. Its figures: "
+                    + (", ".join(inline_code(f) for f in drawn) or "none") + ".")
 
 
 def current_page() -> str:
@@ -80,7 +104,8 @@ def view_link(figure_id: str | None = None, **extra: str) -> str:
     base = urlsplit(st.context.url or "http://localhost:8501")
     slug = current_page()
     path = "/" if slug == "home" else f"/{page(slug).slug}"
-    state = [(k, v) for k in st.query_params if k not in LECTURE_KEYS for v in st.query_params.get_all(k)]
+    controls = set(st.session_state.get("_lecture_controls", []))
+    state = [(k, v) for k in st.query_params if k in controls for v in st.query_params.get_all(k)]
     if figure_id:
         state.append(("figure", figure_id))
     state += list(extra.items())

@@ -15,7 +15,7 @@ import logging
 import streamlit as st
 
 from explorer.csv_upload import inline_code
-from ui.lecture import controls_hidden
+from ui.lecture import controls_hidden, note_control
 
 T = TypeVar("T")
 # Correcting a bad URL value means presetting session state for a widget that also has a default;
@@ -35,6 +35,7 @@ def _from_url(key: str, default: T, coerce: Callable[[list[str]], tuple[T | None
     A URL value that needed correcting (clamped, cut, partly unknown) is written to session state, so the
     widget shows the corrected value; a valid one is left to the widget's own URL binding.
     """
+    note_control(key)
     if key in st.session_state:
         return _checked_state(key, default, coerce)
     raws = st.query_params.get_all(key)

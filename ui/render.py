@@ -24,6 +24,7 @@ def figure(fig: go.Figure, key: str, notice: str = "", slides: str | None = None
     notice" text under it, labelled with `slides` (default: the page's slides). The evidence badge is
     already inside the figure (explorer.figures.theme).
     """
+    lecture.note_figure(key)
     alone = lecture.figure_mode()
     if alone and alone != key:
         return  # another figure was asked for: skip this one's drawing entirely

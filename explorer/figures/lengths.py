@@ -7,6 +7,8 @@ green; parameter groups that do no matmul work (embedding lookups) are pale and 
 
 from __future__ import annotations
 
+import html
+
 import math
 
 import numpy as np
@@ -214,7 +216,7 @@ def distribution_chart(pairs: pd.DataFrame, stats: dict, label: str, synthetic: 
                             note="synthetic, illustrative: not measured from any dataset")
     else:
         evidence = Evidence(Kind.HISTORICAL, f"{stats['n']:,} pairs{drawn}, as given", note="your data, unchecked")
-    return styled(fig, f"Input and target lengths: {label}", evidence, height=500)
+    return styled(fig, f"Input and target lengths: {html.escape(label)}", evidence, height=500)  # a file name
 
 
 # ----------------------------------------------------------------------------------------------- the toy experiment

@@ -37,3 +37,9 @@ def test_a_figure_downloads_as_svg_through_the_page(page, app_url, tmp_path):
     root = ET.parse(saved).getroot()
     assert root.tag.endswith("svg") and root.get("width") == "1600"
     assert "HISTORICAL DATA" in saved.read_text()  # the evidence badge travels with the file
+
+
+def test_an_unknown_figure_id_shows_a_message_not_a_blank_frame(page, app_url):
+    page.goto(f"{app_url}/compute?figure=nope&controls=hidden&embed=true")
+    expect(page.get_by_text("This page has no figure").first).to_be_visible(timeout=TIMEOUT_MS)
+    assert page.locator(".js-plotly-plot").count() == 0

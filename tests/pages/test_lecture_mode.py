@@ -68,3 +68,21 @@ def test_an_unknown_figure_id_shows_no_figure_and_no_traceback(bad):
 def test_figure_height_from_the_url_is_clamped():
     at = run_page(FILES["compute"], figure="compute-trend", height="99999")
     assert figures(at)[0]["layout"]["height"] == 2000
+
+
+def test_an_unknown_figure_id_says_which_figures_the_page_has():
+    from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import ROOT
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params["figure"] = "no-such-figure"
+    at.run()
+    assert not at.exception and not figures(at)
+    assert any("no figure `no-such-figure`" in i.value and "`chain`" in i.value for i in at.info)
+
+
+def test_share_links_carry_only_the_pages_own_controls():
+    at = run_page(FILES["compute"], start="1960", zzz="junk" * 100)
+    links = [c.value for c in at.code if "figure=compute-trend" in c.value]
+    assert links and all("zzz" not in link for link in links) and all("start=1960" in link for link in links)
