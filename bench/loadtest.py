@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import statistics
+import concurrent.futures
 import tempfile
 import time
 import urllib.request
@@ -26,6 +26,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
+from bench.stats import percentiles
 from deploy import serve
 from explorer.lecture_map import available_pages
 
@@ -133,16 +134,18 @@ async def crowd(base_url: str, sessions: int, concurrency: int) -> list[dict]:
     return await asyncio.gather(*(limited(i) for i in range(sessions)))
 
 
-def percentile(values: list[float], q: float) -> float:
-    return statistics.quantiles(values, n=100, method="inclusive")[q - 1] if len(values) > 1 else values[0]
+def run_crowd(base_url: str, sessions: int, concurrency: int) -> list[dict]:
+    """`crowd` on its own event loop in its own thread, so it also runs where a loop is already running
+    (beside Playwright's sync API in the browser tests, or in a notebook)."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, crowd(base_url, sessions, concurrency)).result()
 
 
 def summarize(rows: list[dict], wall_s: float) -> dict:
-    ready = [r["ready_s"] for r in rows if "ready_s" in r]
-    rerun = [r["rerun_s"] for r in rows if "rerun_s" in r]
+    ready = percentiles([r["ready_s"] for r in rows if "ready_s" in r], 50, 95)
+    rerun = percentiles([r["rerun_s"] for r in rows if "rerun_s" in r], 50, 95)
     return {"sessions": len(rows), "errors": sum(len(r["errors"]) for r in rows), "wall_s": wall_s,
-            "ready_p50_s": percentile(ready, 50), "ready_p95_s": percentile(ready, 95),
-            "rerun_p50_s": percentile(rerun, 50), "rerun_p95_s": percentile(rerun, 95),
+            "ready_p50_s": ready[0], "ready_p95_s": ready[1], "rerun_p50_s": rerun[0], "rerun_p95_s": rerun[1],
             "error_samples": [e for r in rows for e in r["errors"]][:5]}
 
 
@@ -152,9 +155,9 @@ def load_test(replicas: int, sessions: int, concurrency: int, cache_dir: Path) -
         state = serve.start(replicas, serve._free_port(), Path(tmp), cache_dir)
         try:
             slugs = [p.slug for p in available_pages()]
-            asyncio.run(crowd(state["url"], len(slugs) * replicas, len(slugs)))  # warm-up, not counted
+            run_crowd(state["url"], len(slugs) * replicas, len(slugs))  # warm-up, not counted
             start = time.perf_counter()
-            rows = asyncio.run(crowd(state["url"], sessions, concurrency))
+            rows = run_crowd(state["url"], sessions, concurrency)
             return {"replicas": replicas, **summarize(rows, time.perf_counter() - start)}
         finally:
             serve.stop(Path(tmp))

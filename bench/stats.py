@@ -39,8 +39,10 @@ def interleaved(fns: dict[str, Callable[[], object]], repeats: int = 7) -> dict[
 
 
 def percentiles(values: list[float], *qs: float) -> list[float]:
-    """The `qs` percentiles (0-100) of `values`, linear between order statistics (numpy's default)."""
+    """The `qs` percentiles (0-100) of `values`, linear between order statistics (numpy's default); NaN when there are none."""
     ordered = sorted(values)
+    if not ordered:
+        return [float("nan")] * len(qs)
     out = []
     for q in qs:
         pos = (len(ordered) - 1) * q / 100

@@ -1,12 +1,11 @@
 """Serving a class: two replicas behind nginx, sticky sessions, one shared result cache."""
 
-import asyncio
 import shutil
 from pathlib import Path
 
 import pytest
 
-from bench.loadtest import crowd, summarize
+from bench.loadtest import run_crowd, summarize
 from deploy import serve
 from explorer.lecture_map import available_pages
 from tests.e2e.conftest import TIMEOUT_MS, assert_no_exception, wait_for_app
@@ -24,7 +23,7 @@ def deployment(tmp_path_factory):
 
 
 def test_every_page_serves_real_sessions_through_the_balancer(deployment):
-    rows = asyncio.run(crowd(deployment["url"], 2 * len(available_pages()), 5))
+    rows = run_crowd(deployment["url"], 2 * len(available_pages()), 5)
     summary = summarize(rows, 0.0)
     assert summary["errors"] == 0, summary["error_samples"]
     assert all(r["charts"] > 0 for r in rows) and sum("rerun_s" in r for r in rows) >= len(available_pages())
