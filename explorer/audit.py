@@ -632,7 +632,8 @@ def source_text(cell: Cell) -> str:
     return f"{cell.label}: {cell.config}" if cell.config else cell.label
 
 
-_CSV_FORMULA = re.compile(r"^[=+@\t\r]|^-[^\d\s]")  # what a spreadsheet would run as a formula
+# what a spreadsheet would run as a formula: "-2+3+cmd|..." too; a plain negative number ("-0.5") stays a number
+_CSV_FORMULA = re.compile(r"^[=+@\t\r]|^-(?![\d.]*$)")
 
 
 def _csv_safe(text: str) -> str:
@@ -712,6 +713,8 @@ def parse_file(raw: bytes) -> dict:
         doc = json.loads(text)
     except json.JSONDecodeError as err:
         raise AuditError(f"Not JSON: {err.msg} at line {err.lineno}, column {err.colno}.") from None
+    except RecursionError:  # `[[[[...` a thousand deep: the parser gives up before any schema check
+        raise AuditError("Not a workbook: the JSON is nested too deeply.") from None
     if not isinstance(doc, dict):
         raise AuditError(f"Wrong schema: the file holds {_type_name(doc)}, not a workbook object.")
     return doc
@@ -825,7 +828,7 @@ def decode_state(state: str) -> list[Row]:
         raise AuditError("the workbook state is incomplete: it stops early (was the link cut?).")
     try:
         doc = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):  # RecursionError: `[[[[...` nested too deep
         raise AuditError("the workbook state does not hold JSON.") from None
     if not isinstance(doc, dict) or doc.get("v") != VERSION or not isinstance(doc.get("r"), list):
         raise AuditError(f"the workbook state is not a version {VERSION} workbook.")

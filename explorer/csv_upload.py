@@ -63,7 +63,11 @@ def read_rows(raw: bytes, max_rows: int, max_bytes: int | None = None,
               ) -> tuple[list[str], list[tuple[int, list[str]]]]:
     """(header, [(line number, cells), ...]) of a CSV upload, blank lines skipped."""
     text = _decode(raw, max_bytes)
-    lines = [(n, row) for n, row in enumerate(csv.reader(io.StringIO(text)), start=1) if any(c.strip() for c in row)]
+    reader = csv.reader(io.StringIO(text, newline=""))  # newline="": a lone \r (old Mac files) ends a line too
+    try:
+        lines = [(n, row) for n, row in enumerate(reader, start=1) if any(c.strip() for c in row)]
+    except csv.Error as err:  # a field over the csv module's 131,072 characters, for one
+        raise UploadError(f"This file cannot be read as CSV: line {reader.line_num}: {err}.") from None
     if not lines:
         raise UploadError("The file is empty: it has no header and no rows.")
     (_, header), body = lines[0], lines[1:]

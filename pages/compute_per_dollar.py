@@ -112,7 +112,8 @@ if fit is not None:
         st.info(note)
 
 uploaded = None if params.controls_hidden() else st.file_uploader(
-    f"Your own data (optional): a CSV with a `year` and a `value` column, at most {trend.MAX_ROWS:,} rows",
+    f"Your own data (optional): a CSV with a `year` and a `value` column, at most {trend.MAX_ROWS:,} rows and "
+    f"{st.get_option('server.maxUploadSize')} MB",
     type=["csv", "txt"], key="upload",
     help="Values must be positive (ops per dollar or anything that grows); the shipped file's full schema, "
          f"with `{trend.VALUE}`, works too. It is fitted on the same axes, separately from the series above.")

@@ -41,6 +41,17 @@ def _parity(shape: ln.Shape, lx: int, ly: int) -> dict:
     return ln.cost_parity(shape, lx, ly)
 
 
+# Figures take longer to build than to copy out of the cache, so each view's figures are built once.
+@st.cache_data(show_spinner=False, max_entries=256)
+def _allocation_figure(shape: ln.Shape, lx: float, ly: float, title: str | None = None):
+    return figs.allocation_chart(_allocation(shape, lx, ly), title=title)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _parity_figure(shape: ln.Shape, lx: int, ly: int):
+    return figs.parity_chart(_parity(shape, lx, ly), lx, ly, _allocation(shape, lx, ly)["shape"])
+
+
 @st.cache_data(show_spinner=False, max_entries=32)
 def _pairs(source: str, typed: str, raw: bytes | None) -> tuple[pd.DataFrame | None, str | None]:
     """(pairs, problem): a profile, the typed pairs or the uploaded file, or the message saying what is wrong."""
@@ -194,14 +205,14 @@ _metric(m4, "Same FLOPs as the decoder-only", f"{eq['parameter_ratio']:.2f}× pa
         help="The encoder-decoder (fractional layers per stack) whose FLOPs per example equal the decoder-only's.")
 
 render.figure(
-    figs.allocation_chart(alloc), key="lengths-allocation",
+    _allocation_figure(shape, int(lx), int(ly)), key="lengths-allocation",
     notice=f"What to notice: in the decoder-only model every layer parameter reads all {lx + ly:,} tokens, "
            f"{dec['input_share_of_flops']:.0%} of its matmul work on the input. The encoder-decoder splits its "
            f"parameters: the encoder reads only the {lx:,} input tokens, the decoder only the {ly:,} target tokens, "
            "so its decoder parameters are cheap when targets are short (slide 58). Area is work: the boxes' total "
            "area is about half the FLOPs.")
 render.figure(
-    figs.parity_chart(parity, int(lx), int(ly), alloc["shape"]), key="lengths-parity",
+    _parity_figure(shape, int(lx), int(ly)), key="lengths-parity",
     notice=f"What to notice: at these lengths an encoder-decoder with {eq['parameter_ratio']:.2f}× the parameters "
            "costs what the decoder-only model does. Per token, every parameter does the same work in both; the "
            "decoder-only model applies each to Lx + Ly tokens, the encoder-decoder each to Lx or Ly, so about 2P "
@@ -218,7 +229,8 @@ with st.container(border=True):
     typed = params.text(f"Typed pairs, input:target (at most {ln.MAX_TYPED})", "pairs", TYPED_DEFAULT, 600,
                         where=c2, help="Whole tokens, e.g. `300:4, 120:8`; separate pairs with commas or spaces.")
     uploaded = None if params.controls_hidden() else c2.file_uploader(
-        f"CSV of pairs: columns `input_len`, `target_len`; at most {ln.MAX_ROWS:,} rows", type=["csv", "txt"],
+        f"CSV of pairs: columns `input_len`, `target_len`; at most {ln.MAX_ROWS:,} rows and {ln.MAX_BYTES / 1e6:g} MB",
+        type=["csv", "txt"],
         key="upload", help=f"Lengths are whole numbers of tokens from 1 to {ln.MAX_LENGTH:,}. `lx` and `ly` work "
                            "as column names too.")
     if source in ln.PROFILES:
@@ -252,10 +264,10 @@ if pairs is not None:
         notice="What to notice: pairs below the dashed diagonal have longer inputs than targets. The academic profile "
                "sits far below it (E[Lx] ≫ E[Ly], slide 58); chat straddles it; long-form writing sits above it, the "
                "reverse asymmetry.")
-    profile_alloc = _allocation(shape, round(stats["mean_input"], 1), round(stats["mean_target"], 1))
     render.figure(
-        figs.allocation_chart(profile_alloc, title=f"At the mean lengths of {label}: Lx = "
-                                                   f"{stats['mean_input']:,.1f}, Ly = {stats['mean_target']:,.1f}"),
+        _allocation_figure(shape, round(stats["mean_input"], 1), round(stats["mean_target"], 1),
+                           title=f"At the mean lengths of {label}: Lx = {stats['mean_input']:,.1f}, "
+                                 f"Ly = {stats['mean_target']:,.1f}"),
         key="lengths-profile-allocation",
         notice=f"What to notice: a decoder-only model spends {stats['decoder_input_share']:.0%} of its token passes "
                "on inputs here. The encoder-decoder's decoder parameters read only the mean target length. Box areas "

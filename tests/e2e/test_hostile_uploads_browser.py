@@ -1,0 +1,79 @@
+"""Hostile input in a real Chromium: on every page that takes an upload, an empty file, a binary file with markup
+in its name, a file over the page's stated limit and one over Streamlit's own upload limit each get a message,
+never a traceback. The compute page is opened first with markup in its URL values (the notices quote them as
+plain text) and with hostile lecture-mode parameters (the one figure asked for still shows)."""
+
+import re
+import tomllib
+from urllib.parse import quote
+
+from playwright.sync_api import expect
+
+from explorer import audit, trend
+from explorer.experiments import lengths as ln
+from tests.conftest import ROOT
+from tests.e2e.conftest import assert_no_exception, wait_for_app
+
+SERVER_MB = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["server"]["maxUploadSize"]
+AUDIT_MB = 1  # pages/bias_audit.py: the import's own max_upload_size
+PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01" * 10
+MARKUP_NAME = "[x](https:evil.example) **bold** <img src=x>"  # a file name is the student's text too
+
+
+def _files(ext: str, over_page_limit: bytes, server_mb: int) -> list[tuple[str, bytes]]:
+    return [(f"empty.{ext}", b""), (f"{MARKUP_NAME}.{ext}", PNG), (f"over-the-limit.{ext}", over_page_limit),
+            (f"huge.{ext}", b" " * (server_mb * 1024 * 1024 + 1))]
+
+
+# path: (text once loaded, the limit its uploader's label states, [(file name, bytes)], the message each file gets).
+# Streamlit refuses a file over its own limit with a red chip and the reason in a tooltip, so the label states it.
+PAGES = {
+    "/compute": ("Years per 10×", f"at most {trend.MAX_ROWS:,} rows and {SERVER_MB} MB",
+                 _files("csv", b"year,value\n" + b"2000,5\n" * (trend.MAX_ROWS + 1), SERVER_MB),
+                 ["The file is empty", "contains binary data", f"the limit is {trend.MAX_ROWS:,} rows",
+                  f"File must be {SERVER_MB:.1f}MB or smaller"]),
+    "/lengths?profile=uploaded%20CSV": ("Upload a CSV with columns", f"and {ln.MAX_BYTES / 1e6:g} MB",
+                                        _files("csv", b"input_len,target_len\n" + b" " * ln.MAX_BYTES, SERVER_MB),
+                                        ["The file is empty", "contains binary data",
+                                         f"the limit is {ln.MAX_BYTES:,} bytes",
+                                         f"File must be {SERVER_MB:.1f}MB or smaller"]),
+    "/audit": ("Your workbook", f"at most {audit.MAX_IMPORT_BYTES:,} bytes",
+               _files("json", b" " * (audit.MAX_IMPORT_BYTES + 1), AUDIT_MB),
+               ["The file is empty", "binary file", f"at most {audit.MAX_IMPORT_BYTES:,}",
+                f"File must be {AUDIT_MB:.1f}MB or smaller"]),
+}
+
+
+def _no_markup_rendered(page) -> None:
+    assert page.locator('a[href*="evil.example"]').count() == 0
+    assert page.locator("strong").filter(has_text=re.compile(r"^bold$")).count() == 0  # `**bold**` as markup
+    assert page.locator('[data-testid="stAlertContentError"]').count() == 0
+    assert_no_exception(page)
+
+
+def test_hostile_url_values_and_uploads_get_messages_not_tracebacks(page, app_url, tmp_path):
+    hostile = {"start": "a]{x} [x](https:evil.example) **bold**", "series": "**bold** [y](https:evil.example)"}
+    page.goto(f"{app_url}/compute?" + "&".join(f"{k}={quote(v)}" for k, v in hostile.items()))
+    wait_for_app(page, "URL parameter")
+    notices = page.locator('[data-testid="stCaptionContainer"]').filter(has_text="URL parameter")
+    assert notices.count() == 2 and "is not a number" in notices.first.inner_text()
+    _no_markup_rendered(page)
+    lecture = {"figure": "compute-trend", "embed": "true", "embed_options": "<script>alert(1)</script>",
+               "height": "²", "presentation": "\u202e", "controls": "hidden"}  # Streamlit reads embed_options itself
+    page.goto(f"{app_url}/compute?" + "&".join(f"{k}={quote(v)}" for k, v in lecture.items()))
+    page.wait_for_selector(".js-plotly-plot")
+    expect(page.locator(".js-plotly-plot")).to_have_count(1)  # retried: a rerun may still be replacing charts
+    _no_markup_rendered(page)
+
+    for path, (ready, limit, files, messages) in PAGES.items():
+        page.goto(f"{app_url}{path}")
+        wait_for_app(page, ready)
+        chooser = page.locator('[data-testid="stFileUploader"] input[type="file"]')
+        assert limit in page.locator('[data-testid="stFileUploader"] [data-testid="stWidgetLabel"]').inner_text()
+        for (name, data), message in zip(files, messages):
+            (tmp_path / name).write_bytes(data)
+            chooser.set_input_files(str(tmp_path / name))
+            wait_for_app(page, message)
+            _no_markup_rendered(page)
+        page.locator('[data-testid="stFileUploader"]').scroll_into_view_if_needed()
+        page.screenshot(path=str(tmp_path / f"{path.strip('/').split('?')[0]}-hostile-uploads.png"))
