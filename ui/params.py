@@ -32,8 +32,9 @@ def _echo(raw: str) -> str:
 def _from_url(key: str, default: T, coerce: Callable[[list[str]], tuple[T | None, str | None]], where) -> T:
     """The value this widget starts from: session state, else a usable URL value, else the default.
 
-    A URL value that needed correcting (clamped, cut, partly unknown) is written to session state, so the
-    widget shows the corrected value; a valid one is left to the widget's own URL binding.
+    A URL value that needed correcting (clamped, cut, partly unknown, or replaced by the default) is written
+    to session state, so the widget shows the value used, not the raw one its URL binding would read; a
+    valid one is left to the widget's own URL binding.
     """
     note_control(key)
     if key in st.session_state:
@@ -42,11 +43,10 @@ def _from_url(key: str, default: T, coerce: Callable[[list[str]], tuple[T | None
     if not raws:
         return default
     value, problem = coerce(raws)
+    if value is None:
+        value = default
     if problem:
         where.caption(f":orange[URL parameter `{key}`: {problem}]")
-    if value is None:
-        return default
-    if problem:
         st.session_state[key] = value
     return value
 
@@ -131,8 +131,11 @@ def choice(label: str, key: str, options: Sequence[T], default: T, where=st, wid
         return value
     options = list(options)
     if widget == "segmented_control":
-        picked = where.segmented_control(label, options, default=default, key=key, bind="query-params", **kwargs)
-        return default if picked is None else picked  # a segmented control can be clicked off
+        # required: a student cannot click it off. An empty `?key=` still reads as nothing picked in AppTest;
+        # the page then uses the default, as the notice above says.
+        picked = where.segmented_control(label, options, default=default, key=key, bind="query-params",
+                                         required=True, **kwargs)
+        return default if picked is None else picked
     return getattr(where, widget)(label, options, index=options.index(default), key=key, bind="query-params",
                                   **kwargs)
 
