@@ -49,12 +49,15 @@ def _step_pieces(n: int = 1024, m: int = 8, d: int = 64, heads: int = 4) -> dict
         }
 
 
-def main() -> None:
+def main() -> list[dict]:
+    """Print the timings; return the re-encode vs cached-step rows (exp.measure's dicts)."""
     print("re-encode vs cached step, CPU time on 1 thread, median of 15 interleaved runs:")
     print(f"  {'n':>5} {'m':>3} {'L':>2} {'re-encode ms':>13} {'cached ms':>10} {'speedup':>8} {'FLOP ratio':>11} "
           f"{'max|dlogit|':>12}")
+    rows = []
     for n, m, depth in SIZES:
         r = exp.measure(n, m, depth, repeats=15)
+        rows.append(r)
         print(f"  {n:>5} {m:>3} {depth:>2} {r['time_reencode_ms']:>13.3f} {r['time_cached_ms']:>10.3f} "
               f"{r['speedup']:>7.1f}x {r['flop_ratio']:>10.1f}x {r['max_abs_logit_diff']:>12.1e}")
     print("more work per layer hides the fixed cost (n=1024, m=8, 2 layers):")
@@ -80,6 +83,7 @@ def main() -> None:
         a, b = exp.drift(model, 31, 1), exp.drift(model, 24, 8)
         cells = "  ".join(f"L{i + 1} {x:.3f}/{y:.3f}" for i, (x, y) in enumerate(zip(a["kv"], b["kv"])))
         print(f"  {name:26s} {cells}")
+    return rows
 
 
 if __name__ == "__main__":

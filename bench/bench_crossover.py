@@ -2,14 +2,12 @@
 
 Both paths run the same models on the same data (the batched one uses the explicit-softmax attention that
 `vmap` batches, the sequential one the fused kernel). Every window of the recipe, 3 seeds, a short run,
-repeated and interleaved; one intra-op thread, as the experiment itself runs. Also the page's rerun time
-for a slider move on shipped results (AppTest, cached analysis), median of several moves.
+repeated and interleaved; one intra-op thread, as the experiment itself runs. The page's slider-move reruns
+are timed with every other page's in bench_pages.
 """
 
 from __future__ import annotations
 
-import statistics
-import time
 from dataclasses import replace
 
 from bench.stats import interleaved
@@ -34,31 +32,6 @@ def _sequential():
     return run
 
 
-def page_rerun_seconds(moves: int = 7) -> tuple[float, float]:
-    """Median seconds of a page rerun after moving the budget slider, and of the first (cold) run."""
-    from streamlit.testing.v1 import AppTest
-
-    from tests.conftest import ROOT
-
-    at = AppTest.from_file(str(ROOT / "pages" / "inductive_bias.py"), default_timeout=120)
-    start = time.perf_counter()
-    at.run()
-    cold = time.perf_counter() - start
-    if at.exception:
-        raise RuntimeError(f"the page failed: {at.exception[0].value}")
-    slider = next(s for s in at.slider if s.key == "budget")
-    times = []
-    for i in range(moves):
-        slider.set_value(round(9.0 + 0.2 * i, 1))
-        start = time.perf_counter()
-        at.run()
-        times.append(time.perf_counter() - start)
-        if at.exception:
-            raise RuntimeError(f"the page failed: {at.exception[0].value}")
-        slider = next(s for s in at.slider if s.key == "budget")
-    return statistics.median(times), cold
-
-
 def main() -> None:
     medians = interleaved({"batched": _sweep(True), "sequential": _sequential()}, repeats=REPEATS)
     n_models = len(PRESETS["main"].windows) * len(PRESETS["main"].seeds)
@@ -67,8 +40,6 @@ def main() -> None:
     for name, seconds in medians.items():
         print(f"  {name:10s} {seconds:6.2f} s   {seconds / (n_models * STEPS) * 1000:5.1f} ms per model-step")
     print(f"  batched is x{medians['sequential'] / medians['batched']:.2f} the speed of sequential")
-    median, cold = page_rerun_seconds()
-    print(f"inductive-bias page: slider move reruns in {median * 1000:.0f} ms (median of 7), first run {cold:.1f} s")
 
 
 if __name__ == "__main__":

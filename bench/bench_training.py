@@ -29,7 +29,8 @@ def _import_seconds(statement: str) -> float:
                                 check=True).stdout)
 
 
-def main() -> None:
+def main() -> dict[str, float]:
+    """Print the throughputs and import times; return tokens/s by architecture."""
     medians = interleaved({arch: _trainer(arch) for arch in ARCHITECTURES}, repeats=5)
     tokens = {arch: STEPS * 32 * (TASK.input_len + TASK.target_len) for arch in ARCHITECTURES}
     tokens["encoder"] = STEPS * 32 * TASK.input_len
@@ -42,6 +43,7 @@ def main() -> None:
                for name, stmt in [("torch", "import torch"), ("explorer.model", "import explorer.model")]}
     print(f"import explorer.model: {imports['explorer.model']:.2f} s median, "
           f"x{imports['explorer.model'] / imports['torch']:.2f} of `import torch` alone")
+    return {arch: tokens[arch] / medians[arch] for arch in ARCHITECTURES}
 
 
 if __name__ == "__main__":

@@ -1,33 +1,25 @@
 """Compute-per-dollar page: the fit, the bootstrap, and a whole page rerun after a slider move (AppTest).
 
 A slider move to a new window pays for one fit and one 5000-resample bootstrap; moving back to a window seen
-before is a cache hit. Both are printed as medians, with the bootstrap's share of a cold rerun.
+before is a cache hit (bench_pages times those with every other page's). Both are printed as medians, with
+the bootstrap's share of a cold rerun.
 """
 
 from __future__ import annotations
 
 import statistics
-import time
 
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from bench.bench_pages import Move, timed_moves
 from bench.stats import median_seconds
 from explorer import trend
 from explorer.lecture_map import ROOT
 
 PAGE = str(ROOT / "pages" / "compute_per_dollar.py")
 MOVES = 12
-
-
-def _rerun_times(at: AppTest, starts: list[int]) -> list[float]:
-    times = []
-    for start in starts:
-        t = time.perf_counter()
-        at.slider(key="start").set_value(start).run()
-        times.append(time.perf_counter() - t)
-        assert not at.exception
-    return times
+START = Move("compute", "slider", "start", ())
 
 
 def main() -> None:
@@ -39,8 +31,8 @@ def main() -> None:
 
     st.cache_data.clear()
     at = AppTest.from_file(PAGE, default_timeout=120).run()
-    cold = _rerun_times(at, [1951 + i for i in range(MOVES)])  # every window new: fit + bootstrap
-    warm = _rerun_times(at, [1951 + i for i in range(MOVES)])  # the same windows again: cache hits
+    cold = timed_moves(at, START, [1951 + i for i in range(MOVES)])  # every window new: fit + bootstrap
+    warm = timed_moves(at, START, [1951 + i for i in range(MOVES)])  # the same windows again: cache hits
     c, w = statistics.median(cold), statistics.median(warm)
     print(f"page rerun after a slider move (AppTest, {MOVES} moves): new window {c * 1e3:.0f} ms median, "
           f"seen window {w * 1e3:.0f} ms median; bootstrap is {boot_s / c:.0%} of a cold rerun")

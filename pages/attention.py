@@ -58,6 +58,11 @@ def _overview(path: str, stamp: int, ids: tuple[int, ...], role: str, detail: st
     return figs.head_overview(_read(path, stamp, ids), role, detail)
 
 
+@st.cache_data(show_spinner=False, max_entries=256)
+def _weights_figure(path: str, stamp: int, ids: tuple[int, ...], layer: int, head: int, detail: str):
+    return figs.attention_maps(_read(path, stamp, ids), layer, head, detail)
+
+
 def _train_on_demand(arch: str, progress) -> dict:
     spec = att.demo_spec(arch, time_budget_s=max(30.0, progress.time_left() - 30.0))
 
@@ -230,7 +235,7 @@ render.figure(figs.frame_head(_overview(path, stamp, ids, overview_role, detail)
               notice="Where to look: every layer and head at once, the one picked above framed. A head that "
                      "concentrates its weight draws a sharp line (for reversal, the anti-diagonal); others "
                      "spread it. Different heads of one layer often split the work.")
-render.figure(figs.attention_maps(read, layer - 1, head - 1, detail), key="attention-weights",
+render.figure(_weights_figure(path, stamp, ids, layer - 1, head - 1, detail), key="attention-weights",
               notice="Each row is one query's softmax over the keys its mask allows: it sums to 1, and the empty "
                      "cells are exactly 0. To reverse, output t reads input n-1-t: look for the anti-diagonal "
                      "(in the encoder-decoder's cross-attention it is the alignment slide 28 draws for "

@@ -53,6 +53,14 @@ def analysis_of_run(run_key: str, _swept: dict, long_share: float) -> dict:
     return xo.analyse(_swept, mix(long_share, len(_swept["config"]["lags"])))
 
 
+@st.cache_data(show_spinner=False, max_entries=256)
+def figures_of(analysis_key: tuple, budget: float, _analysis: dict) -> tuple:
+    """The curves, b* and crossing figures of one analysis at one budget, built once (`analysis_key` names the
+    analysis: the arguments of the cached call that made it)."""
+    return (figs.accuracy_vs_compute(_analysis, budget), figs.best_structure(_analysis, budget),
+            figs.crossover_points(_analysis, budget) if len(_analysis["windows"]) > 1 else None)
+
+
 def seconds_per_model_step() -> float | None:
     data = shipped("0.3")
     return xo.measured_rate(data) if data else None
@@ -126,7 +134,8 @@ else:
     missing, seconds = fits(cfg, init)
     if not missing:
         try:
-            analysis = analysis_of_settings(cfg.windows, len(cfg.seeds), cfg.steps, init, long_share)
+            analysis_key = (cfg.windows, len(cfg.seeds), cfg.steps, init, long_share)
+            analysis = analysis_of_settings(*analysis_key)
         except ValueError as err:  # a cached record vanished between the check and the read
             st.warning(f"{err}; rerun the page to train them.")
     elif seconds > TIME_LIMIT_S:
@@ -148,11 +157,13 @@ else:
             if done["stopped"] != "steps":
                 st.warning(f"The run reached the {TIME_LIMIT_S} s limit after {done['steps_done']} of "
                            f"{cfg.steps} steps; the curves stop there and this partial run is not cached.")
+            analysis_key = (key, long_share)
             analysis = analysis_of_run(key, done, long_share)
 
 if analysis is None and shipped(init) is not None:
     st.caption("Meanwhile: the shipped run (windows 2, 4, 8, 16, 48; 3 seeds; 800 steps) with your score mix.")
-    analysis = analysis_of_settings(RECIPE.windows, len(RECIPE.seeds), RECIPE.steps, init, long_share)
+    analysis_key = (RECIPE.windows, len(RECIPE.seeds), RECIPE.steps, init, long_share)
+    analysis = analysis_of_settings(*analysis_key)
 
 if analysis is not None:
     read = xo.at_budget(analysis, budget)
@@ -179,16 +190,17 @@ if analysis is not None:
             text += "; within these runs nothing overtakes it."
         st.markdown(text)
 
-    render.figure(figs.accuracy_vs_compute(analysis, budget), key="crossover-curves",
+    curves_figure, bstar_figure, points_figure = figures_of(analysis_key, budget, analysis)
+    render.figure(curves_figure, key="crossover-curves",
                   notice="What to notice: narrow windows (more structure) rise first and flatten at their dashed "
                          "ceilings; wider windows start slower and end higher. Less structure costs a slow start "
                          "and buys a higher ceiling (slides 10 and 15).")
-    render.figure(figs.best_structure(analysis, budget), key="crossover-bstar",
+    render.figure(bstar_figure, key="crossover-bstar",
                   notice="What to notice: the best window b*(r) = argmax_b P(b; r) is not fixed; it widens as "
                          "compute r grows (slide 14). At the first checkpoints all models are near chance, so "
                          "b* there is noise (hover for the lead).")
-    if len(analysis["windows"]) > 1:
-        render.figure(figs.crossover_points(analysis, budget), key="crossover-points",
+    if points_figure is not None:
+        render.figure(points_figure, key="crossover-points",
                       notice="What to notice: each crossing is measured per seed (circles); the spread says how "
                              "sure the crossing point is. The dotted line is today's budget: pairs crossing to its "
                              "right are still won by the narrower window. Pairs that do not cross within the "

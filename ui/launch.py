@@ -8,6 +8,7 @@ on its first run; setting it before the first session gives every visitor the sa
 It also imports the library before serving (see `preload`).
 """
 
+import gc
 import importlib
 import pkgutil
 import sys
@@ -28,10 +29,16 @@ def preload() -> None:
     pandas for the first time together, and Streamlit's own lazy checks can then see a half-imported
     module (seen here under load as "partially initialized module 'numpy'"). Importing once, up front,
     also takes those seconds out of the first student's wait.
+
+    The imported modules are then frozen out of the garbage collector: they live as long as the server,
+    and without this every full collection walks their few hundred thousand objects again (measured:
+    one slider move in about ten took 150-170 ms longer on the cache page, pushing its p95 over 300 ms).
     """
     for info in pkgutil.walk_packages(explorer.__path__, prefix="explorer."):
         if not info.name.endswith("__main__"):  # that one runs the CLI
             importlib.import_module(info.name)
+    gc.collect()
+    gc.freeze()
 
 
 if __name__ == "__main__":
