@@ -131,11 +131,14 @@ def choice(label: str, key: str, options: Sequence[T], default: T, where=st, wid
         return value
     options = list(options)
     if widget == "segmented_control":
-        # required: a student cannot click it off. An empty `?key=` still reads as nothing picked in AppTest;
-        # the page then uses the default, as the notice above says.
-        picked = where.segmented_control(label, options, default=default, key=key, bind="query-params",
-                                         required=True, **kwargs)
-        return default if picked is None else picked
+        # Required: a student cannot click it off. Streamlit still seeds a button group from an empty `?key=`
+        # as "nothing picked", so for that one run it is drawn unbound (showing the value the notice names)
+        # and the empty parameter is dropped; the next run binds it again.
+        empty_in_url = st.query_params.get_all(key) == [""]
+        if empty_in_url:
+            del st.query_params[key]
+        return where.segmented_control(label, options, default=default, key=key, required=True,
+                                       bind=None if empty_in_url else "query-params", **kwargs)
     return getattr(where, widget)(label, options, index=options.index(default), key=key, bind="query-params",
                                   **kwargs)
 

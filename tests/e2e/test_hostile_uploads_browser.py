@@ -77,3 +77,15 @@ def test_hostile_url_values_and_uploads_get_messages_not_tracebacks(page, app_ur
             _no_markup_rendered(page)
         page.locator('[data-testid="stFileUploader"]').scroll_into_view_if_needed()
         page.screenshot(path=str(tmp_path / f"{path.strip('/').split('?')[0]}-hostile-uploads.png"))
+
+
+def test_an_empty_url_value_leaves_a_segmented_control_on_its_default(page, app_url):
+    """Streamlit reads `?precision=` as "nothing picked"; the page shows the default it uses, then binds again."""
+    page.goto(f"{app_url}/compute?precision=")
+    wait_for_app(page, "URL parameter")
+    control = page.locator('[data-testid="stButtonGroup"]').filter(has_text="best available")
+    expect(control.get_by_role("radio", name="FP32")).to_have_attribute("aria-checked", "true")
+    control.get_by_role("radio", name="best available").click()
+    expect(control.get_by_role("radio", name="best available")).to_have_attribute("aria-checked", "true")
+    wait_for_app(page, "Years per 10×")
+    assert_no_exception(page)

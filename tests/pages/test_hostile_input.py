@@ -157,7 +157,7 @@ def _check_values(at, what: str) -> dict[str, Control]:
                 assert isinstance(v, bool), (what, w.key, v)
             elif kind == "text_input":
                 assert v is not None and len(v) <= c.max_chars, (what, w.key, len(v or ""))
-            elif not (kind == "segmented_control" and v is None):  # Streamlit seeds `?key=` as nothing picked
+            else:  # an empty `?key=` included: the control shows the default the notice names, not nothing picked
                 assert _shown(v) & set(c.options), (what, w.key, v, c.options)
     return drawn
 
