@@ -193,16 +193,16 @@ alloc = _allocation(shape, int(lx), int(ly))
 parity = _parity(shape, int(lx), int(ly))
 dec, ed = alloc["families"][ln.DECODER], alloc["families"][ln.ENCDEC]
 m1, m2, m3, m4 = st.columns(4)
-_metric(m1, "Decoder-only", f"{figs.si(dec['parameters'])} params", f"{figs.si(dec['flops'])} FLOPs / example",
+_metric(m1, "Decoder-only params", figs.si(dec["parameters"]), f"{figs.si(dec['flops'])} FLOPs / example",
         help="Every parameter of the one stack reads all Lx + Ly tokens.")
-_metric(m2, "Encoder-decoder", f"{figs.si(ed['parameters'])} params", f"{figs.si(ed['flops'])} FLOPs / example",
+_metric(m2, "Encoder-decoder params", figs.si(ed["parameters"]), f"{figs.si(ed['flops'])} FLOPs / example",
         help="Encoder parameters read Lx tokens, decoder parameters Ly.")
-_metric(m3, "Encoder-decoder / decoder-only", f"{alloc['parameter_ratio']:.2f}× params",
-        f"{alloc['flop_ratio']:.2f}× FLOPs")
+_metric(m3, "Enc-dec / dec-only params", f"{alloc['parameter_ratio']:.2f}×", f"{alloc['flop_ratio']:.2f}× FLOPs",
+        help="The encoder-decoder's parameters and FLOPs per example over the decoder-only model's.")
 eq = parity["equal_cost"]
-_metric(m4, "Same FLOPs as the decoder-only", f"{eq['parameter_ratio']:.2f}× params",
-        f"{eq['layers_per_stack']:.1f} layers per stack",
-        help="The encoder-decoder (fractional layers per stack) whose FLOPs per example equal the decoder-only's.")
+_metric(m4, "Params at equal FLOPs", f"{eq['parameter_ratio']:.2f}×", f"{eq['layers_per_stack']:.1f} layers per stack",
+        help="The encoder-decoder (fractional layers per stack) whose FLOPs per example equal the decoder-only's: "
+             "its parameters over the decoder-only model's.")
 
 render.figure(
     _allocation_figure(shape, int(lx), int(ly)), key="lengths-allocation",
@@ -255,7 +255,7 @@ if pairs is not None:
     _metric(s2, "E[Ly], mean target", f"{stats['mean_target']:,.1f}", f"median {stats['median_target']:,.0f}")
     _metric(s3, "E[Lx] / E[Ly]", f"{stats['ratio_of_means']:,.2f}",
             f"{stats['share_longer_input']:.0%} of pairs Lx > Ly")
-    _metric(s4, "Mean FLOPs, enc-dec / dec-only", f"{stats['flop_ratio']:.2f}×",
+    _metric(s4, "FLOPs, enc-dec / dec-only", f"{stats['flop_ratio']:.2f}×",
             f"{figs.si(stats['mean_flops'][ln.ENCDEC])} vs {figs.si(stats['mean_flops'][ln.DECODER])}",
             help="Every pair's FLOPs counted exactly, then averaged (attention is quadratic in length, so this is "
                  "not the count at the mean lengths). Shape from section 1.")

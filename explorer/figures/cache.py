@@ -72,10 +72,12 @@ def _iqr(median, q1, q3, **style) -> dict:
     return dict(type="data", symmetric=False, array=q3 - median, arrayminus=median - q1, **style)
 
 
-def _log_axes(fig: go.Figure, x_title: str, y_title: str) -> None:
-    """Log axes labelled at 1, 2 and 5 times each power of ten."""
-    fig.update_xaxes(type="log", title=x_title, dtick="D2")
-    fig.update_yaxes(type="log", title=y_title, dtick="D2")
+def _log_axes(fig: go.Figure, x_title: str, y_title: str, decades: bool = False) -> None:
+    """Log axes labelled at 1, 2 and 5 times each power of ten, or only at powers of ten (`decades`) where
+    an axis spans so many that the in-between labels would crowd it."""
+    dtick = 1 if decades else "D2"
+    fig.update_xaxes(type="log", title=x_title, dtick=dtick)
+    fig.update_yaxes(type="log", title=y_title, dtick=dtick)
 
 
 # --- 1. reuse heatmaps --------------------------------------------------------------------------
@@ -170,7 +172,7 @@ def cost_per_turn(curves: pd.DataFrame, point: dict, m: int, depth: int, d_model
     h = int(point["history"])
     _mark(fig, [h, h], [point["flops_reencode"], point["flops_cached"]],
           f"history {h}: ratio {point['flops_reencode'] / point['flops_cached']:.1f}x = (n+m)/m", "top left")
-    _log_axes(fig, "history (tokens before the new message)", "FLOPs of one turn")
+    _log_axes(fig, "history (tokens before the new message)", "FLOPs of one turn", decades=True)
     _legend_right(fig)
     title = f"One turn's FLOPs vs history ({m}-token message, {_plural(depth, 'layer')}, d={d_model})"
     return styled(fig, title, Evidence(Kind.FORMULA, "matmul FLOPs, checked against torch's flop counter"))
@@ -204,7 +206,7 @@ def kv_memory(curves: pd.DataFrame, depth: int, total: int, d_model: int = 64) -
                     line=dict(color=OKABE_ITO[7], width=3))
     here = kv_cache_bytes(model_config(depth, total), total)
     _mark(fig, [total], [here], f"{total} tokens: {_bytes(here)}")
-    _log_axes(fig, "tokens in the cache", "KV-cache memory (bytes)")
+    _log_axes(fig, "tokens in the cache", "KV-cache memory (bytes)", decades=True)
     _legend_right(fig)
     return styled(fig, "The price of reuse: KV-cache memory grows with the chat",
                   Evidence(Kind.FORMULA, "2 x layers x tokens x d x bytes"), height=420)

@@ -22,6 +22,7 @@ OTHER = "#BBBBBB"
 REFERENCE = CONCEPT_COLORS["data"]  # decoder-only, the destination
 HIGHLIGHT = "#FCE7B2"  # a changed row of the table
 FROM_CONFIG = "from the model config"
+HALF_WIDTH_BADGE = 48  # badge characters per line for the wiring and parameter figures, drawn side by side
 F32, F64 = OKABE_ITO[0], OKABE_ITO[1]
 BELOW = dict(orientation="h", x=0, y=-0.18, yanchor="top")  # legends under the plot, clear of the badge
 EPS = {"f32": float(np.finfo(np.float32).eps), "f64": float(np.finfo(np.float64).eps)}
@@ -66,7 +67,7 @@ def parameter_bars(counts: dict[str, int], current: str, model_cfg: dict) -> go.
                            hovertemplate="%{y}: %{x:,} parameters<extra></extra>"))
     fig.add_vline(x=ref, line=dict(color=REFERENCE, width=1.5))
     fig.update_yaxes(autorange="reversed", title=None)
-    fig.update_xaxes(title="distinct parameters", range=[0, max(counts.values()) * 1.8])
+    fig.update_xaxes(title="distinct parameters", range=[0, max(counts.values()) * 2.3])  # room for the labels at half width
     fig.update_layout(margin=dict(l=130, t=130))
     steps = [v for v in VARIANTS if v != DECODER]
     name = {**VARIANT_SHORT, str(len(steps) - 1): "the final change"}
@@ -75,7 +76,8 @@ def parameter_bars(counts: dict[str, int], current: str, model_cfg: dict) -> go.
     title = (f"Parameters per step<br><sup>the count changes at {_and(moved)}</sup>"
              + (f"<br><sup>{_and(still)} only rewire</sup>" if still else ""))
     return styled(fig, title,
-                  Evidence(Kind.MEASURED, f"counted on the instantiated models · {_sizes(model_cfg)}"), height=420)
+                  Evidence(Kind.MEASURED, f"counted on the instantiated models · {_sizes(model_cfg)}"), height=420,
+                  badge_chars=HALF_WIDTH_BADGE)
 
 
 def _and(items: list[str]) -> str:
@@ -124,7 +126,8 @@ def wiring(w: Wiring, title: str) -> go.Figure:
     fig.update_xaxes(visible=False, range=[-0.3, 1.3])
     fig.update_yaxes(visible=False, range=[-0.6, w.depth + 1.6])
     fig.update_layout(legend=dict(orientation="h", x=0, y=-0.02, yanchor="top"), margin=dict(l=10, r=10, b=40))
-    return styled(fig, title, Evidence(Kind.SCHEMATIC, FROM_CONFIG), height=max(380, 170 + 70 * w.depth))
+    return styled(fig, title, Evidence(Kind.SCHEMATIC, FROM_CONFIG), height=max(380, 170 + 70 * w.depth),
+                  badge_chars=HALF_WIDTH_BADGE)
 
 
 def combined_masks(panels: Sequence[tuple[str, dict]]) -> go.Figure:

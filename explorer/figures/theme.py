@@ -6,6 +6,8 @@ every page. Sizes read on a projector: a 1600x900 export keeps titles and ticks 
 
 from __future__ import annotations
 
+import textwrap
+
 import plotly.graph_objects as go
 import plotly.io as pio
 
@@ -56,29 +58,47 @@ pio.templates[TEMPLATE_NAME] = go.layout.Template(
 
 
 TOP_MARGIN = 110  # the title's row, then the evidence badge's row, then the plot
+BADGE_CHARS = 84  # characters per badge line: fits the plot of a full-width figure with a legend beside it
+BADGE_LINE_PX = 19  # each further badge line moves the plot down this far
 
 
-def styled(fig: go.Figure, title: str, evidence: Evidence, height: int = 480) -> go.Figure:
+def styled(fig: go.Figure, title: str, evidence: Evidence, height: int = 480,
+           badge_chars: int = BADGE_CHARS) -> go.Figure:
     """Apply the template, a title and the evidence badge; every figure function ends with this.
 
     The title sits on the top row and the badge on its own row just above the plot, so a long title
-    never runs into the badge.
+    never runs into the badge. A figure drawn in half a page's width passes a smaller `badge_chars`.
     """
     margin_top = max(TOP_MARGIN, fig.layout.margin.t or 0)
     fig.update_layout(template=TEMPLATE_NAME, height=height, margin=dict(t=margin_top),
                       title=dict(text=title, yref="container", y=1.0, yanchor="top", pad=dict(t=14, l=12)))
-    return stamp_evidence(fig, evidence)
+    return stamp_evidence(fig, evidence, badge_chars)
 
 
-def stamp_evidence(fig: go.Figure, evidence: Evidence) -> go.Figure:
+def badge_lines(evidence: Evidence, chars: int = BADGE_CHARS) -> list[str]:
+    """The badge's text in lines of about `chars` characters, the kind in bold on the first.
+
+    The badge is anchored at the plot's right edge; one long line would run past the figure's left edge
+    and be cut off (seen on narrow and legend-heavy figures), so it wraps at spaces instead.
+    """
+    kind = evidence.title.upper()
+    text = kind + (f" · {evidence.detail}" if evidence.detail else "")
+    lines = textwrap.wrap(text, width=max(chars, len(kind) + 2), break_long_words=False, break_on_hyphens=False)
+    lines[0] = lines[0].replace(kind, f"<b>{kind}</b>", 1)
+    return lines
+
+
+def stamp_evidence(fig: go.Figure, evidence: Evidence, badge_chars: int = BADGE_CHARS) -> go.Figure:
     """Write the evidence kinds into the figure itself, so exported slides keep them."""
+    lines = badge_lines(evidence, badge_chars)
     fig.add_annotation(
-        text=f"<b>{evidence.title.upper()}</b>" + (f" · {evidence.detail}" if evidence.detail else ""),
+        text="<br>".join(lines), align="left",
         xref="paper", yref="paper", x=1.0, y=1.0, yshift=6, xanchor="right", yanchor="bottom",
         showarrow=False, font=dict(size=13, color="white"), bgcolor=EVIDENCE_COLORS[evidence.kind],
         borderpad=4, name="evidence",
     )
-    fig.update_layout(meta={**(fig.layout.meta or {}), "evidence": evidence.kind.value,
+    fig.update_layout(margin=dict(t=(fig.layout.margin.t or TOP_MARGIN) + BADGE_LINE_PX * (len(lines) - 1)),
+                      meta={**(fig.layout.meta or {}), "evidence": evidence.kind.value,
                             "evidence_kinds": [k.value for k in evidence.kinds],
                             "evidence_detail": evidence.detail})
     return fig

@@ -1,0 +1,37 @@
+"""The evidence badge: wrapped so that it never runs past a figure's edge, and never loses a word."""
+
+import plotly.graph_objects as go
+
+from explorer.evidence import Evidence, Kind
+from explorer.figures.theme import BADGE_CHARS, BADGE_LINE_PX, TOP_MARGIN, badge_lines, styled
+
+LONG = Evidence(Kind.MEASURED, "1 layer, d=40, 5 heads, batch 16, 800 steps, seeds 0-2; band = seed min-max; "
+                               "dashed = closed-form ceiling", also=(Kind.FORMULA,))
+
+
+def _plain(lines: list[str]) -> str:
+    return " ".join(lines).replace("<b>", "").replace("</b>", "")
+
+
+def test_a_long_badge_wraps_at_spaces_and_keeps_every_word():
+    lines = badge_lines(LONG, 48)
+    assert len(lines) > 1 and all(len(line.replace("<b>", "").replace("</b>", "")) <= 48 for line in lines)
+    assert lines[0].startswith("<b>MEASURED + FORMULA</b> · ")
+    assert _plain(lines) == f"{LONG.title.upper()} · {LONG.detail}"
+
+
+def test_a_short_badge_stays_on_one_line_and_the_kind_is_never_split():
+    assert badge_lines(Evidence(Kind.SCHEMATIC, "from the model config")) == [
+        "<b>SCHEMATIC</b> · from the model config"]
+    kinds = Evidence(Kind.HISTORICAL, "", also=(Kind.FIT,))
+    assert badge_lines(kinds, 10) == [f"<b>{kinds.title.upper()}</b>"]
+
+
+def test_each_further_badge_line_moves_the_plot_down():
+    one = styled(go.Figure(), "t", Evidence(Kind.SCHEMATIC, "short"))
+    wrapped = styled(go.Figure(), "t", LONG, badge_chars=40)
+    lines = badge_lines(LONG, 40)
+    assert one.layout.margin.t == TOP_MARGIN
+    assert wrapped.layout.margin.t == TOP_MARGIN + BADGE_LINE_PX * (len(lines) - 1)
+    badge = next(a for a in wrapped.layout.annotations if a.name == "evidence")
+    assert badge.text == "<br>".join(lines) and len(badge_lines(LONG)) <= len(lines) and BADGE_CHARS > 40
