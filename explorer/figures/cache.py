@@ -12,7 +12,7 @@ from explorer.evidence import Evidence, Kind
 from explorer.experiments.cache import (CELL_NAMES, DRIFT_BATCH, DRIFT_SEED, FRACTION_BATCH, LARGE_MODEL, model_config,
                                         predict_seconds, turn_flops)
 from explorer.figures.heatmaps import category_heatmap, matrix_layout
-from explorer.figures.theme import CONCEPT_COLORS, OKABE_ITO, styled
+from explorer.figures.theme import CONCEPT_COLORS, OKABE_ITO, below_badge, styled
 
 CAUSAL, BIDIR = CONCEPT_COLORS["causal"], CONCEPT_COLORS["bidirectional"]
 UNCHANGED_COLOR = "#F3B58F"  # a pale "recomputed": the value did not change, the work was done anyway
@@ -53,13 +53,6 @@ def _mark(fig: go.Figure, xs: list[float], ys: list[float], text: str, where: st
     fig.add_scatter(x=xs, y=ys, mode="markers+text", text=[text] + [""] * (len(xs) - 1),
                     textposition=where, textfont=dict(size=15), showlegend=False, hoverinfo="skip",
                     marker=dict(color="#000000", size=12, symbol="x-thin", line=dict(width=3)))
-
-
-def _below_badge(fig: go.Figure, top: float = 0.86) -> None:
-    """Lower a subplot grid and its titles, so the evidence badge above the plot area covers none of them."""
-    fig.update_yaxes(domain=[0, top])
-    for ann in fig.layout.annotations:  # make_subplots' panel titles, the only annotations so far
-        ann.update(y=top)
 
 
 def _legend_right(fig: go.Figure) -> None:
@@ -121,7 +114,7 @@ def reuse_heatmaps(p: dict) -> go.Figure:
     fig.update_xaxes(constrain="domain")
     fig.update_yaxes(scaleanchor="x", constrain="domain", row=1, col=1)
     fig.update_yaxes(scaleanchor="x2", constrain="domain", row=1, col=2)
-    _below_badge(fig, 0.9)
+    below_badge(fig, 0.9)
     fig.update_layout(margin=dict(b=150))
     block = p["block"]
     detail = f"1 cell = {block}x{block} entries, coloured by its centre" if block > 1 else "1 cell = 1 entry"
@@ -335,7 +328,7 @@ def drift_per_layer(table: pd.DataFrame, n: int, m: int) -> go.Figure:
         fig.update_xaxes(title="layer", type="category", row=1, col=col)
     fig.update_yaxes(title="relative L2 change of old tokens (%)", rangemode="tozero", row=1, col=1)
     fig.update_yaxes(rangemode="tozero", row=1, col=2)
-    _below_badge(fig)
+    below_badge(fig, 0.86)
     _legend_right(fig)
     causal = table[table["model"].str.startswith("causal")]["relative_change"]
     title = (f"Appending {m} tokens to {n}: bidirectional states move, causal ones stay "

@@ -18,7 +18,7 @@ from plotly.subplots import make_subplots
 
 from explorer.evidence import Evidence, Kind
 from explorer.experiments.lengths import ARM_NAMES, ARMS, DECODER, ENCDEC, FAMILY_NAMES, MATCHINGS, percent
-from explorer.figures.theme import CONCEPT_COLORS, OKABE_ITO, styled
+from explorer.figures.theme import CONCEPT_COLORS, OKABE_ITO, below_badge, styled
 
 ROLE_COLORS = {"causal": CONCEPT_COLORS["causal"], "bidirectional": CONCEPT_COLORS["bidirectional"],
                "cross": CONCEPT_COLORS["cross"], "head": "#777777", "embedding": "#D9D9D9"}
@@ -58,17 +58,6 @@ def p_label(p: float) -> str:
     """`p = 0.012`, `p < 0.001` or `p n/a`, for running text and labels."""
     text = p_text(p)
     return f"p {text}" if text[0] in "<n" else f"p = {text}"
-
-
-def _below_badge(fig: go.Figure, top: float = 0.88) -> None:
-    """Squeeze the subplots under `top` (paper) so their titles sit below the evidence badge, not under it."""
-    titles = {a.text for a in fig.layout.annotations}
-    for axis in fig.select_yaxes():
-        lo, hi = axis.domain
-        axis.domain = [lo * top, hi * top]
-    for a in fig.layout.annotations:
-        if a.text in titles and a.yref == "paper":
-            a.y = a.y * top
 
 
 def _log_ticks(values: list[float]) -> dict:
@@ -132,7 +121,7 @@ def allocation_chart(alloc: dict, title: str | None = None) -> go.Figure:
     fig.update_layout(bargap=0, uniformtext=dict(minsize=10, mode="hide"),
                       legend=dict(orientation="h", x=0, y=-0.2, yanchor="top"))
     fig.update_annotations(selector=dict(yref="paper", xanchor="center"), x=0.0, xanchor="left")
-    _below_badge(fig)
+    below_badge(fig)
     return styled(fig, title or f"Who reads how many tokens: Lx = {_num(lx)} input, Ly = {_num(ly)} target tokens",
                   Evidence(Kind.FORMULA, "explorer.costs, exact · " + _shape_text(alloc["shape"])), height=620)
 
@@ -263,7 +252,7 @@ def gap_chart(analysis: dict) -> go.Figure:
         fig.update_xaxes(tickvals=list(range(len(rows))), ticktext=labels, range=[-0.5, len(rows) - 0.5],
                          title_text="input → target tokens", row=1, col=col)
     fig.update_yaxes(title_text="encoder-decoder loss vs decoder-only (%)", ticksuffix="%", row=1, col=1)
-    _below_badge(fig)
+    below_badge(fig)
     fig.update_layout(legend=dict(orientation="h", x=0, y=-0.22, yanchor="top"))
     cfg = analysis["config"]
     n = max((len(r["seeds"]) for r in analysis["rows"]), default=0)
@@ -295,7 +284,7 @@ def curves_chart(curves: list[dict], cfg: dict) -> go.Figure:
     fig.update_yaxes(type="log", tickvals=[10.0 ** e for e in decades], ticktext=[f"{10.0 ** e:g}" for e in decades])
     fig.update_yaxes(title_text="held-out loss (nats/token)", row=1, col=1)
     fig.update_layout(legend=dict(orientation="h", x=0, y=-0.22, yanchor="top"))
-    _below_badge(fig)
+    below_badge(fig)
     seeds = max((c["seeds"] for c in curves), default=0)
     return styled(fig, "Held-out loss while training: seed mean, band = range over seeds",
                   Evidence(Kind.MEASURED, _toy_detail(cfg, seeds)), height=500)

@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from explorer.evidence import Evidence, Kind
-from explorer.figures.theme import CONCEPT_COLORS, EVIDENCE_COLORS, OKABE_ITO, styled
+from explorer.figures.theme import CONCEPT_COLORS, EVIDENCE_COLORS, OKABE_ITO, below_badge, styled
 from explorer.physics import FORCES, Crossing, Fall, Horizon, Trajectory, gravity_only
 
 SIM_COLOR = CONCEPT_COLORS["data"]  # the simulation plays the part of the observed object
@@ -85,6 +85,7 @@ def fall_error(fall: Fall, tol_abs: float, tol_rel: float, cross_abs: Crossing |
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
                         subplot_titles=(f"error of the formula (cm); dotted: {length_text(tol_abs)}",
                                         f"error / distance fallen (%); dotted: {tol_rel * 100:g}%"))
+    below_badge(fig)
     keep = fall.y >= fall.height * 1e-4  # the first samples are too close to the release to read
     y = fall.y[keep]
     span = math.log10(y[-1] / y[0]) or 1.0
@@ -156,6 +157,7 @@ def system_prediction(traj: Trajectory, h: Horizon) -> go.Figure:
     """The simulated path and the fitted constant-acceleration model, fallen distance and sideways drift."""
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.12,
                         subplot_titles=("distance fallen (m)", "drift downwind (m)"))
+    below_badge(fig)
     for col, i in ((1, 1), (2, 0)):  # column 1 shows y (index 1), column 2 shows x (index 0)
         first = col == 1
         if traj.partner is not None:

@@ -104,6 +104,19 @@ def stamp_evidence(fig: go.Figure, evidence: Evidence, badge_chars: int = BADGE_
     return fig
 
 
+def below_badge(fig: go.Figure, top: float = 0.88) -> None:
+    """Squeeze a subplot grid under `top` (paper) so its panel titles sit below the evidence badge, not under it.
+
+    Call it before adding other paper-anchored annotations: every one present is moved with the panels.
+    """
+    for axis in fig.select_yaxes():
+        lo, hi = axis.domain
+        axis.domain = [lo * top, hi * top]
+    for a in fig.layout.annotations:
+        if a.yref == "paper":
+            a.y = a.y * top
+
+
 def for_projector(fig: go.Figure, scale: float = 1.3) -> go.Figure:
     """A copy with type large enough for the back of a lecture hall (the same template, bigger sizes)."""
     out = go.Figure(fig)

@@ -1,9 +1,10 @@
 """The evidence badge: wrapped so that it never runs past a figure's edge, and never loses a word."""
 
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from explorer.evidence import Evidence, Kind
-from explorer.figures.theme import BADGE_CHARS, BADGE_LINE_PX, TOP_MARGIN, badge_lines, styled
+from explorer.figures.theme import BADGE_CHARS, BADGE_LINE_PX, TOP_MARGIN, badge_lines, below_badge, styled
 
 LONG = Evidence(Kind.MEASURED, "1 layer, d=40, 5 heads, batch 16, 800 steps, seeds 0-2; band = seed min-max; "
                                "dashed = closed-form ceiling", also=(Kind.FORMULA,))
@@ -35,3 +36,12 @@ def test_each_further_badge_line_moves_the_plot_down():
     assert wrapped.layout.margin.t == TOP_MARGIN + BADGE_LINE_PX * (len(lines) - 1)
     badge = next(a for a in wrapped.layout.annotations if a.name == "evidence")
     assert badge.text == "<br>".join(lines) and len(badge_lines(LONG)) <= len(lines) and BADGE_CHARS > 40
+
+
+def test_panel_titles_move_below_the_badge_row_with_their_panels():
+    fig = make_subplots(rows=2, cols=2, subplot_titles=("a", "b", "c", "d"), vertical_spacing=0.2)
+    tops = sorted({a.y for a in fig.layout.annotations})
+    below_badge(fig, 0.8)
+    assert sorted({a.y for a in fig.layout.annotations}) == [y * 0.8 for y in tops]
+    assert max(axis.domain[1] for axis in fig.select_yaxes()) == 0.8
+    assert min(axis.domain[0] for axis in fig.select_yaxes()) == 0.0
