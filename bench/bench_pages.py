@@ -22,8 +22,8 @@ import streamlit.logger
 from streamlit.testing.v1 import AppTest
 
 from bench.stats import percentiles
-from explorer.jobs import QUEUE
 from explorer.lecture_map import ROOT, available_pages, page
+from tests.pages.conftest import wait_for_jobs
 from ui.launch import preload
 
 MOVES = 36
@@ -66,14 +66,6 @@ ROWS = (
 )
 
 
-def _settle(at: AppTest, timeout: float = 600) -> None:
-    """Let background runs the view started finish, then rerun so the page shows their results."""
-    deadline = time.monotonic() + timeout
-    while any(not job.finished for job in QUEUE._jobs.values()) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    at.run()
-
-
 def _failure(at: AppTest) -> str | None:
     return str(at.exception[0].value)[:120] if at.exception else None
 
@@ -105,11 +97,11 @@ def measure(move: Move, moves: int = MOVES) -> dict:
     try:
         if _failure(at):
             raise RuntimeError(_failure(at))
-        _settle(at)
+        wait_for_jobs(at, 600)
         values = move.values or (None,)
         for value in values * 2:  # warm-up: every value computed and cached
             timed_moves(at, move, [value])
-            _settle(at)
+            wait_for_jobs(at, 600)
         cpu = time.process_time()
         times = timed_moves(at, move, [values[i % len(values)] for i in range(moves)])
         cpu = (time.process_time() - cpu) / moves

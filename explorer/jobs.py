@@ -148,6 +148,23 @@ class JobQueue:
     def get(self, key: str) -> Job | None:
         return self._jobs.get(key)
 
+    def wait_idle(self, timeout_s: float) -> bool:
+        """Wait until every job of this process has finished (or `timeout_s` passed); whether they all did.
+
+        For callers that drive pages without a browser (tests, benchmarks, the figure export): a page that
+        started a run shows its result on the next rerun after this."""
+        deadline = time.monotonic() + timeout_s
+        while any(not job.finished for job in list(self._jobs.values())):
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.1)
+        return True
+
+    def cancel_all(self) -> None:
+        """Ask every job of this process to stop (each stops at its next progress check)."""
+        for job in list(self._jobs.values()):
+            job.cancel()
+
     def position(self, job: Job) -> int:
         """0 when running or finished, else how many of this process's jobs run or wait before it."""
         if job.state != QUEUED:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 
 from streamlit.testing.v1 import AppTest
 
@@ -24,9 +23,7 @@ def collect(slugs: list[str] | None = None) -> list[dict]:
         if slugs and info.slug not in slugs:
             continue
         at = AppTest.from_file(str(ROOT / info.file), default_timeout=180).run()
-        deadline = time.monotonic() + WAIT_FOR_JOBS_S
-        while any(not job.finished for job in QUEUE._jobs.values()) and time.monotonic() < deadline:
-            time.sleep(0.2)
+        QUEUE.wait_idle(WAIT_FOR_JOBS_S)
         at.run()
         if at.exception:
             raise RuntimeError(f"page {info.slug} raised: {at.exception[0].value}")

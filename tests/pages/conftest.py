@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 import streamlit as st
@@ -41,9 +40,7 @@ def evidence_kinds(at: AppTest) -> list[str]:
 
 def wait_for_jobs(at: AppTest, timeout: float = 300) -> AppTest:
     """Let background runs finish, then rerun the page so it shows their results."""
-    deadline = time.time() + timeout
-    while any(not job.finished for job in QUEUE._jobs.values()) and time.time() < deadline:
-        time.sleep(0.2)
+    QUEUE.wait_idle(timeout)
     return at.run()
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import csv
 import math
 import re
-import time
 from dataclasses import dataclass
 
 import plotly.graph_objects as go
@@ -77,11 +76,8 @@ def _fresh_streamlit_caches():
     A hostile value can land on settings that fit a page's time limit, and such a run starts at once (the
     inductive-bias and depth pages train, the cache page times): each test cancels what it started."""
     yield
-    for job in list(QUEUE._jobs.values()):
-        job.cancel()
-    deadline = time.monotonic() + 60
-    while any(not job.finished for job in QUEUE._jobs.values()) and time.monotonic() < deadline:
-        time.sleep(0.1)
+    QUEUE.cancel_all()
+    QUEUE.wait_idle(60)
 
 
 @dataclass(frozen=True)

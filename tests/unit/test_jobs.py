@@ -65,6 +65,21 @@ def test_cancel_stops_a_running_job_between_steps():
     assert _wait(job).state == CANCELLED and job.fraction < 0.5
 
 
+def test_wait_idle_waits_for_every_job_and_cancel_all_stops_them(tmp_path):
+    q = JobQueue(max_running=2, lock_dir=tmp_path)
+
+    def work(p):
+        for i in range(1000):
+            p.update(i / 1000)
+            time.sleep(0.01)
+        return {}
+
+    jobs = [q.submit(key, work) for key in ("a", "b")]
+    assert q.wait_idle(0.2) is False and not any(j.finished for j in jobs)
+    q.cancel_all()
+    assert q.wait_idle(10) is True and [j.state for j in jobs] == [CANCELLED, CANCELLED]
+
+
 def test_a_failing_job_reports_its_error_and_can_be_resubmitted():
     q = JobQueue(max_running=1)
     job = _wait(q.submit("bad", lambda p: 1 / 0))

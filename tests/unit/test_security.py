@@ -47,7 +47,8 @@ def _calls(tree: ast.AST):
 
 
 def _name(func: ast.expr) -> str:
-    """`torch.load` for torch.load(...), `eval` for eval(...), `.html` for any_object.html(...)."""
+    """The name a call goes through: `torch.load` for a module's function, `eval` for a builtin, `.html` for a
+    method of any object (its receiver unknown)."""
     if isinstance(func, ast.Name):
         return func.id
     if isinstance(func, ast.Attribute):
