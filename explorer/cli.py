@@ -43,9 +43,10 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as err:  # bad sizes or settings: one clear line, no traceback
         print(f"error: {err}", file=sys.stderr)
         return 2
+    status = result.pop("_exit", 0)  # a command that checks something exits 1 when the check fails
     if args.json:
         result.pop("_text", None)
         print(json.dumps(result, default=str))
     else:
         _print_text(result)
-    return 0
+    return status

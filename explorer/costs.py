@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from explorer.model import TransformerConfig
 
 TRAIN_FLOPS_PER_FORWARD = 3  # backward costs about twice the forward (Kaplan et al. 2020, sec. 2.1)
+MAX_PARAMETERS = 50_000_000  # a CPU classroom server: refuse anything bigger before allocating it
 
 
 def _attention_params(d: int) -> int:
@@ -38,6 +39,12 @@ def parameter_count(cfg: TransformerConfig) -> int:
     decoder = L * (self_layer + cross)
     encoder = 0 if cfg.share_encoder_decoder else L * self_layer
     return embeddings + decoder + encoder + _layer_norm_params(d) + head
+
+
+def check_size(cfg: TransformerConfig) -> None:
+    """Raise ValueError, naming the limit, if `Transformer(cfg)` would exceed MAX_PARAMETERS (no allocation)."""
+    if (n := parameter_count(cfg)) > MAX_PARAMETERS:
+        raise ValueError(f"this model would have {n:,} parameters; the limit here is {MAX_PARAMETERS:,}")
 
 
 def attention_entries(n_queries: int, n_keys: int, causal: bool) -> int:

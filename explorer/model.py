@@ -12,6 +12,9 @@ and the four steps of slides 40-51 that turn an encoder-decoder into a decoder-o
   +   joint_softmax          self- and cross-attention merge into one softmax over
                              [encoder layer-l keys ; causal target prefix]: exactly decoder-only
 
+Two more options each put back one difference that remains after step 4, so the numeric check of
+slide 51 can measure what it costs: layer_aligned_reads="output" and restart_target_positions.
+
 Layers are pre-LayerNorm (as in GPT-2/T5), positions are learned, and there is no dropout: the models
 are tiny and every run must be reproducible from its seed.
 """
@@ -19,13 +22,14 @@ are tiny and every run must be reproducible from its seed.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 from explorer import masks
+from explorer.costs import check_size
 
 # One intra-op thread for the whole process. Results are bit-reproducible only at a fixed thread count
 # (summation order changes with it, and training amplifies the difference), and on a shared classroom
@@ -36,7 +40,8 @@ torch.set_num_threads(1)
 
 ARCHITECTURES = ("decoder", "encoder", "encoder_decoder", "prefix_lm")
 STEP_FLAGS = ("share_cross_self", "share_encoder_decoder", "layer_aligned", "causal_encoder")
-MAX_PARAMETERS = 50_000_000  # a CPU classroom server: refuse anything bigger before allocating it
+ALIGNED_READS = ("input", "output")  # values of layer_aligned_reads
+PUT_BACK_OPTIONS = ("layer_aligned_reads", "restart_target_positions")  # newer than some shipped results
 
 
 @dataclass(frozen=True)
@@ -55,6 +60,11 @@ class TransformerConfig:
     layer_aligned: bool = False  # step 3
     causal_encoder: bool = False  # step 4
     joint_softmax: bool = False  # the final change: one softmax, exactly decoder-only
+    # with layer_aligned, what decoder layer l reads from encoder layer l: "input" (what layer l reads, as
+    # decoder-only does) or "output" (what layer l produces, normalised by its ln1: one layer too deep)
+    layer_aligned_reads: str = "input"
+    # with causal_encoder, target positions restart at 0 instead of continuing at n after the input
+    restart_target_positions: bool = False
 
     def __post_init__(self) -> None:
         if self.arch not in ARCHITECTURES:
@@ -72,10 +82,13 @@ class TransformerConfig:
         if self.joint_softmax and not (self.share_cross_self and self.layer_aligned):
             raise ValueError("joint_softmax needs share_cross_self (one set of projections) and "
                              "layer_aligned (a memory per layer)")
-        from explorer.costs import parameter_count  # closed form, no allocation
-
-        if (n := parameter_count(self)) > MAX_PARAMETERS:
-            raise ValueError(f"this model would have {n:,} parameters; the limit here is {MAX_PARAMETERS:,}")
+        if self.layer_aligned_reads not in ALIGNED_READS:
+            raise ValueError(f"layer_aligned_reads must be one of {ALIGNED_READS}, got {self.layer_aligned_reads!r}")
+        if self.layer_aligned_reads != "input" and not self.layer_aligned:
+            raise ValueError("layer_aligned_reads only applies with layer_aligned (step 3)")
+        if self.restart_target_positions and not self.causal_encoder:
+            raise ValueError("restart_target_positions only applies with causal_encoder (before step 4 target "
+                             "positions restart at 0 anyway)")
 
     @property
     def ff_width(self) -> int:
@@ -95,7 +108,13 @@ class TransformerConfig:
         return self.arch == "encoder_decoder" and not self.joint_softmax
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """Every field, but the put-back options only when set, so the configs recorded in results and
+        checkpoints shipped before those options existed still equal what they describe."""
+        d = asdict(self)
+        for f in fields(self):
+            if f.name in PUT_BACK_OPTIONS and d[f.name] == f.default:
+                del d[f.name]
+        return d
 
 
 @dataclass
@@ -226,6 +245,7 @@ class _Recorder:
 
 class Transformer(nn.Module):
     def __init__(self, cfg: TransformerConfig) -> None:
+        check_size(cfg)  # refuse a model too big for this server before allocating any of it
         super().__init__()
         self.cfg = cfg
         self.tok_emb = nn.Embedding(cfg.vocab_size, cfg.d_model)  # E, shared by both stacks
@@ -277,22 +297,23 @@ class Transformer(nn.Module):
 
     # --- stacks ------------------------------------------------------------------------------------
     def _encode(self, tokens: torch.Tensor, rec: _Recorder) -> tuple[torch.Tensor, list[torch.Tensor]]:
-        """Run the encoder; return its normalised final output and each layer's normalised input."""
+        """Run the encoder; return its normalised final output and what each layer hands to step 3."""
         h = self._embed(tokens, 0)
         n = tokens.shape[1]
         mask = self._self_mask(n, n, causal=self.cfg.causal_encoder, prefix_len=0, dtype=h.dtype)
-        layer_inputs = []
+        reads_output = self.cfg.layer_aligned_reads == "output"
+        layer_reads = []  # per layer, what step 3 hands to decoder layer l
         for block in self.encoder_stack:
-            x = block.ln1(h)
-            layer_inputs.append(x)  # what encoder layer l reads: step 3 hands this to decoder layer l
+            x = block.ln1(h)  # what encoder layer l reads
             kv = block.attn.project_kv(x)
             rec.state("encoder", h, kv)
             a, w = block.attn(x, kv, mask, rec.weights)
             rec.attention("encoder_self", w)
             h = h + a
             h = h + block.mlp(block.ln2(h))
+            layer_reads.append(block.ln1(h) if reads_output else x)  # its output, or its input
         rec.state("encoder", h)
-        return self.encoder_ln_f(h), layer_inputs
+        return self.encoder_ln_f(h), layer_reads
 
     def _decode(self, h: torch.Tensor, self_mask: torch.Tensor, memories: list[torch.Tensor] | None,
                 cache: KVCache | None, rec: _Recorder, stack: str) -> torch.Tensor:
@@ -335,9 +356,10 @@ class Transformer(nn.Module):
                 raise ValueError("an encoder-decoder needs `target` (the decoder input)")
             if cache is not None:
                 raise ValueError("the KV cache is implemented for the decoder-only stack")
-            memory, layer_inputs = self._encode(tokens, rec)
+            memory, layer_reads = self._encode(tokens, rec)
             n, m = tokens.shape[1], target.shape[1]
-            start = n if cfg.causal_encoder else 0  # step 4: target positions continue after the input
+            # step 4: target positions continue after the input
+            start = n if cfg.causal_encoder and not cfg.restart_target_positions else 0
             h = self._embed(target, start)
             if cfg.joint_softmax:
                 mask = masks.joint(n, m, h.dtype)
@@ -345,7 +367,7 @@ class Transformer(nn.Module):
                     mask = masks.local_window(mask, cfg.window)
             else:
                 mask = self._self_mask(m, m, causal=True, prefix_len=0, dtype=h.dtype)
-            memories = layer_inputs if cfg.layer_aligned else [memory] * cfg.n_layers
+            memories = layer_reads if cfg.layer_aligned else [memory] * cfg.n_layers
             h = self._decode(h, mask, memories, None, rec, "decoder")
         else:
             if target is not None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from explorer import shipped
 from explorer.experiments import cache
 
 
@@ -101,5 +102,6 @@ def run_drift(args: argparse.Namespace) -> dict:
 
 def run_train(args: argparse.Namespace) -> dict:
     model, info = cache.train_drift_encoder(steps=args.steps, seed=args.seed)
+    info = shipped.stamp(info)  # the shipped file records the machine that trained it
     path = cache.save_encoder(model, args.out, info)
     return {"path": str(path), **info}

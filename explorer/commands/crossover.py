@@ -10,13 +10,10 @@ tests. `--windows`, `--seeds`, `--steps` and `--long-share` override the preset,
 from __future__ import annotations
 
 import argparse
-import platform
 import time
 from dataclasses import replace
 
-import torch
-
-from explorer import results
+from explorer import shipped
 from explorer.experiments.crossover import PRESETS, analyse, shipped_path, sweep
 from explorer.recall import WEIGHTS, mix
 
@@ -83,12 +80,7 @@ def run(args: argparse.Namespace) -> dict:
     out = report(swept, weights)
     out["wall_seconds"] = swept["wall_seconds"]
     if args.preset.startswith("main") and cfg == PRESETS[args.preset] and not args.no_save:  # the shipped data
-        swept.update(torch=torch.__version__, machine=f"{platform.machine()}, {platform.processor() or '?'}",
-                     threads=1, created=time.strftime("%Y-%m-%d %H:%M:%S"), code_version=results.code_version())
-        path = shipped_path(args.preset)
-        results.write_json_atomic(path, swept)
-        path.chmod(0o644)
-        out["saved_to"] = str(path)
+        out["saved_to"] = str(shipped.write(shipped_path(args.preset), swept))
     out["_text"] = _text
     return out
 

@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import time
 from dataclasses import replace
 
 import numpy as np
-import torch
 
-from explorer import results
+from explorer import shipped
 from explorer.experiments import depth as dp
 
 
@@ -83,13 +81,7 @@ def run(args: argparse.Namespace) -> dict:
     wall = time.perf_counter() - start
     out = {**report(swept), "wall_seconds": wall}
     if args.preset in dp.SHIPPED_PRESETS and cfg == preset and not args.no_save:
-        swept.update(wall_seconds=wall, torch=torch.__version__, threads=1, cpus=os.cpu_count(),
-                     machine=f"{platform.machine()}, {platform.processor() or '?'}",
-                     load_average=[load_before, os.getloadavg()[0]], created=time.strftime("%Y-%m-%d %H:%M:%S"),
-                     code_version=results.code_version())
-        path = dp.shipped_path(args.preset)
-        results.write_json_atomic(path, swept)
-        path.chmod(0o644)
-        out["saved_to"] = str(path)
+        swept.update(wall_seconds=wall, cpus=os.cpu_count(), load_average=[load_before, os.getloadavg()[0]])
+        out["saved_to"] = str(shipped.write(dp.shipped_path(args.preset), swept))
     out["_text"] = _text
     return out

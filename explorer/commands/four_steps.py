@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from explorer.experiments import four_steps as fs
-from explorer.results import write_json_atomic
+from explorer import shipped
 from explorer.tasks import RULES
 
 DEFAULT = fs.AblationSettings()
@@ -74,7 +74,7 @@ def run_check(args: argparse.Namespace) -> dict:
     base = fs.base_config(args.depth, args.width, args.heads)
     result = fs.numeric_check(base, train_steps=args.train_steps, seed=args.seed)
     if args.out is not None:
-        write_json_atomic(args.out, result)
+        shipped.write(args.out, result)
     return {**result, "_text": _check_text}
 
 
@@ -101,5 +101,5 @@ def run_ablation(args: argparse.Namespace) -> dict:
 
     started = time.strftime("%Y-%m-%d")
     result = {**fs.run_ablation(settings, on_progress=report), "date": started}
-    write_json_atomic(args.out, result)
+    shipped.write(args.out, result)
     return {**result, "out": str(args.out), "_text": _ablation_text}

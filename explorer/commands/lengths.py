@@ -11,13 +11,10 @@ loss at the last step instead of the loss averaged over the run.
 from __future__ import annotations
 
 import argparse
-import platform
 import time
 from dataclasses import replace
 
-import torch
-
-from explorer import results
+from explorer import shipped
 from explorer.experiments import lengths as ln
 
 
@@ -81,12 +78,7 @@ def run(args: argparse.Namespace) -> dict:
            "metric_text": analysis["metric_text"], "rows": analysis["rows"], "trend": analysis["trend"],
            "trained": swept["trained"], "wall_seconds": wall, "records": swept["records"]}
     if args.preset == "main" and cfg == ln.PRESETS["main"] and not args.no_save:
-        swept.update(wall_seconds=wall, torch=torch.__version__, threads=1, code_version=results.code_version(),
-                     machine=f"{platform.machine()}, {platform.processor() or '?'}",
-                     created=time.strftime("%Y-%m-%d %H:%M:%S"))
-        path = ln.shipped_path("main")
-        results.write_json_atomic(path, swept)
-        path.chmod(0o644)
-        out["saved_to"] = str(path)
+        swept["wall_seconds"] = wall
+        out["saved_to"] = str(shipped.write(ln.shipped_path("main"), swept))
     out["_text"] = _text
     return out

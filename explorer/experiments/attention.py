@@ -28,7 +28,7 @@ from typing import Callable
 import numpy as np
 import torch
 
-from explorer import checkpoints, masks, results, tokenizer
+from explorer import checkpoints, masks, results, shipped, tokenizer
 from explorer.layouts import greedy_decode, make_batch
 from explorer.model import Transformer, TransformerConfig
 from explorer.train import TrainConfig, config_dict, train
@@ -159,9 +159,9 @@ def train_demo(spec: DemoSpec, on_progress: Callable[[int, int, dict], None] | N
     """Train one demo model and measure it; return (model, meta)."""
     result = train(spec.model, spec.task, spec.train, on_progress, should_stop)
     accuracy = reversal_accuracy(result.model)
-    meta = {"arch": spec.arch, "config": spec.config(), "tokenizer": tokenizer.NAME, "accuracy": accuracy,
-            "training": result.summary(), "history": result.history,
-            "parameters": result.model.num_parameters()}
+    meta = shipped.stamp({"arch": spec.arch, "config": spec.config(), "tokenizer": tokenizer.NAME,
+                          "accuracy": accuracy, "training": result.summary(), "history": result.history,
+                          "parameters": result.model.num_parameters()})
     return result.model, meta
 
 

@@ -34,7 +34,7 @@ import torch.nn.functional as F
 from torch.func import functional_call, stack_module_state, vmap
 
 from explorer import results
-from explorer.costs import TRAIN_FLOPS_PER_FORWARD, stack_forward_flops
+from explorer.costs import TRAIN_FLOPS_PER_FORWARD, check_size, stack_forward_flops
 from explorer.model import Transformer, TransformerConfig
 from explorer.recall import IGNORE, LAGS, WEIGHTS, MultiLagRecall, ceiling, per_lag_accuracy, weighted
 from explorer.train import EVAL_SEED_OFFSET
@@ -90,7 +90,7 @@ class SweepConfig:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
         if not (self.lr > 0 and math.isfinite(self.lr)):
             raise ValueError(f"lr must be a positive number, got {self.lr}")
-        self.model_config(self.windows[0])  # validates the model sizes
+        check_size(self.model_config(self.windows[0]))  # refuse sizes before any training
 
     @property
     def task(self) -> MultiLagRecall:

@@ -33,7 +33,7 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 from explorer import results
-from explorer.costs import TRAIN_FLOPS_PER_FORWARD, sequence_forward_flops, stack_forward_flops
+from explorer.costs import TRAIN_FLOPS_PER_FORWARD, check_size, sequence_forward_flops, stack_forward_flops
 from explorer.experiments.crossover import json_roundtrip, tuple_fields
 from explorer.experiments.four_steps import compare
 from explorer.layouts import loss_and_accuracy, make_batch
@@ -166,7 +166,7 @@ class DepthConfig:
         for name in ("batch_size", "eval_every", "eval_size", "warmup", "probe_train", "probe_test"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
-        self.model_config(self.depths[-1], self.wirings[0])  # sizes the model refuses raise here
+        check_size(self.model_config(self.depths[-1], self.wirings[0]))  # refuse sizes before any training
 
     @property
     def task(self) -> MajorityShiftedCopy:

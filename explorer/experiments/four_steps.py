@@ -31,7 +31,7 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Callable
 
@@ -40,9 +40,9 @@ import torch
 from scipy import optimize, stats
 
 from explorer import masks
-from explorer.costs import TRAIN_FLOPS_PER_FORWARD, sequence_forward_flops
+from explorer.costs import TRAIN_FLOPS_PER_FORWARD, check_size, sequence_forward_flops
 from explorer.layouts import make_batch
-from explorer.model import Transformer, TransformerConfig, _Recorder
+from explorer.model import Transformer, TransformerConfig
 from explorer.steps import FINAL_STEP, STEP_NAMES, decoder_only_config, step_config, transplant
 from explorer.tasks import RULES, Seq2SeqTask, make_task
 from explorer.train import TrainConfig, train
@@ -84,7 +84,10 @@ def variant_config(base: TransformerConfig, variant: str) -> TransformerConfig:
 
 def step_configs(base: TransformerConfig) -> dict[str, TransformerConfig]:
     """Every variant's configuration; raises ValueError (naming the limit) if any is too large."""
-    return {v: variant_config(base, v) for v in VARIANTS}
+    configs = {v: variant_config(base, v) for v in VARIANTS}
+    for cfg in configs.values():
+        check_size(cfg)
+    return configs
 
 
 def instantiated_parameters(cfg: TransformerConfig) -> int:
@@ -245,23 +248,11 @@ CAUSES = (
 )
 
 
-class _PutBack(Transformer):
-    """The exact (joint-softmax) model with one remaining difference put back, to measure what it costs."""
-
-    def __init__(self, cfg: TransformerConfig, cause: str) -> None:
-        super().__init__(cfg)
-        self.cause = cause
-
-    def _embed(self, tokens: torch.Tensor, start: int) -> torch.Tensor:
-        return super()._embed(tokens, 0 if self.cause == "positions" else start)
-
-    def _encode(self, tokens: torch.Tensor, rec: _Recorder) -> tuple[torch.Tensor, list[torch.Tensor]]:
-        if self.cause != "layer_output":
-            return super()._encode(tokens, rec)
-        probe = _Recorder(weights=False, states=True)
-        memory, _ = super()._encode(tokens, probe)
-        levels = probe.out.states["encoder"]  # residual entering each layer, then the final one
-        return memory, [block.ln1(levels[i + 1]) for i, block in enumerate(self.encoder_stack)]
+PUT_BACK = {  # per cause, the config change that puts it back alone into the exact (joint-softmax) model
+    "softmaxes": {"joint_softmax": False},  # = step 4
+    "layer_output": {"layer_aligned_reads": "output"},
+    "positions": {"restart_target_positions": True},
+}
 
 
 def _max_diff(model: Transformer, decoder: Transformer, x: torch.Tensor, y: torch.Tensor) -> tuple[float, float]:
@@ -272,8 +263,8 @@ def _max_diff(model: Transformer, decoder: Transformer, x: torch.Tensor, y: torc
     return (got - ref).abs().max().item(), ref.abs().max().item()
 
 
-def _transplanted(cfg: TransformerConfig, decoder: Transformer, cause: str | None = None) -> Transformer:
-    model = (Transformer(cfg) if cause is None else _PutBack(cfg, cause)).to(next(decoder.parameters()).dtype)
+def _transplanted(cfg: TransformerConfig, decoder: Transformer) -> Transformer:
+    model = Transformer(cfg).to(next(decoder.parameters()).dtype)
     transplant(model, decoder)
     return model.eval()
 
@@ -328,8 +319,7 @@ def numeric_check(base: TransformerConfig, train_steps: int = 100, seed: int = 0
     for key, label, why in CAUSES:
         row = {"cause": key, "label": label, "why": why}
         for dtype, dec in decoders.items():
-            model = (_transplanted(configs["4"], dec) if key == "softmaxes"
-                     else _transplanted(configs[str(FINAL_STEP)], dec, cause=key))
+            model = _transplanted(replace(configs[str(FINAL_STEP)], **PUT_BACK[key]), dec)
             row[dtype] = _max_diff(model, dec, x, y)[0]
         causes.append(row)
     return {"settings": check_settings(base, train_steps, seed, batch, task), "steps": steps,

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from explorer.costs import parameter_count, sequence_forward_flops
+from explorer.costs import check_size, parameter_count, sequence_forward_flops
 from explorer.experiments import lengths as ln
 from explorer.model import Transformer, TransformerConfig
 
@@ -75,7 +75,7 @@ def test_shapes_beyond_the_model_limit_are_counted_not_refused():
     alloc = ln.allocation(big, 2048, 2048)
     assert alloc["families"][ln.ENCDEC]["parameters"] > 10 ** 10
     with pytest.raises(ValueError):
-        _real(big, ln.ENCDEC)  # the buildable configuration refuses it
+        check_size(_real(big, ln.ENCDEC))  # building it is refused, with the limit named
 
 
 def test_fractional_mean_lengths_use_the_group_sums():

@@ -137,11 +137,26 @@ def test_return_states_gives_a_state_per_layer_plus_the_final_one():
     (dict(d_model=30, n_heads=4), "divisible"),
     (dict(share_cross_self=True), "only apply"),
     (dict(arch="encoder_decoder", joint_softmax=True), "joint_softmax needs"),
-    (dict(d_model=4096, n_layers=24), "limit here"),
+    (dict(arch="encoder_decoder", layer_aligned_reads="middle", layer_aligned=True), "must be one of"),
+    (dict(arch="encoder_decoder", layer_aligned_reads="output"), "only applies with layer_aligned"),
+    (dict(arch="encoder_decoder", restart_target_positions=True), "only applies with causal_encoder"),
 ])
 def test_bad_configurations_are_refused_with_a_reason(bad, message):
     with pytest.raises(ValueError, match=message):
         replace(BASE, **bad)
+
+
+def test_a_model_beyond_the_size_limit_is_refused_before_it_is_built():
+    big = replace(BASE, d_model=4096, n_layers=24)  # a configuration only: counting it costs nothing
+    with pytest.raises(ValueError, match="the limit here is 50,000,000"):
+        Transformer(big)
+
+
+def test_put_back_options_appear_in_to_dict_only_when_set():
+    final = step_config(BASE, FINAL_STEP)
+    assert "layer_aligned_reads" not in final.to_dict() and "restart_target_positions" not in final.to_dict()
+    put_back = replace(final, layer_aligned_reads="output", restart_target_positions=True)
+    assert TransformerConfig(**put_back.to_dict()) == put_back
 
 
 def test_positions_beyond_max_len_are_refused():

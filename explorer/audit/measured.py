@@ -1,0 +1,266 @@
+"""Measured cells from the app's own results: the four-steps ablation, the inductive-bias crossover, the cache
+cost of one chat turn and the depth sweep.
+
+The only audit module that reads experiments; it imports them (and torch) only when a result is read.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from explorer.audit.decision import sci
+from explorer.audit.workbook import PENDING, Measured
+
+
+def _seeds(seeds: list[int]) -> str:
+    return f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {seeds[0]}-{seeds[-1]}"
+
+
+def ablation_config(record: dict) -> str:
+    s = record["settings"]
+    return (f"four-steps ablation, data/four_steps/ablation.json: task {s['task']}, {s['length']} tokens of "
+            f"{s['n_symbols']} symbols; {s['depth']} layers, d={s['width']}, {s['heads']} heads; {s['steps']} steps, "
+            f"batch {s['batch_size']}, lr {s['lr']}; {_seeds(s['seeds'])}; {s['eval_size']} held-out examples"
+            + (f"; run {record['date']}" if record.get("date") else ""))
+
+
+def _removal_text(c: dict, what: str, means: tuple[float, float]) -> str:
+    word = "within seed noise" if c["p"] >= c["alpha"] else "beyond seed noise"
+    return (f"Removing it ({what}) changes held-out loss by {c['mean_diff']:+.3f} ({means[0]:.3f} against "
+            f"{means[1]:.3f}; Welch p = {c['p']:.2g}, {c['n'][0]} and {c['n'][1]} seeds): {word}; these seeds "
+            f"detect a difference of {c['mde']:.3f} or more.")
+
+
+STRUCTURE_REMOVED = {  # ref -> (variant without the structure, variant with it, how it is removed)
+    "four_steps.separate": ("2", "0", "steps 1-2, shared parameters"),
+    "four_steps.final_layer": ("3", "2", "step 3, layer-aligned reading, at this depth only"),
+    "four_steps.bidirectional": ("4", "3", "step 4, causal input"),
+}
+
+
+def four_steps_cells(record: dict, parameters: dict[str, int] | None = None) -> dict[str, Measured]:
+    """Gain-now cells from the shipped ablation, the verdict of step 4 against decoder-only, parameter counts."""
+    from explorer.experiments import four_steps as fs  # torch: imported only when the ablation is read
+
+    config = ablation_config(record)
+    runs = record["runs"]
+    losses = {}
+    for run in runs:
+        losses.setdefault(run["variant"], []).append(run["eval_loss"])
+    out = {}
+    for ref, (without, with_, what) in STRUCTURE_REMOVED.items():
+        if losses.get(without) and losses.get(with_):
+            c = fs.compare(losses[without], losses[with_])
+            means = (sum(losses[without]) / len(losses[without]), sum(losses[with_]) / len(losses[with_]))
+            out[ref] = Measured(_removal_text(c, what, means), config, {k: c[k] for k in ("mean_diff", "p", "mde")})
+    verdict = fs.summarize(runs)["verdict"]
+    if verdict and min(verdict["n"]) >= 2:
+        differ = "more" if verdict["p"] < verdict["alpha"] else "no more"
+        out["four_steps.verdict"] = Measured(
+            f"After the four steps the label no longer matters here: step 4 against decoder-only differs by "
+            f"{verdict['mean_diff']:+.4f} held-out loss (Welch p = {verdict['p']:.3g}, {verdict['n'][0]} and "
+            f"{verdict['n'][1]} seeds), {differ} than seed noise; only a gap of {verdict['mde']:.4f} or more would be "
+            f"detected {verdict['power']:.0%} of the time.", config,
+            {k: verdict[k] for k in ("mean_diff", "p", "mde", "power")})
+    if parameters:
+        before, after = parameters["0"], parameters["2"]
+        out["four_steps.parameters"] = Measured(
+            f"{before:,} parameters with separate stacks against {after:,} shared ({before / after:.2f}x) at the "
+            "same depth and width; the FLOPs per token stay the same.", config + "; parameters counted on the "
+            "instantiated models", {"separate": before, "shared": after})
+    return out
+
+
+def crossover_pairs(analysis: dict) -> list[str]:
+    """'more-less' window pairs whose crossover was observed in at least one seed."""
+    return [f"{c['more_structure']}-{c['less_structure']}" for c in analysis["crossovers"] if c["flops_mean"]]
+
+
+def crossover_config(analysis: dict) -> str:
+    cfg = analysis["config"]
+    weights = analysis["weights"]
+    return (f"inductive-bias page, shipped run data/crossover/main.json: {cfg['n_layers']}-layer decoder, "
+            f"d={cfg['d_model']}, {cfg['n_heads']} heads, windows {', '.join(map(str, analysis['windows']))}, "
+            f"{max(analysis['steps'])} steps, {_seeds(analysis['seeds'])}; score weights "
+            f"{', '.join(f'{w:.2f}' for w in weights)} on lags {', '.join(map(str, analysis['lags']))}")
+
+
+def window_name(window: int, length: int) -> str:
+    return f"w={window} (full attention)" if window >= length else f"w={window}"
+
+
+def crossover_input(analysis: dict, pair: str) -> dict:
+    """The decision rule's inputs for one window pair of the inductive-bias run."""
+    more, less = (int(w) for w in pair.split("-"))
+    found = next((c for c in analysis["crossovers"] if (c["more_structure"], c["less_structure"]) == (more, less)),
+                 None)
+    if found is None:
+        raise ValueError(f"no window pair {pair} in this run")
+    length = analysis["config"]["length"]
+    complete = found["seeds_with_crossover"] == found["seeds"]
+    return {"crossover": found["flops_mean"], "lo": found["flops_min"],
+            "hi": found["flops_max"] if complete else (math.inf if found["flops_mean"] else None),
+            "per_seed": [x for x in found["flops_per_seed"] if x is not None],
+            "seeds_with_crossover": found["seeds_with_crossover"], "seeds": found["seeds"],
+            "range": (float(analysis["flops"][0]), float(analysis["flops"][-1])),
+            "more": window_name(more, length), "less": window_name(less, length),
+            "windows": (more, less), "config": crossover_config(analysis)}
+
+
+def crossover_cells(analysis: dict, pair: str, budget: float) -> dict[str, Measured]:
+    """The worked example's crossover and its gain at the budget (only inside the measured range)."""
+    from explorer.experiments.crossover import at_budget  # torch: imported only when a run is read
+
+    x = crossover_input(analysis, pair)
+    config = x["config"]
+    more, less = x["windows"]
+    out = {}
+    if x["crossover"]:
+        seeds = f"{x['seeds_with_crossover']} of {x['seeds']} seeds cross"
+        spread = (f"{sci(x['lo'])} to {sci(x['hi'])}" if x["hi"] < math.inf
+                  else f"{sci(x['lo'])} to beyond {sci(x['range'][1])}")
+        out["crossover.pair"] = Measured(
+            f"{x['less']} overtakes {x['more']} at {sci(x['crossover'])} training FLOPs (geometric mean over the "
+            f"seeds; per-seed spread {spread}; {seeds}).", config,
+            {"flops_mean": x["crossover"], "flops_min": x["lo"], "flops_max": x["hi"], "pair": pair})
+    read = at_budget(analysis, budget)
+    if read is None:
+        out["crossover.gain"] = Measured(
+            f"Not measured at your budget: {sci(budget)} FLOPs lies outside this run ({sci(x['range'][0])} to "
+            f"{sci(x['range'][1])}), and reading its curves there would be an extrapolation.", config,
+            {"budget": budget}, PENDING)
+    else:
+        acc = read["accuracy"]
+        lead = acc[more] - acc[less]
+        out["crossover.gain"] = Measured(
+            f"At your budget, {sci(budget)} FLOPs: {x['more']} scores {acc[more]:.3f}, {x['less']} {acc[less]:.3f} "
+            f"(seed means): the structure is worth {lead:+.3f} in held-out accuracy now.", config,
+            {"budget": budget, "more": acc[more], "less": acc[less]})
+    return out
+
+
+def cache_cell(n: int, m: int, depth: int = 2, timing: dict | None = None) -> dict[str, Measured]:
+    """One chat turn of n old + m new tokens: FLOPs both ways (exact counts), KV-cache bytes, timing if given."""
+    from explorer.costs import kv_cache_bytes
+    from explorer.experiments.cache import model_config, turn_flops
+
+    cfg = model_config(depth, n + m)
+    f = turn_flops(cfg, n, m)
+    ratio = f["flops_reencode"] / f["flops_cached"]
+    kib = kv_cache_bytes(cfg, n + m) / 1024
+    text = (f"One chat turn of m={m} new tokens after n={n}: re-encoding the whole input (bidirectional) costs "
+            f"{sci(f['flops_reencode'])} FLOPs, the cached causal step {sci(f['flops_cached'])}: {ratio:.1f}x "
+            f"more, (n+m)/m; the cache holds {kib:,.1f} KiB.")
+    config = (f"cache page's model: {depth} layers, d={cfg.d_model}, {cfg.n_heads} heads, vocab {cfg.vocab_size}; "
+              "FLOPs counted exactly (explorer.costs), float32 cache")
+    values = {"n": n, "m": m, "flops_reencode": f["flops_reencode"], "flops_cached": f["flops_cached"],
+              "flop_ratio": ratio, "kv_cache_bytes": kv_cache_bytes(cfg, n + m)}
+    if timing:
+        text += (f" Timed on this server: {timing['time_reencode_ms']:.3g} ms against {timing['time_cached_ms']:.3g} "
+                 f"ms, a {timing['speedup']:.1f}x speedup (per-layer overhead keeps it below the FLOP ratio).")
+        config += f"; timed: thread CPU time, median of {timing['repeats']} repeats, seed {timing['seed']}"
+        values.update(speedup=timing["speedup"])
+    return {"cache.turn": Measured(text, config, values)}
+
+
+def depth_cells(analysis: dict) -> dict[str, Measured]:
+    """Final-layer-only against layer-aligned, per depth, from `explorer.experiments.depth.analyse`."""
+    gaps = {d: analysis["tests"][d]["loss"] for d in analysis["depths"] if analysis["tests"].get(d)}
+    if not gaps:
+        return {}
+    depths = sorted(gaps)
+    parts = [f"depth {d}: {gaps[d]['mean_diff']:+.3f} (p = {gaps[d]['p']:.2g})" for d in depths]
+    aligned_ahead = [d for d in depths if gaps[d]["mean_diff"] > 0]
+    clear = [str(d) for d in aligned_ahead if gaps[d]["p"] < gaps[d]["alpha"]]
+    if len(aligned_ahead) == len(depths):
+        verdict = f"no crossover within depths {depths[0]}-{depths[-1]}: layer-aligned reading is ahead at every depth"
+    elif not aligned_ahead:
+        verdict = f"no crossover within depths {depths[0]}-{depths[-1]}: final-layer-only is ahead at every depth"
+    else:
+        verdict = "the sign changes along depth: see the depth page"
+    if clear:
+        verdict += f", beyond seed noise at depth{'s' if len(clear) > 1 else ''} {', '.join(clear)}"
+    cfg = analysis["config"]
+    seeds = analysis["seeds"]
+    config = (f"depth page, data/depth/main.json: majority-shifted copy, {cfg.get('length', '?')} tokens of "
+              f"{cfg.get('n_symbols', '?')} symbols; d={cfg.get('d_model', '?')}, {cfg.get('n_heads', '?')} heads; "
+              f"{cfg.get('steps', '?')} steps, batch {cfg.get('batch_size', '?')}; "
+              f"{_seeds(seeds) if seeds else 'no seeds'}")
+    text = ("Held-out loss of final-layer-only minus layer-aligned (positive: reading only the final layer hurts): "
+            + "; ".join(parts) + f". So {verdict}.")
+    out = {"depth.final_layer": Measured(text, config, {"per_depth": {str(d): {"mean_diff": gaps[d]["mean_diff"],
+                                                                               "p": gaps[d]["p"]} for d in depths}})}
+    sizes = {d: {w: (c["parameters"], c["flops_per_step"]) for w, c in analysis["cells"][d].items()} for d in depths}
+    if all(len(set(by_wiring.values())) == 1 for by_wiring in sizes.values()):
+        per_depth = "; ".join(f"depth {d}: {next(iter(sizes[d].values()))[0]:,} parameters, "
+                              f"{sci(next(iter(sizes[d].values()))[1])} training FLOPs per step" for d in depths)
+        out["depth.cost"] = Measured(f"None in parameters or compute: both wirings have the same parameters and FLOPs "
+                                     f"at every depth ({per_depth}).", config)
+    return out
+
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+SHIPPED_FILES = (DATA / "four_steps" / "ablation.json", DATA / "crossover" / "main.json", DATA / "depth" / "main.json")
+CACHE_DEPTH = 2  # the cache page's default depth
+LONG_SHARE = 0.6  # the inductive-bias page's default score mix: its crossover is the one quoted here
+
+
+def shipped_stamp() -> tuple[float | None, ...]:
+    """Modification times of the shipped results the measured cells read: a cache key that notices new runs."""
+    return tuple(p.stat().st_mtime if p.is_file() else None for p in SHIPPED_FILES)
+
+
+def shipped_ablation() -> tuple[dict | None, dict[str, int] | None]:
+    """The shipped four-steps ablation and the parameter counts of its models without and with sharing."""
+    from explorer.experiments import four_steps as fs
+
+    record = fs.load_shipped()
+    if not record or not record.get("runs"):
+        return None, None
+    try:
+        base = fs.AblationSettings.from_dict(record["settings"]).base
+        return record, {v: fs.instantiated_parameters(fs.variant_config(base, v)) for v in ("0", "2")}
+    except (KeyError, TypeError, ValueError):
+        return record, None
+
+
+def shipped_crossover(long_share: float = LONG_SHARE) -> dict | None:
+    """The inductive-bias page's shipped run, analysed with that page's default score mix."""
+    from explorer.experiments import crossover as xo
+    from explorer.recall import LAGS, mix
+
+    try:
+        shipped = json.loads(xo.shipped_path("main").read_text())
+        return xo.analyse(xo.sweep(xo.PRESETS["main"], shipped, train=False), mix(long_share, len(LAGS)))
+    except (OSError, KeyError, TypeError, ValueError):
+        return None
+
+
+def shipped_depth() -> dict | None:
+    """The depth page's shipped sweep, analysed; None while it is missing or cannot be read."""
+    try:
+        from explorer.experiments import depth
+
+        shipped = depth.load_shipped()
+        if not shipped:
+            return None
+        swept, _ = depth.available(depth.DepthConfig.from_dict(shipped["config"]), shipped)
+        return depth.analyse(swept)
+    except Exception:  # noqa: BLE001 - a sweep that another page is still building must not break the workbook
+        return None
+
+
+def measurements(n: int, m: int, budget: float, pair: str | None, ablation: dict | None = None,
+                 parameters: dict[str, int] | None = None, crossover: dict | None = None, depth: dict | None = None,
+                 timing: dict | None = None) -> dict[str, Measured]:
+    """Every measured cell the given results support; a cell without results stays 'not measured yet'."""
+    out = dict(four_steps_cells(ablation, parameters)) if ablation else {}
+    if crossover is not None and pair:
+        out.update(crossover_cells(crossover, pair, budget))
+    out.update(cache_cell(n, m, CACHE_DEPTH, timing))
+    if depth is not None:
+        out.update(depth_cells(depth))
+    return out
+

@@ -1,0 +1,126 @@
+"""Running the toy experiment: reuse shipped or cached models, train the rest, and estimate how long that takes.
+
+Shipped runs live in `data/lengths/<preset>.json` (written by `python -m explorer lengths`); a shorter run
+with the same settings is cut out of them rather than retrained.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Callable
+
+from explorer import results
+from explorer.costs import parameter_count, sequence_forward_flops
+from explorer.experiments.lengths.task import RankSummary
+from explorer.experiments.lengths.toy import ARM_NAMES, ARMS, ToyConfig, arm_config
+from explorer.train import train
+
+ROOT = Path(__file__).resolve().parents[3]
+SHIPPED_DIR = ROOT / "data" / "lengths"
+SECONDS_PER_MODEL_STEP = 0.035  # fallback speed (one model, one step, one thread, loaded server)
+CACHE_KIND = "lengths-run"
+
+
+def shipped_path(preset: str = "main") -> Path:
+    return SHIPPED_DIR / f"{preset}.json"
+
+
+def load_shipped(preset: str = "main") -> dict | None:
+    try:
+        return json.loads(shipped_path(preset).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def record_key(cfg: ToyConfig, lx: int, ly: int, arm: str, seed: int) -> dict:
+    """The cache key of one trained model: every setting, its lengths, arm, seed and steps."""
+    return {**cfg.settings(), "steps": cfg.steps, "lx": lx, "ly": ly, "arm": arm, "seed": seed}
+
+
+def train_one(cfg: ToyConfig, lx: int, ly: int, arm: str, seed: int,
+              should_stop: Callable[[], bool] | None = None) -> dict:
+    """Train one model with `explorer.train`; its held-out history as plain data."""
+    model_cfg = arm_config(cfg, lx, ly, arm)
+    res = train(model_cfg, RankSummary(lx, ly, cfg.n_symbols), cfg.train_config(seed), should_stop=should_stop)
+    return {"lx": lx, "ly": ly, "arm": arm, "seed": seed, "parameters": parameter_count(model_cfg),
+            "flops_per_example": sequence_forward_flops(model_cfg, lx, ly), "d_ff": model_cfg.ff_width,
+            "layers": model_cfg.n_layers, "stopped": res.stopped, "seconds": res.seconds,
+            "history": [{k: row[k] for k in ("step", "train_loss", "eval_loss", "eval_accuracy")}
+                        for row in res.history]}
+
+
+def from_shipped(cfg: ToyConfig, lx: int, ly: int, arm: str, seed: int, shipped: dict | None) -> dict | None:
+    """The record a run of `cfg` would produce, cut out of a longer shipped run with the same settings."""
+    if not shipped or shipped.get("stopped") != "steps":
+        return None
+    scfg = shipped["config"]
+    if json.loads(json.dumps(cfg.settings())) != {k: v for k, v in scfg.items()
+                                                    if k not in ("ratios", "seeds", "steps")}:
+        return None
+    if cfg.steps > scfg["steps"]:
+        return None
+    for rec in shipped["records"]:
+        if (rec["lx"], rec["ly"], rec["arm"], rec["seed"]) == (lx, ly, arm, seed):
+            return {**rec, "history": [r for r in rec["history"] if r["step"] <= cfg.steps]}
+    return None
+
+
+def plan(cfg: ToyConfig, shipped: dict | None = None, use_cache: bool = True) -> tuple[list[dict], list[tuple]]:
+    """Records ready (shipped or cached) and (lx, ly, arm, seed) still to train."""
+    ready, missing = [], []
+    for seed in cfg.seeds:
+        for lx, ly in cfg.ratios:
+            for arm in ARMS:
+                rec = from_shipped(cfg, lx, ly, arm, seed, shipped)
+                if rec is None and use_cache:
+                    rec = results.load(CACHE_KIND, record_key(cfg, lx, ly, arm, seed))
+                if rec is None:
+                    missing.append((lx, ly, arm, seed))
+                else:
+                    ready.append(rec)
+    return ready, missing
+
+
+def measured_rate(shipped: dict | None) -> float:
+    """Seconds per model-step per token of sequence, from a shipped run (a fallback if there is none)."""
+    if shipped and shipped.get("records"):
+        spent = sum(r["seconds"] for r in shipped["records"])
+        work = sum(r["history"][-1]["step"] * (r["lx"] + r["ly"]) for r in shipped["records"])
+        if spent > 0 and work > 0:
+            return spent / work
+    return SECONDS_PER_MODEL_STEP / 24
+
+
+def estimate_seconds(cfg: ToyConfig, missing: list[tuple], shipped: dict | None = None) -> float:
+    rate = measured_rate(shipped)
+    return sum(cfg.steps * (lx + ly) * rate for lx, ly, _, _ in missing)
+
+
+def run(cfg: ToyConfig, shipped: dict | None = None, use_cache: bool = True,
+        on_progress: Callable[[float, str], None] | None = None,
+        should_stop: Callable[[], bool] | None = None) -> dict:
+    """Every model of `cfg`: reused where possible, the rest trained now (complete ones go to the cache).
+
+    `should_stop` (a time limit or a cancel) ends the run after the model in progress stops; what is done
+    so far is returned, marked `stopped="cut"`, and the analysis uses the seeds that are complete.
+    """
+    start = time.perf_counter()
+    ready, missing = plan(cfg, shipped, use_cache)
+    stopped = "steps"
+    for i, (lx, ly, arm, seed) in enumerate(missing):
+        if on_progress:
+            on_progress(i / len(missing), f"model {i + 1} of {len(missing)}: {ARM_NAMES[arm]}, {lx}->{ly}, seed {seed}")
+        if should_stop is not None and should_stop():
+            stopped = "cut"
+            break
+        rec = train_one(cfg, lx, ly, arm, seed, should_stop)
+        if rec["stopped"] != "steps":
+            stopped = "cut"
+            break
+        ready.append(rec)
+        if use_cache:
+            results.save(CACHE_KIND, record_key(cfg, lx, ly, arm, seed), rec)
+    return {"config": cfg.to_dict(), "records": ready, "stopped": stopped, "trained": len(missing),
+            "seconds": time.perf_counter() - start}

@@ -1,0 +1,53 @@
+"""How numbers read on every page, figure and export: p-values, large counts, seed lists, plurals.
+
+One place, so that a p-value, 3.5e9 FLOPs or "seeds 0-2" look the same wherever a student meets them.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+
+def p_text(p: float | None) -> str:
+    """A p-value for a table cell: `n/a` without a test, `< 0.001` when tiny, else three decimals."""
+    if p is None or not math.isfinite(p):
+        return "n/a"
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def p_label(p: float | None) -> str:
+    """`p = 0.012`, `p < 0.001` or `p n/a`, for running text and labels."""
+    text = p_text(p)
+    return f"p {text}" if text[0] in "<n" else f"p = {text}"
+
+
+def si(x: float, digits: int = 3) -> str:
+    """1.23M, 45.6G: counts that span many orders of magnitude, readable at a glance."""
+    for unit, size in (("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(x) >= size:
+            return f"{x / size:.{digits}g}{unit}"
+    return f"{x:.{digits}g}"
+
+
+def sci(x: float, digits: int = 3) -> str:
+    """1.11e10, not 1.11e+10: compact and readable on a slide (∞ for an infinite value)."""
+    if x == math.inf:
+        return "∞"
+    mantissa, exponent = f"{x:.{digits - 1}e}".split("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
+def plural(k: int, word: str) -> str:
+    """`1 model`, `6 models`: a count with its noun."""
+    return f"{k:,} {word}" + ("" if k == 1 else "s")
+
+
+def seed_list(seeds: Sequence[int]) -> str:
+    """`seed 0`, `seeds 0-4` for a run of consecutive seeds, else `seeds 0, 2, 5`."""
+    seeds = sorted(seeds)
+    if len(seeds) == 1:
+        return f"seed {seeds[0]}"
+    if seeds == list(range(seeds[0], seeds[0] + len(seeds))):
+        return f"seeds {seeds[0]}-{seeds[-1]}"
+    return "seeds " + ", ".join(map(str, seeds))

@@ -1,0 +1,301 @@
+"""One reproduction check per shipped result: which slice to rerun, and which numbers the page concludes from.
+
+Each `replay(record, quick, exact)` reruns through the experiment's own functions (what the CLI calls),
+then returns the first bit-level difference and the comparisons the tolerance tier judges. Slices are
+chosen to be seconds long and to end on a checkpoint the shipped run recorded, so the same numbers exist
+on both sides. `exact` is True where the environment matches: the extra seeds that measure the spread of
+a single-seed result are trained only when the tolerance tier needs them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Callable
+
+from explorer.reproduce import EXTRA_SEEDS, Check, Comparison, Replay, first_difference, seed_comparison
+from explorer.stats import mean_sd, rerun_tolerance
+
+ROUNDING = 1e-4  # evaluating fixed weights on another CPU: relative rounding of a loss, declared in advance
+QUICK_LAYER_STEPS = 1200  # depth slices: layers x steps (depth 2 whole, 150 steps of depth 8)
+
+
+def _row_at(history: list[dict], step: int) -> dict:
+    return next(row for row in history if row["step"] == step)
+
+
+def _timeless(history: list[dict]) -> list[dict]:
+    """A training history without its wall-clock column, the one thing no rerun repeats."""
+    return [{k: v for k, v in row.items() if k != "seconds"} for row in history]
+
+
+def _grouped(shipped_runs: list[dict], reruns: list[dict], group: Callable[[dict], tuple],
+             value: Callable[[dict], float], label: Callable[[tuple, int], str], resolution: float) -> list[Comparison]:
+    """Per group of runs (a cell of the page's table): rerun seed mean vs the same shipped seeds' mean."""
+    out = []
+    for key in dict.fromkeys(group(r) for r in reruns):
+        mine = [r for r in reruns if group(r) == key]
+        seeds = {r["seed"] for r in mine}
+        theirs = [r for r in shipped_runs if group(r) == key]
+        out.append(seed_comparison(label(key, len(mine)), [value(r) for r in theirs],
+                                   [value(r) for r in theirs if r["seed"] in seeds], [value(r) for r in mine],
+                                   resolution))
+    return out
+
+
+def _single_seed(what: str, shipped_value: float, rerun_value: float, extra: list[float],
+                 resolution: float) -> Comparison:
+    """A result trained with one seed: the spread comes from `extra` seeds trained by the check."""
+    _, sd = mean_sd(extra)
+    return Comparison(what, shipped_value, rerun_value, rerun_tolerance(sd, 1, resolution))
+
+
+# --- inductive-bias crossover ----------------------------------------------------------------------------
+
+def _crossover(record: dict, quick: bool, exact: bool) -> Replay:
+    from explorer.experiments import crossover as cx
+
+    cfg = cx.SweepConfig(**cx.tuple_fields(record["config"]))
+    if quick:  # window 4, every seed, to step 100, where it has reached its ceiling (13 checkpoints)
+        cfg = replace(cfg, windows=(4,), steps=100)
+    rerun = cx.sweep(cfg, use_cache=False)
+    ours, theirs = cx.analyse(rerun), cx.analyse(record)
+    difference, comparisons = "", []
+    for w in cfg.windows:
+        mine, stored = rerun["windows"][str(w)], record["windows"][str(w)]
+        n = len(mine["steps"])
+        cut = {"steps": stored["steps"][:n], **{k: [seed[:n] for seed in stored[k]]
+                                                for k in ("per_lag_accuracy", "eval_loss")}}
+        difference = difference or first_difference(cut, {k: mine[k] for k in cut}, f"window {w}")
+        i, seeds = n - 1, len(cfg.seeds)
+        score = theirs["curves"][w]["per_seed"][:, i]
+        comparisons.append(seed_comparison(f"w={w} score at step {mine['steps'][i]} ({seeds} seeds)", score, score,
+                                           ours["curves"][w]["per_seed"][:, i], 1 / cfg.eval_size))
+    if not quick:  # the page's claim: which pairs cross, in how many seeds
+        for a, b in zip(theirs["crossovers"], ours["crossovers"]):
+            comparisons.append(Comparison(f"w={a['more_structure']} -> w={a['less_structure']}: seeds with a "
+                                          "crossover", a["seeds_with_crossover"], b["seeds_with_crossover"], 0))
+    return Replay(difference, comparisons, f"seed spread: the {len(cfg.seeds)} shipped seeds")
+
+
+# --- depth ---------------------------------------------------------------------------------------------------
+
+DEPTH_KEYS = ("history", "eval_loss", "eval_accuracy", "anatomy", "probes", "parameters", "flops_per_step")
+
+
+def _depth(record: dict, quick: bool, exact: bool) -> Replay:
+    from explorer.experiments import depth as dp
+
+    cfg = dp.DepthConfig.from_dict(record["config"])
+    if quick:  # the shallowest depth, both wirings, seed 0: main's depth 2 whole, the long run's first 150 steps
+        cfg = replace(cfg, depths=cfg.depths[:1], seeds=(0,), steps=min(cfg.steps, QUICK_LAYER_STEPS // cfg.depths[0]))
+    reruns = dp.sweep(cfg, use_cache=False)["runs"]
+    full_length = cfg.steps == record["config"]["steps"]
+    key = lambda r: (r["depth"], r["wiring"], r["seed"])  # noqa: E731
+    stored = {key(r): r for r in record["runs"]}
+    difference = ""
+    for run in reruns:
+        old = stored[key(run)]
+        if full_length:
+            difference = difference or first_difference({k: old[k] for k in DEPTH_KEYS}, {k: run[k] for k in DEPTH_KEYS},
+                                                        f"depth {run['depth']} {run['wiring']} seed {run['seed']}")
+        else:
+            head = [row for row in old["history"] if row["step"] <= cfg.steps]
+            difference = difference or first_difference(head, run["history"], f"depth {run['depth']} history")
+    comparisons = _grouped(record["runs"], reruns, lambda r: (r["depth"], r["wiring"]),
+                           lambda r: _row_at(r["history"], cfg.steps)["eval_accuracy"],
+                           lambda g, n: f"depth {g[0]} {g[1]}: held-out accuracy at step {cfg.steps} ({n} seed"
+                                        f"{'s' * (n > 1)})", 1 / cfg.eval_size)
+    return Replay(difference, comparisons, "seed spread: the shipped seeds of each cell")
+
+
+# --- length asymmetry ----------------------------------------------------------------------------------------
+
+def _lengths(record: dict, quick: bool, exact: bool) -> Replay:
+    from explorer.experiments import lengths as ln
+
+    cfg = ln.ToyConfig(**{k: tuple(tuple(x) if isinstance(x, list) else x for x in v) if isinstance(v, list) else v
+                          for k, v in record["config"].items()})
+    if quick:  # the 20->4 ratio, every arm, seed 0, up to the first evaluation
+        cfg = replace(cfg, ratios=((20, 4),), seeds=(0,), steps=cfg.eval_every)
+    reruns = ln.run(cfg, use_cache=False)["records"]
+    key = lambda r: (r["lx"], r["ly"], r["arm"], r["seed"])  # noqa: E731
+    stored = {key(r): r for r in record["records"]}
+    difference = ""
+    for rec in reruns:
+        old = stored[key(rec)]
+        cut = {"parameters": old["parameters"], "flops_per_example": old["flops_per_example"],
+               "history": [row for row in old["history"] if row["step"] <= cfg.steps]}
+        difference = difference or first_difference(cut, {k: rec[k] for k in cut}, f"{rec['lx']}->{rec['ly']} "
+                                                                                    f"{rec['arm']}")
+    comparisons = _grouped(record["records"], reruns, lambda r: (r["lx"], r["ly"], r["arm"]),
+                           lambda r: _row_at(r["history"], cfg.steps)["eval_loss"],
+                           lambda g, n: f"{g[0]}->{g[1]} {g[2]}: held-out loss at step {cfg.steps} ({n} seed"
+                                        f"{'s' * (n > 1)})", 0.0)
+    return Replay(difference, comparisons, f"seed spread: the {len(record['config']['seeds'])} shipped seeds")
+
+
+# --- four steps ------------------------------------------------------------------------------------------------
+
+CHECK_KEYS = ("steps", "causes", "decoder_only_params", "max_abs_logit", "decoder_eval_loss")
+
+
+def _four_steps_check(record: dict, quick: bool, exact: bool) -> Replay:
+    """The copied-weights check: counts are integers (exact anywhere); the page's conclusions are thresholds."""
+    from explorer.experiments import four_steps as fs
+    from explorer.model import TransformerConfig
+
+    s = record["settings"]
+    rerun = fs.numeric_check(TransformerConfig(**s["model"]), train_steps=s["train_steps"], seed=s["seed"],
+                             batch=s["batch"])
+    difference = first_difference({k: record[k] for k in CHECK_KEYS}, {k: rerun[k] for k in CHECK_KEYS})
+    comparisons = [Comparison(f"{row['name']}: parameters", old["params"], row["params"], 0)
+                   for old, row in zip(record["steps"], rerun["steps"])]
+    four, final = rerun["steps"][4], rerun["steps"][-1]
+    conclusions = {  # what the page says, as inequalities that must hold on any CPU
+        "step 4 still differs from decoder-only (relative f64 gap > 1e-3)": four["relative_diff_f64"] > 1e-3,
+        "the final change leaves rounding only (relative f32 gap <= 1e-4)": final["relative_diff"] <= 1e-4,
+        "the final change leaves rounding only (relative f64 gap <= 1e-10)": final["relative_diff_f64"] <= 1e-10,
+        **{f"putting back '{c['cause']}' alone moves the logits (f64 > 1e-3 relative)":
+           c["f64"] / rerun["max_abs_logit"] > 1e-3 for c in rerun["causes"]},
+    }
+    comparisons += [Comparison(what, 1.0, float(holds), 0) for what, holds in conclusions.items()]
+    return Replay(difference, comparisons, "counts exact; conclusions as the page's thresholds")
+
+
+def _four_steps_ablation(record: dict, quick: bool, exact: bool) -> Replay:
+    from explorer.experiments import four_steps as fs
+
+    settings = fs.AblationSettings.from_dict(record["settings"])
+    if quick:  # step 4 and decoder-only, seed 0: the comparison the page's verdict is about
+        settings = replace(settings, variants=("4", "decoder"), seeds=(0,))
+    reruns = fs.run_ablation(settings)["runs"]
+    stored = {(r["variant"], r["seed"]): r for r in record["runs"]}
+    keys = ("eval_loss", "eval_accuracy", "curve")
+    difference = ""
+    for run in reruns:
+        old = stored[(run["variant"], run["seed"])]
+        difference = difference or first_difference({k: old[k] for k in keys}, {k: run[k] for k in keys},
+                                                    f"variant {run['variant']} seed {run['seed']}")
+    comparisons = _grouped(record["runs"], reruns, lambda r: (r["variant"],), lambda r: r["eval_loss"],
+                           lambda g, n: f"{fs.VARIANT_SHORT[g[0]]}: held-out loss ({n} seed{'s' * (n > 1)})", 0.0)
+    comparisons += _paired_gaps(record["runs"], reruns, "4", fs.DECODER)
+    return Replay(difference, comparisons, f"seed spread: the {len(record['settings']['seeds'])} shipped seeds")
+
+
+def _paired_gaps(shipped_runs: list[dict], reruns: list[dict], a: str, b: str) -> list[Comparison]:
+    """The page's verdict compares a and b seed by seed (same weights and batches): compare that gap."""
+    def gaps(runs: list[dict]) -> dict[int, float]:
+        loss = {(r["variant"], r["seed"]): r["eval_loss"] for r in runs}
+        return {s: loss[(a, s)] - loss[(b, s)] for (v, s) in loss if v == a and (b, s) in loss}
+    theirs, mine = gaps(shipped_runs), gaps(reruns)
+    if not mine:
+        return []
+    return [seed_comparison(f"{a} minus {b}: paired held-out loss gap ({len(mine)} seed{'s' * (len(mine) > 1)})",
+                            list(theirs.values()), [theirs[s] for s in mine], list(mine.values()))]
+
+
+# --- single-seed models: the attention page's demo models and the cache page's drift encoder ---------------------
+
+def _demo_model(arch: str, retrain_slice: bool) -> Callable[[dict, bool, bool], Replay]:
+    def replay(sidecar: dict, quick: bool, exact: bool) -> Replay:
+        from explorer import checkpoints
+        from explorer.experiments import attention as att
+
+        meta = sidecar["meta"]
+        model, _ = checkpoints.load(att.SHIPPED_DIR / f"{arch}.json")
+        accuracy = att.reversal_accuracy(model)
+        claimed = {k: meta["accuracy"][k] for k in ("char_accuracy", "exact_match")}
+        difference = first_difference(claimed, {k: accuracy[k] for k in claimed}, "accuracy of the shipped weights")
+        strings = accuracy["strings"]
+        comparisons = [Comparison("shipped weights: character accuracy", claimed["char_accuracy"],
+                                  accuracy["char_accuracy"], 0.001),
+                       Comparison("shipped weights: exact matches", claimed["exact_match"], accuracy["exact_match"],
+                                  2 / strings)]
+        spread = "shipped weights: near-ties may flip 0.1% of characters and 2 strings"
+        if quick and not retrain_slice:
+            return Replay(difference, comparisons, spread)
+        steps = meta["history"][0]["step"] if quick else None
+        history = att.train_demo(att.demo_spec(arch, steps=steps))[1]["history"]
+        final = len(history) - 1
+        difference = difference or first_difference(_timeless(meta["history"][:len(history)]), _timeless(history),
+                                                    "training history")
+        if not exact:
+            extra = [_demo_seed(arch, steps, seed)[final]["eval_accuracy"] for seed in range(1, EXTRA_SEEDS + 1)]
+            comparisons.append(_single_seed(f"held-out token accuracy at step {history[final]['step']}",
+                                            meta["history"][final]["eval_accuracy"], history[final]["eval_accuracy"],
+                                            extra, 1 / att.demo_spec(arch).train.eval_size))
+            spread += f"; training: seed spread from {EXTRA_SEEDS} extra seeds trained here"
+        return Replay(difference, comparisons, spread)
+    return replay
+
+
+def _demo_seed(arch: str, steps: int | None, seed: int) -> list[dict]:
+    from explorer.experiments import attention as att
+    from explorer.train import train
+
+    spec = att.demo_spec(arch, steps=steps)
+    return train(spec.model, spec.task, replace(spec.train, seed=seed)).history
+
+
+def _drift_encoder(info: dict, quick: bool, exact: bool) -> Replay:
+    from explorer.experiments import cache
+    from explorer.train import TrainConfig, evaluate, train
+
+    model, _ = cache.load_encoder()
+    recipe = TrainConfig(**info["config"]["train"])
+    last = info["history"][-1]
+    now = evaluate(model, cache.DRIFT_TASK, recipe.eval_size, recipe.seed)
+    difference = first_difference({k: last[k] for k in now}, now, "evaluation of the shipped weights")
+    comparisons = [Comparison("shipped weights: held-out loss", last["eval_loss"], now["eval_loss"],
+                              ROUNDING * abs(last["eval_loss"])),
+                   Comparison("shipped weights: held-out accuracy", last["eval_accuracy"], now["eval_accuracy"],
+                              1 / recipe.eval_size)]
+    spread = "shipped weights: rounding only"
+    if quick:
+        return Replay(difference, comparisons, spread)
+    history = train(cache.DRIFT_MODEL, cache.DRIFT_TASK, recipe).history
+    difference = difference or first_difference(_timeless(info["history"]), _timeless(history), "training history")
+    if not exact:
+        extra = [train(cache.DRIFT_MODEL, cache.DRIFT_TASK, replace(recipe, seed=recipe.seed + k)).history[-1]
+                 ["eval_accuracy"] for k in range(1, EXTRA_SEEDS + 1)]
+        comparisons.append(_single_seed("retrained: final held-out accuracy", last["eval_accuracy"],
+                                        history[-1]["eval_accuracy"], extra, 1 / recipe.eval_size))
+        spread += f"; training: seed spread from {EXTRA_SEEDS} extra seeds trained here"
+    return Replay(difference, comparisons, spread)
+
+
+def _sidecar(path):
+    from explorer import checkpoints
+
+    try:
+        return checkpoints.read_sidecar(path)
+    except (OSError, ValueError):
+        return None
+
+
+def _encoder_info(path):
+    from explorer.experiments import cache
+
+    loaded = cache.load_encoder(path)
+    return loaded[1] if loaded else None
+
+
+def _checks() -> list[Check]:
+    from explorer.experiments import attention as att
+    from explorer.experiments import cache, crossover, depth, four_steps, lengths
+
+    return [
+        Check("crossover/main", crossover.shipped_path("main"), _crossover),
+        Check("crossover/main_default_init", crossover.shipped_path("main_default_init"), _crossover),
+        Check("depth/main", depth.shipped_path("main"), _depth),
+        Check("depth/long", depth.shipped_path("long"), _depth),
+        Check("lengths/main", lengths.shipped_path("main"), _lengths),
+        Check("four_steps/check", four_steps.CHECK_PATH, _four_steps_check),
+        Check("four_steps/ablation", four_steps.ABLATION_PATH, _four_steps_ablation),
+        *(Check(f"demo_models/{arch}", att.SHIPPED_DIR / f"{arch}.json", _demo_model(arch, arch == "prefix_lm"),
+                read=_sidecar) for arch in att.ARCHS),
+        Check("cache/encoder_sort", cache.ENCODER_PATH, _drift_encoder, read=_encoder_info),
+    ]
+
+
+CHECKS = _checks()

@@ -1,0 +1,48 @@
+"""Shipped results: the JSON files under `data/` that the CLI writes and the pages read.
+
+One writer stamps every file with the environment that made it (so a rerun knows whether it can expect
+the same bits, see `explorer.environment`), the date and the code version; one reader returns a dict or
+None, never raises, so a missing or damaged file reads as "not shipped" and the page trains or explains.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from explorer import environment, results
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA_DIR = ROOT / "data"
+
+# Every experiment trains on one torch thread (explorer.model sets it), so results record threads=1.
+TRAINING_THREADS = 1
+
+
+def stamp(payload: dict, threads: int = TRAINING_THREADS) -> dict:
+    """`payload` with `environment`, `created` and `code_version` added (the provenance of a shipped file)."""
+    return {**payload, "environment": environment.current(threads), "created": time.strftime("%Y-%m-%d %H:%M:%S"),
+            "code_version": results.code_version()}
+
+
+def write(path: Path, payload: dict, threads: int = TRAINING_THREADS) -> Path:
+    """Write a shipped result atomically, stamped, world-readable (it is committed to the repository)."""
+    results.write_json_atomic(path, stamp(payload, threads))
+    path.chmod(0o644)
+    return path
+
+
+def load(path: Path) -> dict | None:
+    """The shipped result at `path`, or None when it is missing, unreadable or not a JSON object."""
+    try:
+        record = json.loads(Path(path).read_text())
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def environment_of(record: dict | None) -> dict | None:
+    """The environment a shipped result records, or None for a file written before results recorded it."""
+    env = (record or {}).get("environment")
+    return env if isinstance(env, dict) else None

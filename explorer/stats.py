@@ -1,0 +1,201 @@
+"""The project's statistics, in one place, so every page tests the same way and says the same things.
+
+The design decides the test: seeds that share initial weights and batches are paired (paired t, or the exact
+sign-flip test for few seeds); independent groups use Welch or an exact permutation test. "No difference"
+needs an equivalence test against a margin declared before looking (TOST) or a minimum detectable effect.
+Many comparisons on one page get Holm's correction. `smallest_p` says how low a p-value the design can go,
+so a page never prints one it cannot support. `rerun_tolerance` is the reproduction checks' yardstick.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Callable, Sequence
+
+import numpy as np
+from scipy import optimize, stats
+
+ALPHA = 0.05
+POWER = 0.8
+EXACT_LIMIT = 16  # up to 2**16 sign patterns (or as many splits) are enumerated; beyond, Monte Carlo
+MONTE_CARLO = 20_000
+
+
+def _array(values: Sequence[float]) -> np.ndarray:
+    return np.asarray(values, dtype=float)
+
+
+def mean_sd(values: Sequence[float]) -> tuple[float, float]:
+    """Mean and sample standard deviation (nan for the sd of fewer than two values)."""
+    arr = _array(values)
+    if not len(arr):
+        return float("nan"), float("nan")
+    return float(arr.mean()), float(arr.std(ddof=1)) if len(arr) > 1 else float("nan")
+
+
+# --- tests ----------------------------------------------------------------------------------------------
+
+def welch(a: Sequence[float], b: Sequence[float]) -> dict:
+    """Welch's t-test of mean(a) - mean(b) for independent groups: {mean_diff, t, p} (p nan below 2 each)."""
+    a, b = _array(a), _array(b)
+    diff = float(a.mean() - b.mean()) if len(a) and len(b) else float("nan")
+    if len(a) < 2 or len(b) < 2:
+        return {"mean_diff": diff, "t": float("nan"), "p": float("nan")}
+    if a.var(ddof=1) + b.var(ddof=1) == 0:  # no spread: the seen difference is all there is
+        return {"mean_diff": diff, "t": 0.0 if diff == 0 else math.copysign(math.inf, diff),
+                "p": 1.0 if diff == 0 else 0.0}
+    t, p = stats.ttest_ind(a, b, equal_var=False)
+    return {"mean_diff": diff, "t": float(t), "p": float(p)}
+
+
+def paired_t(a: Sequence[float], b: Sequence[float]) -> dict:
+    """Paired t-test on a - b (same seeds in the same order): {mean_diff, sd_diff, t, p, n}."""
+    d = _array(a) - _array(b)
+    mean, sd = mean_sd(d)
+    out = {"mean_diff": mean, "sd_diff": sd, "n": len(d), "t": float("nan"), "p": float("nan")}
+    if len(d) >= 2 and sd > 0:
+        out["t"] = mean / (sd / math.sqrt(len(d)))
+        out["p"] = float(2 * stats.t.sf(abs(out["t"]), len(d) - 1))
+    elif len(d) >= 2:
+        out["t"], out["p"] = (0.0, 1.0) if mean == 0 else (math.copysign(math.inf, mean), 0.0)
+    return out
+
+
+def sign_flip_p(diffs: Sequence[float], seed: int = 0) -> float:
+    """Two-sided exact sign-flip (paired permutation) p-value of mean(diffs) = 0.
+
+    Exact over all 2**n sign patterns up to `EXACT_LIMIT` pairs, Monte Carlo (fixed seed) beyond. With n pairs
+    it cannot go below 2 / 2**n: 0.25 for 3 seeds, 0.0625 for 5, 0.0078 for 8.
+    """
+    d = _array(diffs)
+    if not len(d):
+        return float("nan")
+    observed = abs(d.mean())
+    if len(d) <= EXACT_LIMIT:
+        signs = np.array(list(itertools.product((1.0, -1.0), repeat=len(d))))
+    else:
+        signs = np.random.default_rng(seed).choice((1.0, -1.0), size=(MONTE_CARLO, len(d)))
+    means = np.abs(signs @ d) / len(d)
+    return float(np.mean(means >= observed - 1e-12 * max(1.0, observed)))
+
+
+def permutation_p(a: Sequence[float], b: Sequence[float], seed: int = 0) -> float:
+    """Two-sided exact permutation p-value of mean(a) - mean(b) for independent groups.
+
+    Enumerates every split of the pooled values when there are at most C(16, 8) of them, else Monte Carlo.
+    With 3 against 3 it cannot go below 2 / C(6, 3) = 0.1.
+    """
+    a, b = _array(a), _array(b)
+    if not len(a) or not len(b):
+        return float("nan")
+    pooled, n = np.concatenate([a, b]), len(a)
+    observed = abs(a.mean() - b.mean())
+    total = pooled.sum()
+    if math.comb(len(pooled), n) <= math.comb(EXACT_LIMIT, EXACT_LIMIT // 2):
+        picks = np.array(list(itertools.combinations(range(len(pooled)), n)))
+        first = pooled[picks].sum(axis=1)
+    else:
+        rng = np.random.default_rng(seed)
+        first = np.array([pooled[rng.permutation(len(pooled))[:n]].sum() for _ in range(MONTE_CARLO)])
+    gaps = np.abs(first / n - (total - first) / len(b))
+    return float(np.mean(gaps >= observed - 1e-12 * max(1.0, observed)))
+
+
+def smallest_p(n_a: int, n_b: int | None = None) -> float:
+    """The smallest two-sided p-value an exact test can give: sign-flip for n_a pairs, or a permutation
+    test for n_a against n_b independent runs. A p-value below this needs a model (t) the seeds cannot check."""
+    if n_b is None:
+        return 2 / 2 ** n_a if n_a else 1.0
+    return min(1.0, 2 / math.comb(n_a + n_b, n_a)) if n_a and n_b else 1.0
+
+
+def tost_paired(a: Sequence[float], b: Sequence[float], margin: float) -> dict:
+    """Two one-sided paired t-tests: is |mean(a - b)| < margin? p < alpha supports equivalence.
+
+    `margin` must be declared before looking at the data; {mean_diff, margin, p, ci90} (the 90% interval
+    lies inside ±margin exactly when p < 0.05).
+    """
+    d = _array(a) - _array(b)
+    mean, sd = mean_sd(d)
+    out = {"mean_diff": mean, "margin": margin, "n": len(d), "p": float("nan"), "ci90": [float("nan")] * 2}
+    if len(d) < 2 or not margin > 0:
+        return out
+    se = sd / math.sqrt(len(d))
+    df = len(d) - 1
+    if se == 0:
+        out["p"] = 0.0 if abs(mean) < margin else 1.0
+        out["ci90"] = [mean, mean]
+        return out
+    p_low = stats.t.sf((mean + margin) / se, df)  # H0: mean <= -margin
+    p_high = stats.t.cdf((mean - margin) / se, df)  # H0: mean >= +margin
+    half = stats.t.ppf(0.95, df) * se
+    out["p"], out["ci90"] = float(max(p_low, p_high)), [mean - half, mean + half]
+    return out
+
+
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm-Bonferroni adjusted p-values, in the input order (nan stays nan and is not counted)."""
+    p = _array(pvalues)
+    finite = [i for i in np.argsort(p) if math.isfinite(p[i])]
+    adjusted, running = [float("nan")] * len(p), 0.0
+    for rank, i in enumerate(finite):
+        running = max(running, min(1.0, (len(finite) - rank) * p[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+# --- intervals and power ----------------------------------------------------------------------------------
+
+def bootstrap_ci(values: Sequence[float], statistic: Callable[[np.ndarray], float] = np.mean,
+                 level: float = 0.95, resamples: int = 10_000, seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap interval of `statistic` over `values` (fixed seed: the same on every run)."""
+    arr = _array(values)
+    if len(arr) < 2:
+        return float("nan"), float("nan")
+    rng = np.random.default_rng(seed)
+    draws = np.array([statistic(arr[rng.integers(0, len(arr), len(arr))]) for _ in range(resamples)])
+    tail = (1 - level) / 2 * 100
+    return float(np.percentile(draws, tail)), float(np.percentile(draws, 100 - tail))
+
+
+def t_test_power(noncentrality: float, df: int, alpha: float = ALPHA) -> float:
+    """Power of a two-sided t-test with `df` degrees of freedom at this noncentrality."""
+    crit = stats.t.ppf(1 - alpha / 2, df)
+    return float(stats.nct.sf(crit, df, noncentrality) + stats.nct.cdf(-crit, df, noncentrality))
+
+
+def minimum_detectable(se: float, df: int, alpha: float = ALPHA, power: float = POWER) -> float:
+    """The smallest true effect a two-sided t-test with this standard error and df detects with `power`."""
+    if not (se > 0 and math.isfinite(se) and df >= 1):
+        return float("nan")
+    high = 1.0
+    while t_test_power(high, df, alpha) < power:  # power grows with the effect; bracket it before solving
+        high *= 2
+    return float(optimize.brentq(lambda nc: t_test_power(nc, df, alpha) - power, 0.0, high) * se)
+
+
+def minimum_detectable_effect(n1: int, n2: int, alpha: float = ALPHA, power: float = POWER) -> float:
+    """The same for a two-sample test with n1 and n2 runs, in standard deviations (nan below two each)."""
+    if n1 < 2 or n2 < 2:
+        return float("nan")
+    return minimum_detectable(math.sqrt(1 / n1 + 1 / n2), n1 + n2 - 2, alpha, power)
+
+
+# --- reproduction ---------------------------------------------------------------------------------------
+
+RERUN_Z = 3.0  # a correct rerun lands outside this many standard errors about 3 times in 1000
+
+
+def rerun_tolerance(seed_sd: float, n_compared: int, resolution: float = 0.0, z: float = RERUN_Z) -> float:
+    """How far the mean of `n_compared` reruns may lie from the shipped mean of the same seeds.
+
+    On another CPU a rerun starts from the same weights and batches, but training amplifies last-bit
+    differences; the worst case is a rerun as different as a fresh seed. Then the difference of two means of
+    n runs has standard deviation seed_sd * sqrt(2 / n), and a correct rerun stays within z of those. The
+    seed spread comes from the shipped seeds; `resolution` (one held-out example, say) keeps the tolerance
+    above the measurement's own granularity where every seed scored the same.
+    """
+    if not (n_compared >= 1 and math.isfinite(seed_sd)):
+        return resolution
+    return max(z * seed_sd * math.sqrt(2 / n_compared), resolution)
