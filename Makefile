@@ -10,7 +10,7 @@ TEST_STAMP := $(VENV)/.installed-test
 REPLICAS ?= 2
 PORT ?= 8501
 
-.PHONY: run test test-load bench serve stop clean
+.PHONY: run test test-load test-repro bench serve stop clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,10 +27,13 @@ run: $(RUN_STAMP)
 	$(BIN)/python -m ui.launch --server.port 8501
 
 test: $(TEST_STAMP)
-	$(BIN)/python -m pytest -m "not load"
+	$(BIN)/python -m pytest -m "not load and not repro"
 
 test-load: $(TEST_STAMP)  # a class at once: 20 Chromium sessions on one server (minutes; `.ci/run` runs it too)
 	$(BIN)/python -m pytest -m load
+
+test-repro: $(TEST_STAMP)  # retrain every shipped result whole and compare (hours; `make test` reruns slices)
+	$(BIN)/python -m pytest -m repro -p no:timeout
 
 bench: $(TEST_STAMP)
 	$(BIN)/python -m bench

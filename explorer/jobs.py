@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
+from explorer.progress import Cancelled, Progress
+
 QUEUED, RUNNING, DONE, FAILED, CANCELLED = "queued", "running", "done", "failed", "cancelled"
 POLL_S = 0.1
 
@@ -40,10 +42,6 @@ def jobs_dir() -> Path:
     from explorer.results import cache_dir
 
     return Path(os.environ.get("EXPLORER_JOBS_DIR") or cache_dir() / "jobs")
-
-
-class Cancelled(Exception):
-    """Raised inside a work function when its job was cancelled."""
 
 
 @dataclass
@@ -71,17 +69,16 @@ class Job:
         self._cancel.set()
 
 
-class Progress:
-    """Handed to a work function: report progress, and learn whether to stop."""
+class JobProgress(Progress):
+    """Handed to a work function: its reports go to the job; cancel and the time limit come from it."""
 
     def __init__(self, job: Job) -> None:
         self._job = job
 
-    def update(self, fraction: float, message: str = "") -> None:
-        self._job.fraction = min(max(fraction, 0.0), 1.0)
+    def report(self, fraction: float, message: str) -> None:
+        self._job.fraction = fraction
         if message:
             self._job.message = message
-        self.check()
 
     @property
     def cancelled(self) -> bool:
@@ -90,11 +87,6 @@ class Progress:
     def time_left(self) -> float:
         started = self._job.started or time.monotonic()
         return self._job.time_limit_s - (time.monotonic() - started)
-
-    def check(self) -> None:
-        """Raise `Cancelled` if the job was cancelled (work functions call this between steps)."""
-        if self.cancelled:
-            raise Cancelled()
 
 
 @contextlib.contextmanager
@@ -201,7 +193,9 @@ class JobQueue:
                 return
             job.state, job.started, job.message = RUNNING, time.monotonic(), "starting"
             try:
-                job.result = work(Progress(job))
+                progress = JobProgress(job)
+                job.result = work(progress)
+                progress.check()  # a long call that stopped early because of a cancel returns: it was cancelled
                 job.state, job.fraction, job.message = DONE, 1.0, "done"
             except Cancelled:
                 job.state, job.message = CANCELLED, "cancelled"

@@ -54,7 +54,7 @@ def _single_seed(what: str, shipped_value: float, rerun_value: float, extra: lis
 def _crossover(record: dict, quick: bool, exact: bool) -> Replay:
     from explorer.experiments import crossover as cx
 
-    cfg = cx.SweepConfig(**cx.tuple_fields(record["config"]))
+    cfg = cx.SweepConfig.from_dict(record["config"])
     if quick:  # window 4, every seed, to step 100, where it has reached its ceiling (13 checkpoints)
         cfg = replace(cfg, windows=(4,), steps=100)
     rerun = cx.sweep(cfg, use_cache=False)
@@ -113,8 +113,7 @@ def _depth(record: dict, quick: bool, exact: bool) -> Replay:
 def _lengths(record: dict, quick: bool, exact: bool) -> Replay:
     from explorer.experiments import lengths as ln
 
-    cfg = ln.ToyConfig(**{k: tuple(tuple(x) if isinstance(x, list) else x for x in v) if isinstance(v, list) else v
-                          for k, v in record["config"].items()})
+    cfg = ln.ToyConfig.from_dict(record["config"])
     if quick:  # the 20->4 ratio, every arm, seed 0, up to the first evaluation
         cfg = replace(cfg, ratios=((20, 4),), seeds=(0,), steps=cfg.eval_every)
     reruns = ln.run(cfg, use_cache=False)["records"]
@@ -197,11 +196,10 @@ def _paired_gaps(shipped_runs: list[dict], reruns: list[dict], a: str, b: str) -
 # --- single-seed models: the attention page's demo models and the cache page's drift encoder ---------------------
 
 def _demo_model(arch: str, retrain_slice: bool) -> Callable[[dict, bool, bool], Replay]:
-    def replay(sidecar: dict, quick: bool, exact: bool) -> Replay:
+    def replay(meta: dict, quick: bool, exact: bool) -> Replay:
         from explorer import checkpoints
         from explorer.experiments import attention as att
 
-        meta = sidecar["meta"]
         model, _ = checkpoints.load(att.SHIPPED_DIR / f"{arch}.json")
         accuracy = att.reversal_accuracy(model)
         claimed = {k: meta["accuracy"][k] for k in ("char_accuracy", "exact_match")}
@@ -264,16 +262,17 @@ def _drift_encoder(info: dict, quick: bool, exact: bool) -> Replay:
     return Replay(difference, comparisons, spread)
 
 
-def _sidecar(path):
+def _demo_meta(path) -> dict | None:
+    """What a demo model's sidecar records about its training (the checkpoint's result part)."""
     from explorer import checkpoints
 
     try:
-        return checkpoints.read_sidecar(path)
-    except (OSError, ValueError):
+        return checkpoints.read_sidecar(path)["meta"]
+    except (OSError, ValueError, KeyError):
         return None
 
 
-def _encoder_info(path):
+def _encoder_info(path) -> dict | None:
     from explorer.experiments import cache
 
     loaded = cache.load_encoder(path)
@@ -293,7 +292,7 @@ def _checks() -> list[Check]:
         Check("four_steps/check", four_steps.CHECK_PATH, _four_steps_check),
         Check("four_steps/ablation", four_steps.ABLATION_PATH, _four_steps_ablation),
         *(Check(f"demo_models/{arch}", att.SHIPPED_DIR / f"{arch}.json", _demo_model(arch, arch == "prefix_lm"),
-                read=_sidecar) for arch in att.ARCHS),
+                read=_demo_meta) for arch in att.ARCHS),
         Check("cache/encoder_sort", cache.ENCODER_PATH, _drift_encoder, read=_encoder_info),
     ]
 

@@ -14,7 +14,7 @@ import math
 from typing import Callable, Sequence
 
 import numpy as np
-from scipy import optimize, stats
+from scipy import integrate, optimize, stats
 
 ALPHA = 0.05
 POWER = 0.8
@@ -159,20 +159,30 @@ def bootstrap_ci(values: Sequence[float], statistic: Callable[[np.ndarray], floa
     return float(np.percentile(draws, tail)), float(np.percentile(draws, 100 - tail))
 
 
-def t_test_power(noncentrality: float, df: int, alpha: float = ALPHA) -> float:
-    """Power of a two-sided t-test with `df` degrees of freedom at this noncentrality."""
+def t_test_power(effect_over_se: float, df: int, alpha: float = ALPHA) -> float:
+    """Power of a two-sided t-test when the true effect is `effect_over_se` standard errors.
+
+    The noncentral t distribution; where scipy's is not finite (df = 1, large effects) the same probability
+    is integrated over the chi-square law of the variance estimate.
+    """
     crit = stats.t.ppf(1 - alpha / 2, df)
-    return float(stats.nct.sf(crit, df, noncentrality) + stats.nct.cdf(-crit, df, noncentrality))
+    power = stats.nct.sf(crit, df, effect_over_se) + stats.nct.cdf(-crit, df, effect_over_se)
+    if math.isfinite(power):
+        return float(power)
+
+    def integrand(v: float) -> float:
+        s = crit * math.sqrt(v / df)
+        return (stats.norm.cdf(effect_over_se - s) + stats.norm.cdf(-effect_over_se - s)) * stats.chi2.pdf(v, df)
+
+    lo, hi = stats.chi2.ppf([1e-12, 1 - 1e-12], df)
+    return float(integrate.quad(integrand, lo, hi, limit=200)[0])
 
 
 def minimum_detectable(se: float, df: int, alpha: float = ALPHA, power: float = POWER) -> float:
     """The smallest true effect a two-sided t-test with this standard error and df detects with `power`."""
     if not (se > 0 and math.isfinite(se) and df >= 1):
         return float("nan")
-    high = 1.0
-    while t_test_power(high, df, alpha) < power:  # power grows with the effect; bracket it before solving
-        high *= 2
-    return float(optimize.brentq(lambda nc: t_test_power(nc, df, alpha) - power, 0.0, high) * se)
+    return float(optimize.brentq(lambda nc: t_test_power(nc, df, alpha) - power, 0.0, 1e3) * se)
 
 
 def minimum_detectable_effect(n1: int, n2: int, alpha: float = ALPHA, power: float = POWER) -> float:
@@ -180,6 +190,18 @@ def minimum_detectable_effect(n1: int, n2: int, alpha: float = ALPHA, power: flo
     if n1 < 2 or n2 < 2:
         return float("nan")
     return minimum_detectable(math.sqrt(1 / n1 + 1 / n2), n1 + n2 - 2, alpha, power)
+
+
+def compare_unpaired(a: Sequence[float], b: Sequence[float], alpha: float = ALPHA, power: float = POWER) -> dict:
+    """Welch's test of mean(a) - mean(b) and the smallest difference these run counts could detect:
+    {n, mean_diff, t, p, mde_sd (in pooled sds), mde, pooled_sd, alpha, power}."""
+    a, b = _array(a), _array(b)
+    out = {"n": [len(a), len(b)], **welch(a, b), "mde_sd": minimum_detectable_effect(len(a), len(b), alpha, power),
+           "mde": float("nan"), "pooled_sd": float("nan"), "alpha": alpha, "power": power}
+    if len(a) >= 2 and len(b) >= 2:
+        pooled = math.sqrt(((len(a) - 1) * a.var(ddof=1) + (len(b) - 1) * b.var(ddof=1)) / (len(a) + len(b) - 2))
+        out["pooled_sd"], out["mde"] = pooled, out["mde_sd"] * pooled
+    return out
 
 
 # --- reproduction ---------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """A bounded, seeded trainer with FLOP accounting.
 
-Bounded: it stops at `steps` or when `time_budget_s` runs out, whichever comes first, and a caller can
-cancel it between steps. Seeded: the seed fixes the initial weights, the training data and the
+Bounded: it stops at `steps`, or between steps when its `Progress` says to (cancelled or out of time),
+or when the recipe's own `time_budget_s` runs out. Seeded: the seed fixes the initial weights, the training data and the
 held-out data, so the same call returns the same history. Every evaluation row records the training
 FLOPs spent so far, the compute axis of the crossover page.
 """
@@ -11,13 +11,13 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Callable
 
 import torch
 
 from explorer.costs import TRAIN_FLOPS_PER_FORWARD, sequence_forward_flops
 from explorer.layouts import loss_and_accuracy, make_batch, positions_needed
 from explorer.model import Transformer, TransformerConfig
+from explorer.progress import SILENT, Progress
 from explorer.tasks import Seq2SeqTask
 
 EVAL_SEED_OFFSET = 1_000_003  # held-out data uses a generator no training batch ever uses
@@ -33,7 +33,8 @@ class TrainConfig:
     eval_every: int = 25  # steps between held-out evaluations (the last step is always evaluated)
     eval_size: int = 256  # fresh held-out examples per evaluation
     grad_clip: float = 1.0
-    time_budget_s: float | None = None  # wall-clock bound; None = steps only
+    time_budget_s: float | None = None  # a recipe's own wall-clock bound; None = steps only (a run's deadline
+    # comes from its Progress; this field stays so that recorded configs read back)
 
     def __post_init__(self) -> None:
         if self.steps < 1 or self.batch_size < 1 or self.eval_every < 1 or self.eval_size < 1:
@@ -74,9 +75,8 @@ def evaluate(model: Transformer, task: Seq2SeqTask, size: int, seed: int) -> dic
 
 
 def train(model_cfg: TransformerConfig, task: Seq2SeqTask, cfg: TrainConfig = TrainConfig(),
-          on_progress: Callable[[int, int, dict], None] | None = None,
-          should_stop: Callable[[], bool] | None = None) -> TrainResult:
-    """Train a fresh `Transformer(model_cfg)` on `task`; `on_progress(step, steps, row)` after each evaluation."""
+          progress: Progress = SILENT) -> TrainResult:
+    """Train a fresh `Transformer(model_cfg)` on `task`, reporting to `progress` after each evaluation."""
     needed = positions_needed(model_cfg, task.input_len, task.target_len)
     if needed > model_cfg.max_len:
         raise ValueError(f"the task needs {needed} positions; the model has max_len={model_cfg.max_len}")
@@ -102,16 +102,16 @@ def train(model_cfg: TransformerConfig, task: Seq2SeqTask, cfg: TrainConfig = Tr
         result.steps_done, result.flops = step, result.flops + flops_per_step
         result.tokens += batch.tokens.numel() + (batch.target.numel() if batch.target is not None else 0)
         result.seconds = time.perf_counter() - start
-        out_of_time = cfg.time_budget_s is not None and result.seconds >= cfg.time_budget_s
-        cancelled = should_stop is not None and should_stop()
-        if step % cfg.eval_every == 0 or step == cfg.steps or out_of_time or cancelled:
+        over_budget = cfg.time_budget_s is not None and result.seconds >= cfg.time_budget_s
+        stop = over_budget or progress.should_stop()
+        if step % cfg.eval_every == 0 or step == cfg.steps or stop:
             row = {"step": step, "flops": result.flops, "train_loss": loss.item(), **evaluate(
                 model, task, cfg.eval_size, cfg.seed), "seconds": result.seconds}
             result.history.append(row)
-            if on_progress is not None:
-                on_progress(step, cfg.steps, row)
-        if cancelled or out_of_time:
-            result.stopped = "cancelled" if cancelled else "time_budget"
+            progress.report(step / cfg.steps, f"step {step} of {cfg.steps}, held-out loss {row['eval_loss']:.3f}, "
+                                              f"accuracy {row['eval_accuracy']:.0%}")
+        if stop:
+            result.stopped = "time_budget" if over_budget else progress.stop_reason()
             break
     model.eval()
     return result

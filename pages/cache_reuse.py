@@ -81,13 +81,13 @@ def _drift_figures(n_d: int, m_d: int):
 
 def _sweep(progress) -> dict:
     return results.cached("cache-overhead-sweep", SWEEP,
-                          lambda: exp.overhead_sweep(**SWEEP, progress=lambda f, msg: progress.update(f, msg)))
+                          lambda: exp.overhead_sweep(**SWEEP, progress=progress))
 
 
 def _measure_background(history: int, m: int, depth: int, seconds: float) -> dict | None:
     def work(progress) -> dict:
         return exp.measure(history, m, depth, budget_s=min(exp.MAX_MEASURE_SECONDS / 4, seconds),
-                           progress=lambda f, msg: progress.update(f, msg))
+                           progress=progress)
     return jobs.run_in_background(f"cache-measure-{history}-{m}-{depth}", work,
                                   label=f"Timing n={history}, m={m}, {depth} layers",
                                   time_limit_s=exp.MAX_MEASURE_SECONDS * 2)

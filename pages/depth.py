@@ -8,9 +8,11 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from explorer import results
+from explorer import environment, results
+from explorer import shipped as shipped_results
 from explorer.experiments import depth as dp
 from explorer.figures import depth as figs
+from explorer.formatting import p_text
 from explorer.tasks import FIRST_SYMBOL
 from ui import params, render
 from ui.frame import header, page_link
@@ -139,10 +141,6 @@ def pm(spread: dict, digits: int = 3) -> str:
     return f"{spread['mean']:.{digits}f}" + (f" ± {sd:.{digits}f}" if math.isfinite(sd) else "")
 
 
-def p_text(p: float) -> str:
-    return "n/a" if not math.isfinite(p) else "< 0.001" if p < 0.001 else f"{p:.3f}"
-
-
 # ----------------------------------------------------------------------------------------------- page
 
 header("depth")
@@ -202,8 +200,7 @@ if here:
         reuse = shipped_runs()
 
         def work(progress) -> dict:
-            return dp.sweep(one_depth, reuse, on_progress=progress.update,
-                            time_budget_s=max(5.0, progress.time_left() - 5.0))
+            return dp.sweep(one_depth, reuse, progress=progress.part(reserve_s=5.0))
 
         label = f"Training depth {depth}: {len(here)} models, {steps} steps each (about {seconds:.0f} s)"
         done = run_in_background(key, work, label, time_limit_s=TIME_LIMIT_S)
@@ -373,9 +370,9 @@ with st.expander("How this was measured, and what it does not show"):
         "still improving when training stopped.\n"
         + long_run_text()
         + "".join(f"- **Shipped run**: `python -m explorer depth --preset {name}`, {run['wall_seconds']:.0f} s on "
-                  f"this shared {run.get('cpus', '?')}-core server in one thread (load average "
-                  f"{run['load_average'][0]:.1f} at the start: other work was running), torch "
-                  f"{run.get('torch', '?')}, {run.get('created', '?')}.\n"
+                  f"a shared {run.get('cpus', '?')}-core server (load average {run['load_average'][0]:.1f} at the "
+                  f"start: other work was running), {environment.describe(shipped_results.environment_of(run) or {})}, "
+                  f"{run.get('created', '?')}.\n"
                   for name, run in shipped_by_preset().items()))
 
 page_link("four-steps", "Four steps to decoder-only: layer-aligned reading is step 3")

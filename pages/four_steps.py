@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
 from explorer import results
+from explorer import shipped as shipped_results
 from explorer.experiments import four_steps as fs
 from explorer.figures import four_steps as figs
 from explorer.lecture_map import page as page_info
+from explorer.stats import compare_unpaired
 from explorer.steps import FINAL_STEP
 from ui import params, render
 from ui.frame import header
@@ -106,11 +109,7 @@ def _step0_parameters(settings: fs.AblationSettings) -> int:
 
 @st.cache_data(show_spinner=False)
 def _shipped(path: str, mtime: float) -> dict | None:
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
+    return shipped_results.load(Path(path))
 
 
 def _shipped_file(path) -> dict | None:
@@ -135,9 +134,8 @@ def _check_work(depth: int, width: int, heads: int):
     settings = fs.check_settings(base)
 
     def work(progress) -> dict:
-        out = fs.numeric_check(base, on_progress=progress.update,
-                               should_stop=lambda: progress.time_left() <= 0)
-        if out.get("cancelled"):
+        out = fs.numeric_check(base, progress=progress)
+        if out.get("stopped"):
             return {"timed_out": True}
         results.save(fs.CHECK_KIND, settings, out)
         return out
@@ -146,10 +144,7 @@ def _check_work(depth: int, width: int, heads: int):
 
 def _ablation_work(settings: fs.AblationSettings):
     def work(progress) -> dict:
-        record = fs.run_ablation(
-            settings, on_progress=lambda done, total, run: progress.update(done / total,
-                                                                           fs.run_message(done, total, run)),
-            should_stop=lambda: progress.time_left() <= 0)
+        record = fs.run_ablation(settings, progress)
         if record["complete"]:
             results.save(fs.ABLATION_KIND, settings.to_dict(), record)
         else:
@@ -349,7 +344,7 @@ def _measured(shipped: dict | None, pair: tuple[str, str]) -> str:
     losses = {v: [r["eval_loss"] for r in shipped["runs"] if r["variant"] == v] for v in pair}
     if not all(losses.values()):
         return "not in the shipped results"
-    c = fs.compare(losses[pair[0]], losses[pair[1]])
+    c = compare_unpaired(losses[pair[0]], losses[pair[1]])
     return (f"{fs.VARIANT_SHORT[pair[0]]} vs {fs.VARIANT_SHORT[pair[1]]}: {c['mean_diff']:+.3f} held-out loss "
             f"(p = {c['p']:.2g}, {c['n'][0]} seeds)")
 

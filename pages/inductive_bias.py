@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import replace
 
@@ -10,8 +9,10 @@ import pandas as pd
 import streamlit as st
 
 from explorer import results
+from explorer import shipped as shipped_results
 from explorer.experiments import crossover as xo
 from explorer.figures import crossover as figs
+from explorer.formatting import sci
 from explorer.recall import LAGS, mix
 from ui import params, render
 from ui.frame import header
@@ -29,10 +30,7 @@ RECIPE = xo.PRESETS["main"]
 @st.cache_data(show_spinner=False)
 def shipped(init: str) -> dict | None:
     """A main preset's results as produced by `python -m explorer crossover --preset <preset>`."""
-    try:
-        return json.loads(xo.shipped_path(INITS[init]).read_text())
-    except (OSError, ValueError):
-        return None
+    return shipped_results.load(xo.shipped_path(INITS[init]))
 
 
 def settings(windows: tuple[int, ...], n_seeds: int, steps: int, init: str) -> xo.SweepConfig:
@@ -81,11 +79,6 @@ def suggestion(cfg: xo.SweepConfig, init: str) -> str:
         if fits(replace(cfg, seeds=tuple(range(n))), init)[1] <= TIME_LIMIT_S:
             return f"With these windows and steps, {n} seed{'s' if n > 1 else ''} fit."
     return "Pick fewer new windows (the shipped ones, 2, 4, 8, 16 and 48, cost nothing up to 800 steps)."
-
-
-def sci(x: float) -> str:
-    mantissa, exponent = f"{x:.1e}".split("e")
-    return f"{mantissa}e{int(exponent)}"
 
 
 header("inductive-bias")
@@ -147,8 +140,7 @@ else:
         key = "crossover-" + results.result_key("crossover-run", cfg.to_dict())
 
         def work(progress) -> dict:
-            return xo.sweep(cfg, shipped(init), on_progress=progress.update,
-                            time_budget_s=max(5.0, progress.time_left() - 5.0))
+            return xo.sweep(cfg, shipped(init), progress=progress.part(reserve_s=5.0))
 
         label = f"Training windows {', '.join(map(str, missing))} ({len(cfg.seeds)} seeds, {cfg.steps} steps, " \
                 f"about {seconds:.0f} s)"
@@ -169,11 +161,11 @@ if analysis is not None:
     read = xo.at_budget(analysis, budget)
     steps_at_budget = budget / analysis["flops_per_step"]
     if read is None:
-        st.info(f"Today's budget, {sci(budget)} FLOPs, lies outside the measured range "
-                f"({sci(analysis['flops'][0])} to {sci(analysis['flops'][-1])} FLOPs per model).")
+        st.info(f"Today's budget, {sci(budget, 2)} FLOPs, lies outside the measured range "
+                f"({sci(analysis['flops'][0], 2)} to {sci(analysis['flops'][-1], 2)} FLOPs per model).")
     else:
         winner, runner_up, acc = read["winner"], read["runner_up"], read["accuracy"]
-        where = f"**At {sci(budget)} training FLOPs (about {steps_at_budget:.0f} steps per model), "
+        where = f"**At {sci(budget, 2)} training FLOPs (about {steps_at_budget:.0f} steps per model), "
         if read["clear"]:
             text = where + f"window {winner} wins** with accuracy {acc[winner]:.3f}"
             if runner_up is not None:
@@ -185,7 +177,7 @@ if analysis is not None:
         if read["remove_at"]:
             c = read["remove_at"]
             text += (f", and know when to take it out: w={c['less_structure']} overtakes w={winner} at about "
-                     f"{sci(c['flops_of_mean_curves'])} FLOPs ({c['seeds_with_crossover']}/{c['seeds']} seeds).")
+                     f"{sci(c['flops_of_mean_curves'], 2)} FLOPs ({c['seeds_with_crossover']}/{c['seeds']} seeds).")
         else:
             text += "; within these runs nothing overtakes it."
         st.markdown(text)
@@ -238,7 +230,7 @@ if analysis is not None:
             "independent and uniform, so on a lag out of reach nothing beats a guess (1 in 8). Ceiling = "
             "weights of the lags in reach + 1/8 of the rest.\n"
             f"- **Compute**: training FLOPs = 3 x forward matmul FLOPs x batch x steps "
-            f"({sci(analysis['flops_per_step'])} per step). The model computes the full 48 x 48 score matrix "
+            f"({sci(analysis['flops_per_step'], 2)} per step). The model computes the full 48 x 48 score matrix "
             "and masks it, so every window costs the same. A kernel that computed only the entries a position "
             f"may read would make a w=2 step cost {flops_w2:.0%} of a full causal-attention step, moving its "
             f"curve left by {-math.log10(flops_w2):.2f} decades: not enough to change who crosses whom.\n"

@@ -11,6 +11,7 @@ from explorer import results
 from explorer.csv_upload import inline_code
 from explorer.experiments import lengths as ln
 from explorer.figures import lengths as figs
+from explorer.formatting import p_label, p_text, si
 from ui import params, render
 from ui.frame import header, page_link
 from ui.jobs import run_in_background
@@ -118,7 +119,7 @@ def _rows_table(analysis: dict) -> pd.DataFrame:
         "decoder-only loss": f"{r['decoder_mean']:.4f} ± {r['decoder_sd']:.4f}",
         "encoder-decoder loss": f"{r['encdec_mean']:.4f} ± {r['encdec_sd']:.4f}",
         "gap (enc-dec vs dec)": f"{ln.percent(r['gap_mean']):+.1f}%",
-        "p (paired t)": figs.p_text(r["p"]),
+        "p (paired t)": p_text(r["p"]),
         "smallest detectable gap": "n/a" if r["mde"] != r["mde"] else f"±{ln.percent(r['mde']):.1f}%",
         "seeds": len(r["seeds"]),
     } for r in analysis["rows"]])
@@ -130,7 +131,7 @@ def _matching_name(matching: str) -> str:
 
 def _trend_line(matching: str, t: dict) -> str:
     """One matching's slope, said against the FLAN explanation's prediction (a negative slope)."""
-    numbers = (f"{ln.percent(t['slope']):+.1f}% per doubling of Lx/Ly, {figs.p_label(t['p'])}; the design detects "
+    numbers = (f"{ln.percent(t['slope']):+.1f}% per doubling of Lx/Ly, {p_label(t['p'])}; the design detects "
                f"about ±{ln.percent(t['mde']):.1f}% per doubling")
     if not t["p"] < 0.05:
         read = "no slope distinguishable from zero"
@@ -152,7 +153,7 @@ def _verdict(analysis: dict) -> str:
 
     def named(rows: list[dict]) -> str:
         return ", ".join(f"{figs.ratio_label(r['lx'], r['ly'])} (same {_matching_name(r['matching'])}: "
-                         f"{ln.percent(r['gap_mean']):+.1f}%, {figs.p_label(r['p'])})" for r in rows) or "none"
+                         f"{ln.percent(r['gap_mean']):+.1f}%, {p_label(r['p'])})" for r in rows) or "none"
 
     lines.append(f"\n**Per ratio** (p < 0.05, uncorrected for the six tests): encoder-decoder lower loss at "
                  f"{named(better)}; higher at {named(worse)}.")
@@ -193,9 +194,9 @@ alloc = _allocation(shape, int(lx), int(ly))
 parity = _parity(shape, int(lx), int(ly))
 dec, ed = alloc["families"][ln.DECODER], alloc["families"][ln.ENCDEC]
 m1, m2, m3, m4 = st.columns(4)
-_metric(m1, "Decoder-only params", figs.si(dec["parameters"]), f"{figs.si(dec['flops'])} FLOPs / example",
+_metric(m1, "Decoder-only params", si(dec["parameters"]), f"{si(dec['flops'])} FLOPs / example",
         help="Every parameter of the one stack reads all Lx + Ly tokens.")
-_metric(m2, "Encoder-decoder params", figs.si(ed["parameters"]), f"{figs.si(ed['flops'])} FLOPs / example",
+_metric(m2, "Encoder-decoder params", si(ed["parameters"]), f"{si(ed['flops'])} FLOPs / example",
         help="Encoder parameters read Lx tokens, decoder parameters Ly.")
 _metric(m3, "Enc-dec / dec-only params", f"{alloc['parameter_ratio']:.2f}×", f"{alloc['flop_ratio']:.2f}× FLOPs",
         help="The encoder-decoder's parameters and FLOPs per example over the decoder-only model's.")
@@ -256,7 +257,7 @@ if pairs is not None:
     _metric(s3, "E[Lx] / E[Ly]", f"{stats['ratio_of_means']:,.2f}",
             f"{stats['share_longer_input']:.0%} of pairs Lx > Ly")
     _metric(s4, "FLOPs, enc-dec / dec-only", f"{stats['flop_ratio']:.2f}×",
-            f"{figs.si(stats['mean_flops'][ln.ENCDEC])} vs {figs.si(stats['mean_flops'][ln.DECODER])}",
+            f"{si(stats['mean_flops'][ln.ENCDEC])} vs {si(stats['mean_flops'][ln.DECODER])}",
             help="Every pair's FLOPs counted exactly, then averaged (attention is quadratic in length, so this is "
                  "not the count at the mean lengths). Shape from section 1.")
     render.figure(
@@ -399,8 +400,7 @@ if run_cfg is not None:
                 st.session_state[f"go-{run_key}"] = started = True
             if started:
                 def work(progress) -> dict:
-                    return ln.run(run_cfg, data, use_cache=True, on_progress=progress.update,
-                                  should_stop=lambda: progress.cancelled or progress.time_left() < 0)
+                    return ln.run(run_cfg, data, use_cache=True, progress=progress)
 
                 done = run_in_background(run_key, work, f"Training {figs.ratio_label(int(run_lx), int(run_ly))}, "
                                                         f"{len(missing)} models", time_limit_s=TIME_LIMIT_S)

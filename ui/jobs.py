@@ -7,7 +7,8 @@ from typing import Callable
 
 import streamlit as st
 
-from explorer.jobs import CANCELLED, DONE, FAILED, QUEUE, Progress
+from explorer.jobs import CANCELLED, DONE, FAILED, QUEUE
+from explorer.progress import Progress
 
 POLL_SECONDS = 0.5
 

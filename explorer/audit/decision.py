@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 
 from explorer.audit.workbook import MEASURED
+from explorer.formatting import sci
 
 YEARS_PER_10X = 5.0  # slide 7's rate: compute per dollar grows 10x every 5 years (a fit, not a law)
 
@@ -18,14 +19,6 @@ class Decision:
     validate: str
     reason: str
     years: float | None = None  # years until the budget reaches the crossover at slide 7's rate (an extrapolation)
-
-
-def sci(x: float, digits: int = 3) -> str:
-    """1.11e10, not 1.11e+10: compact and readable on a slide."""
-    if x == math.inf:
-        return "∞"
-    mantissa, exponent = f"{x:.{digits - 1}e}".split("e")
-    return f"{mantissa}e{int(exponent)}"
 
 
 def _capital(text: str) -> str:

@@ -6,23 +6,19 @@ The only audit module that reads experiments; it imports them (and torch) only w
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
 from explorer.audit.decision import sci
+from explorer.formatting import seed_list
 from explorer.audit.workbook import PENDING, Measured
-
-
-def _seeds(seeds: list[int]) -> str:
-    return f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {seeds[0]}-{seeds[-1]}"
 
 
 def ablation_config(record: dict) -> str:
     s = record["settings"]
     return (f"four-steps ablation, data/four_steps/ablation.json: task {s['task']}, {s['length']} tokens of "
             f"{s['n_symbols']} symbols; {s['depth']} layers, d={s['width']}, {s['heads']} heads; {s['steps']} steps, "
-            f"batch {s['batch_size']}, lr {s['lr']}; {_seeds(s['seeds'])}; {s['eval_size']} held-out examples"
+            f"batch {s['batch_size']}, lr {s['lr']}; {seed_list(s['seeds'])}; {s['eval_size']} held-out examples"
             + (f"; run {record['date']}" if record.get("date") else ""))
 
 
@@ -43,6 +39,7 @@ STRUCTURE_REMOVED = {  # ref -> (variant without the structure, variant with it,
 def four_steps_cells(record: dict, parameters: dict[str, int] | None = None) -> dict[str, Measured]:
     """Gain-now cells from the shipped ablation, the verdict of step 4 against decoder-only, parameter counts."""
     from explorer.experiments import four_steps as fs  # torch: imported only when the ablation is read
+    from explorer.stats import compare_unpaired
 
     config = ablation_config(record)
     runs = record["runs"]
@@ -52,7 +49,7 @@ def four_steps_cells(record: dict, parameters: dict[str, int] | None = None) -> 
     out = {}
     for ref, (without, with_, what) in STRUCTURE_REMOVED.items():
         if losses.get(without) and losses.get(with_):
-            c = fs.compare(losses[without], losses[with_])
+            c = compare_unpaired(losses[without], losses[with_])
             means = (sum(losses[without]) / len(losses[without]), sum(losses[with_]) / len(losses[with_]))
             out[ref] = Measured(_removal_text(c, what, means), config, {k: c[k] for k in ("mean_diff", "p", "mde")})
     verdict = fs.summarize(runs)["verdict"]
@@ -83,7 +80,7 @@ def crossover_config(analysis: dict) -> str:
     weights = analysis["weights"]
     return (f"inductive-bias page, shipped run data/crossover/main.json: {cfg['n_layers']}-layer decoder, "
             f"d={cfg['d_model']}, {cfg['n_heads']} heads, windows {', '.join(map(str, analysis['windows']))}, "
-            f"{max(analysis['steps'])} steps, {_seeds(analysis['seeds'])}; score weights "
+            f"{max(analysis['steps'])} steps, {seed_list(analysis['seeds'])}; score weights "
             f"{', '.join(f'{w:.2f}' for w in weights)} on lags {', '.join(map(str, analysis['lags']))}")
 
 
@@ -187,7 +184,7 @@ def depth_cells(analysis: dict) -> dict[str, Measured]:
     config = (f"depth page, data/depth/main.json: majority-shifted copy, {cfg.get('length', '?')} tokens of "
               f"{cfg.get('n_symbols', '?')} symbols; d={cfg.get('d_model', '?')}, {cfg.get('n_heads', '?')} heads; "
               f"{cfg.get('steps', '?')} steps, batch {cfg.get('batch_size', '?')}; "
-              f"{_seeds(seeds) if seeds else 'no seeds'}")
+              f"{seed_list(seeds) if seeds else 'no seeds'}")
     text = ("Held-out loss of final-layer-only minus layer-aligned (positive: reading only the final layer hurts): "
             + "; ".join(parts) + f". So {verdict}.")
     out = {"depth.final_layer": Measured(text, config, {"per_depth": {str(d): {"mean_diff": gaps[d]["mean_diff"],
@@ -228,12 +225,13 @@ def shipped_ablation() -> tuple[dict | None, dict[str, int] | None]:
 
 def shipped_crossover(long_share: float = LONG_SHARE) -> dict | None:
     """The inductive-bias page's shipped run, analysed with that page's default score mix."""
+    from explorer import shipped as shipped_results
     from explorer.experiments import crossover as xo
     from explorer.recall import LAGS, mix
 
     try:
-        shipped = json.loads(xo.shipped_path("main").read_text())
-        return xo.analyse(xo.sweep(xo.PRESETS["main"], shipped, train=False), mix(long_share, len(LAGS)))
+        record = shipped_results.load(xo.shipped_path("main"))
+        return xo.analyse(xo.sweep(xo.PRESETS["main"], record, train=False), mix(long_share, len(LAGS)))
     except (OSError, KeyError, TypeError, ValueError):
         return None
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
 from explorer.experiments import attention
+from explorer.progress import SILENT, Printed
 
 
 def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
@@ -48,11 +48,8 @@ def run(args: argparse.Namespace) -> dict:
     start = time.perf_counter()
     models = []
     for spec in specs:
-        def progress(step: int, steps: int, row: dict, arch: str = spec.arch) -> None:
-            if not args.quiet:
-                print(f"{arch}: step {step}/{steps}, held-out token accuracy {row['eval_accuracy']:.3f}",
-                      file=sys.stderr, flush=True)
-        saved = attention.train_and_save(spec, args.out, on_progress=progress)
+        shown = SILENT if args.quiet else Printed().part(prefix=f"{spec.arch}: ")
+        saved = attention.train_and_save(spec, args.out, shown)
         models.append({"arch": spec.arch, "path": saved["path"], "bytes": saved["bytes"],
                        "parameters": saved["parameters"], "char_accuracy": saved["accuracy"]["char_accuracy"],
                        "exact_match": saved["accuracy"]["exact_match"], "steps": saved["training"]["steps_done"],

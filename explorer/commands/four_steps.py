@@ -10,12 +10,12 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
 from explorer.experiments import four_steps as fs
 from explorer import shipped
+from explorer.progress import Printed
 from explorer.tasks import RULES
 
 DEFAULT = fs.AblationSettings()
@@ -96,10 +96,7 @@ def run_ablation(args: argparse.Namespace) -> dict:
                                    batch_size=args.batch_size, lr=args.lr, seeds=tuple(args.seeds),
                                    eval_size=args.eval_size, eval_every=args.eval_every,
                                    variants=tuple(args.variants))
-    def report(done: int, total: int, run: dict) -> None:
-        print(fs.run_message(done, total, run), file=sys.stderr, flush=True)
-
     started = time.strftime("%Y-%m-%d")
-    result = {**fs.run_ablation(settings, on_progress=report), "date": started}
+    result = {**fs.run_ablation(settings, Printed()), "date": started}
     shipped.write(args.out, result)
     return {**result, "out": str(args.out), "_text": _ablation_text}

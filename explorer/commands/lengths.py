@@ -16,6 +16,7 @@ from dataclasses import replace
 
 from explorer import shipped
 from explorer.experiments import lengths as ln
+from explorer.progress import SILENT, Printed
 
 
 def _ratios(text: str) -> tuple[tuple[int, int], ...]:
@@ -63,15 +64,8 @@ def run(args: argparse.Namespace) -> dict:
     overrides = {"ratios": args.ratios, "steps": args.steps,
                  "seeds": tuple(range(args.seeds)) if args.seeds is not None else None}
     cfg = replace(cfg, **{k: v for k, v in overrides.items() if v is not None})
-    progress = None
-    if args.progress:
-        import sys
-
-        def progress(fraction: float, message: str) -> None:
-            print(f"[{time.strftime('%H:%M:%S')}] {fraction:5.1%} {message}", file=sys.stderr, flush=True)
-
     start = time.perf_counter()
-    swept = ln.run(cfg, use_cache=False, on_progress=progress)  # the CLI always trains: it produces shipped data
+    swept = ln.run(cfg, use_cache=False, progress=Printed() if args.progress else SILENT)  # the CLI always trains: it produces shipped data
     wall = time.perf_counter() - start
     analysis = ln.analyse(swept, args.metric)
     out = {"config": cfg.to_dict(), "arms": ln.arm_table(cfg), "metric": args.metric,

@@ -21,9 +21,8 @@ Everything here returns plain data (numpy arrays, lists, dicts); the figures and
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import torch
@@ -31,6 +30,7 @@ import torch
 from explorer import checkpoints, masks, results, shipped, tokenizer
 from explorer.layouts import greedy_decode, make_batch
 from explorer.model import Transformer, TransformerConfig
+from explorer.progress import SILENT, Progress
 from explorer.train import TrainConfig, config_dict, train
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -100,7 +100,7 @@ class DemoSpec:
         return {"arch": self.arch, **config_dict(self.model, self.task, self.train)}
 
 
-def demo_spec(arch: str, steps: int | None = None, time_budget_s: float | None = None) -> DemoSpec:
+def demo_spec(arch: str, steps: int | None = None) -> DemoSpec:
     """The seeded recipe of one demo model (`steps` shortens it, e.g. for a quick test)."""
     if arch not in ARCHS:
         raise ValueError(f"architecture must be one of {', '.join(ARCHS)}, got {arch!r}")
@@ -109,12 +109,9 @@ def demo_spec(arch: str, steps: int | None = None, time_budget_s: float | None =
                               d_ff=128, max_len=2 * MAX_CHARS)
     full = TrainConfig(steps=RECIPE_STEPS[arch], batch_size=64, lr=2e-3, warmup=100, seed=0, eval_every=200,
                        eval_size=256)
-    kwargs = {"time_budget_s": time_budget_s}
-    if steps is not None:
-        if steps < 1:
-            raise ValueError(f"steps must be >= 1, got {steps}")
-        kwargs["steps"] = steps
-    return DemoSpec(arch, model, TrainConfig(**{**asdict(full), **kwargs}), task)
+    if steps is not None and steps < 1:
+        raise ValueError(f"steps must be >= 1, got {steps}")
+    return DemoSpec(arch, model, full if steps is None else replace(full, steps=steps), task)
 
 
 def model_input(arch: str, ids) -> torch.Tensor:
@@ -154,10 +151,9 @@ def reversal_accuracy(model: Transformer, per_length: int = EVAL_PER_LENGTH, see
             "per_length": per, "strings": per_length * max_chars, "seed": seed}
 
 
-def train_demo(spec: DemoSpec, on_progress: Callable[[int, int, dict], None] | None = None,
-               should_stop: Callable[[], bool] | None = None) -> tuple[Transformer, dict]:
+def train_demo(spec: DemoSpec, progress: Progress = SILENT) -> tuple[Transformer, dict]:
     """Train one demo model and measure it; return (model, meta)."""
-    result = train(spec.model, spec.task, spec.train, on_progress, should_stop)
+    result = train(spec.model, spec.task, spec.train, progress)
     accuracy = reversal_accuracy(result.model)
     meta = shipped.stamp({"arch": spec.arch, "config": spec.config(), "tokenizer": tokenizer.NAME,
                           "accuracy": accuracy, "training": result.summary(), "history": result.history,
@@ -183,8 +179,8 @@ def find_demo(arch: str, directories: tuple[Path, ...] | None = None) -> Path | 
     return None
 
 
-def train_and_save(spec: DemoSpec, directory: Path, on_progress=None, should_stop=None) -> dict:
-    model, meta = train_demo(spec, on_progress, should_stop)
+def train_and_save(spec: DemoSpec, directory: Path, progress: Progress = SILENT) -> dict:
+    model, meta = train_demo(spec, progress)
     sidecar = checkpoints.save(model, demo_path(spec.arch, directory), meta)
     return {"path": str(demo_path(spec.arch, directory)), "bytes": sidecar["bytes"], **meta}
 

@@ -37,13 +37,13 @@ import torch
 
 from explorer.costs import attention_entries, kv_cache_bytes, stack_forward_flops
 from explorer.model import KVCache, Transformer, TransformerConfig
+from explorer.progress import SILENT, Progress
 from explorer.tasks import FIRST_SYMBOL, RULES, Seq2SeqTask
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA_DIR = ROOT / "data" / "cache"
 ENCODER_PATH = DATA_DIR / "encoder_sort.safetensors"
 
-Progress = Callable[[float, str], None]  # progress(fraction, message); may raise to cancel
 
 # ------------------------------------------------------------------------------------------------
 # 1. Which attention entries a turn reuses, recomputes or masks (exact for the chosen sizes)
@@ -303,15 +303,13 @@ def repeats_for(n: int, m: int, depth: int, budget_s: float, d_model: int = MEAS
 
 
 def measure(n: int, m: int, depth: int, repeats: int | None = None, seed: int = 0,
-            budget_s: float = INLINE_SECONDS, progress: Progress | None = None, d_model: int = MEASURE_WIDTH) -> dict:
+            budget_s: float = INLINE_SECONDS, progress: Progress = SILENT, d_model: int = MEASURE_WIDTH) -> dict:
     """Measure one turn (history n, message m) on a fresh model of `depth` layers; check limits first."""
     check_measurable(n, m, depth, d_model)
     repeats = repeats or repeats_for(n, m, depth, budget_s, d_model)
-    if progress:
-        progress(0.05, f"building a {depth}-layer model for {n + m} tokens")
+    progress.update(0.05, f"building a {depth}-layer model for {n + m} tokens")
     causal, bidirectional = build_models(depth, n + m, seed, d_model)
-    if progress:
-        progress(0.2, f"timing {repeats} interleaved repeats")
+    progress.update(0.2, f"timing {repeats} interleaved repeats")
     with timing():
         timed = time_turn(causal, bidirectional, n, m, repeats, seed, deadline=time.perf_counter() + 4 * budget_s)
     f = turn_flops(causal.cfg, n, m)
@@ -335,7 +333,7 @@ SWEEP_DEPTHS = (1, 2, 4)
 
 
 def overhead_sweep(histories=SWEEP_HISTORIES, messages=SWEEP_MESSAGES, depths=SWEEP_DEPTHS, repeats: int = 7,
-                   seed: int = 0, progress: Progress | None = None) -> dict:
+                   seed: int = 0, progress: Progress = SILENT) -> dict:
     """Time re-encoding and cached steps over a grid of sizes; the rows the overhead model is fitted to."""
     rows = []
     grid = [(d, h, m) for d in depths for h in histories for m in messages]
@@ -343,8 +341,7 @@ def overhead_sweep(histories=SWEEP_HISTORIES, messages=SWEEP_MESSAGES, depths=SW
         causal, bidirectional = build_models(depth, max(histories) + max(messages), seed)
         for h in histories:
             for m in messages:
-                if progress:
-                    progress(len(rows) / 2 / len(grid), f"depth {depth}, history {h}, message {m}")
+                progress.update(len(rows) / 2 / len(grid), f"depth {depth}, history {h}, message {m}")
                 with timing():  # size by size, so a page's own measurement never waits long
                     timed = time_turn(causal, bidirectional, h, m, repeats, seed)
                 f = turn_flops(causal.cfg, h, m)
@@ -505,17 +502,13 @@ def drift_vs_fraction(models: dict[str, Transformer], total: int = DRIFT_TASK.le
 # ------------------------------------------------------------------------------------------------
 
 
-def train_drift_encoder(steps: int = 2000, seed: int = DRIFT_SEED, time_budget_s: float | None = None,
-                        progress: Progress | None = None) -> tuple[Transformer, dict]:
+def train_drift_encoder(steps: int = 2000, seed: int = DRIFT_SEED,
+                        progress: Progress = SILENT) -> tuple[Transformer, dict]:
     """Train the 4-layer bidirectional encoder on sorting 4-32 tokens; return it and a summary."""
     from explorer.train import TrainConfig, config_dict, train
 
-    cfg = TrainConfig(steps=steps, batch_size=32, lr=3e-3, seed=seed, eval_every=max(1, steps // 6),
-                      time_budget_s=time_budget_s)
-    def report(step: int, total: int, row: dict) -> None:
-        if progress:
-            progress(step / total, f"step {step}/{total}, held-out accuracy {row['eval_accuracy']:.2f}")
-    result = train(DRIFT_MODEL, DRIFT_TASK, cfg, on_progress=report)
+    cfg = TrainConfig(steps=steps, batch_size=32, lr=3e-3, seed=seed, eval_every=max(1, steps // 6))
+    result = train(DRIFT_MODEL, DRIFT_TASK, cfg, progress)
     return result.model, {"config": config_dict(DRIFT_MODEL, DRIFT_TASK, cfg), "summary": result.summary(),
                           "history": result.history}
 

@@ -21,12 +21,10 @@ threads per process contend badly, and a fixed thread count keeps the numbers re
 
 from __future__ import annotations
 
-import json
 import math
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import torch
@@ -36,6 +34,8 @@ from torch.func import functional_call, stack_module_state, vmap
 from explorer import results
 from explorer.costs import TRAIN_FLOPS_PER_FORWARD, check_size, stack_forward_flops
 from explorer.model import Transformer, TransformerConfig
+from explorer.progress import SILENT, Progress
+from explorer.recipe import Recipe, check_seeds
 from explorer.recall import IGNORE, LAGS, WEIGHTS, MultiLagRecall, ceiling, per_lag_accuracy, weighted
 from explorer.train import EVAL_SEED_OFFSET
 
@@ -49,7 +49,7 @@ SECONDS_PER_MODEL_STEP = 0.009  # fallback speed (one model, one step, one threa
 
 
 @dataclass(frozen=True)
-class SweepConfig:
+class SweepConfig(Recipe):
     windows: tuple[int, ...] = (2, 4, 8, 16, 48)  # structure levels; 48 = full attention (no locality bias)
     seeds: tuple[int, ...] = (0, 1, 2)
     steps: int = 800  # optimizer steps per model
@@ -72,17 +72,16 @@ class SweepConfig:
     pos_init_std: float | None = 0.3
     batched: bool = True  # train the seeds of a window as one vmapped model
 
+    SLICES = ("windows", "seeds", "steps")
+
     def __post_init__(self) -> None:
+        super().__post_init__()
         object.__setattr__(self, "windows", tuple(sorted(set(int(w) for w in self.windows))))
-        object.__setattr__(self, "seeds", tuple(int(s) for s in self.seeds))
+        object.__setattr__(self, "seeds", check_seeds(self.seeds, MAX_SEEDS))
         object.__setattr__(self, "lags", tuple(int(lag) for lag in self.lags))
         self.task  # validates length, symbols and lags
         if not self.windows or self.windows[0] < 1 or self.windows[-1] > self.length:
             raise ValueError(f"windows must lie in 1 .. {self.length} (the sequence length), got {self.windows}")
-        if not self.seeds or len(set(self.seeds)) != len(self.seeds) or min(self.seeds) < 0:
-            raise ValueError(f"seeds must be distinct non-negative integers, got {self.seeds}")
-        if len(self.seeds) > MAX_SEEDS:
-            raise ValueError(f"at most {MAX_SEEDS} seeds, got {len(self.seeds)}")
         if not 1 <= self.steps <= MAX_STEPS:
             raise ValueError(f"steps must lie in 1 .. {MAX_STEPS}, got {self.steps}")
         for name in ("batch_size", "eval_size", "checkpoints_per_octave", "first_checkpoint", "warmup"):
@@ -115,8 +114,6 @@ class SweepConfig:
         return checkpoint_steps(self.steps if steps is None else steps, self.checkpoints_per_octave,
                                 self.first_checkpoint)
 
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 PRESETS = {
@@ -231,12 +228,11 @@ class WindowModels:
         return per_lag_accuracy(predictions, self.eval_y), self._loss(logits, self.eval_y)
 
 
-def train_windows(cfg: SweepConfig, windows: tuple[int, ...] | None = None,
-                  on_progress: Callable[[float, str], None] | None = None,
-                  time_budget_s: float | None = None) -> dict:
+def train_windows(cfg: SweepConfig, windows: tuple[int, ...] | None = None, progress: Progress = SILENT) -> dict:
     """Train every (window, seed) model of `cfg` (or only `windows`) and record held-out accuracy.
 
-    `on_progress(fraction, message)` is called every few steps and may raise to cancel. Returns
+    Reports to `progress` every few steps; when it says to stop, the models are evaluated and the run ends
+    (`stopped` says why). Returns
     {"windows": {str(w): record}, "steps_done", "stopped", "seconds"}; a record holds, per seed and
     checkpoint, the accuracy of every lag (so any score weighting can be applied afterwards).
     """
@@ -252,8 +248,8 @@ def train_windows(cfg: SweepConfig, windows: tuple[int, ...] | None = None,
         for group in groups:
             group.step()
         seconds = time.perf_counter() - start
-        out_of_time = time_budget_s is not None and seconds >= time_budget_s
-        if step in checkpoints or out_of_time:
+        stop = progress.should_stop()
+        if step in checkpoints or stop:
             for w, group in zip(windows, groups):
                 acc, loss = group.evaluate()
                 rec = records[w]
@@ -261,12 +257,12 @@ def train_windows(cfg: SweepConfig, windows: tuple[int, ...] | None = None,
                 for i in range(len(cfg.seeds)):
                     rec["per_lag_accuracy"][i].append([float(a) for a in acc[i]])
                     rec["eval_loss"][i].append(float(loss[i]))
-        if on_progress is not None and (step % 5 == 0 or step == cfg.steps):
-            on_progress(step / cfg.steps, f"step {step} of {cfg.steps}, {len(windows)} windows x "
-                                          f"{len(cfg.seeds)} seeds, {seconds:.0f} s")
-        if out_of_time:
-            stopped = "time_budget"
+        if stop:
+            stopped = progress.stop_reason()
             break
+        if step % 5 == 0 or step == cfg.steps:
+            progress.update(step / cfg.steps, f"step {step} of {cfg.steps}, {len(windows)} windows x "
+                                              f"{len(cfg.seeds)} seeds, {seconds:.0f} s")
     return {"windows": {str(w): records[w] for w in windows}, "steps_done": step, "stopped": stopped,
             "seconds": time.perf_counter() - start}
 
@@ -276,10 +272,6 @@ def train_windows(cfg: SweepConfig, windows: tuple[int, ...] | None = None,
 def window_key(cfg: SweepConfig, window: int) -> dict:
     """The cache key of one window's record: every setting, with only this window."""
     return replace(cfg, windows=(window,)).to_dict()
-
-
-def _settings(cfg_dict: dict) -> dict:
-    return {k: v for k, v in cfg_dict.items() if k not in ("windows", "seeds", "steps")}
 
 
 def slice_record(record: dict, seeds_of_record: list[int], seeds: tuple[int, ...], steps: int) -> dict:
@@ -297,15 +289,10 @@ def from_shipped(cfg: SweepConfig, window: int, shipped: dict | None) -> dict | 
         return None
     scfg = shipped["config"]
     record = shipped["windows"].get(str(window))
-    same_settings = json_roundtrip(_settings(scfg)) == json_roundtrip(_settings(cfg.to_dict()))
-    if (record is None or not same_settings or not set(cfg.seeds) <= set(scfg["seeds"]) or cfg.steps > scfg["steps"]
+    if (record is None or not cfg.same_settings(scfg) or not set(cfg.seeds) <= set(scfg["seeds"]) or cfg.steps > scfg["steps"]
             or cfg.steps not in record["steps"]):
         return None
     return slice_record(record, scfg["seeds"], cfg.seeds, cfg.steps)
-
-
-def json_roundtrip(obj: object) -> object:
-    return json.loads(json.dumps(obj))
 
 
 def plan(cfg: SweepConfig, shipped: dict | None = None, use_cache: bool = True) -> tuple[dict, dict, list[int]]:
@@ -332,18 +319,14 @@ def estimate_seconds(cfg: SweepConfig, n_windows: int, seconds_per_model_step: f
 
 def measured_rate(sweep_result: dict) -> float | None:
     """Seconds per model-step of a finished sweep that trained all its windows (None if unknown)."""
-    cfg = SweepConfig(**tuple_fields(sweep_result["config"]))
+    cfg = SweepConfig.from_dict(sweep_result["config"])
     if sweep_result.get("stopped") != "steps" or not sweep_result.get("seconds"):
         return None
     return sweep_result["seconds"] / estimate_seconds(cfg, len(cfg.windows), 1.0)
 
 
-def tuple_fields(cfg_dict: dict) -> dict:
-    return {k: tuple(v) if isinstance(v, list) else v for k, v in cfg_dict.items()}
-
-
 def sweep(cfg: SweepConfig, shipped: dict | None = None, use_cache: bool = True,
-          on_progress: Callable[[float, str], None] | None = None, time_budget_s: float | None = None,
+          progress: Progress = SILENT,
           train: bool = True) -> dict:
     """Every window of `cfg`: reused from `shipped` or the cache where possible, the rest trained now.
 
@@ -357,7 +340,7 @@ def sweep(cfg: SweepConfig, shipped: dict | None = None, use_cache: bool = True,
     out = {"config": cfg.to_dict(), "windows": {}, "sources": sources, "stopped": "steps",
            "steps_done": cfg.steps, "seconds": 0.0, "trained_windows": missing}
     if missing:
-        run = train_windows(cfg, tuple(missing), on_progress, time_budget_s)
+        run = train_windows(cfg, tuple(missing), progress)
         out.update(stopped=run["stopped"], steps_done=run["steps_done"], seconds=run["seconds"])
         for w in missing:
             ready[str(w)], sources[str(w)] = run["windows"][str(w)], "trained"
@@ -415,7 +398,7 @@ def changes(b_star: list[dict]) -> list[dict]:
 
 def analyse(sweep_result: dict, weights: tuple = WEIGHTS) -> dict:
     """Curves under a score weighting, the closed-form ceilings, crossovers of every pair, and b*(r)."""
-    cfg = SweepConfig(**tuple_fields(sweep_result["config"]))
+    cfg = SweepConfig.from_dict(sweep_result["config"])
     if len(weights) != len(cfg.lags):
         raise ValueError(f"need one weight per lag ({len(cfg.lags)}), got {len(weights)}")
     records = {int(w): r for w, r in sweep_result["windows"].items()}

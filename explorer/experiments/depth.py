@@ -20,26 +20,26 @@ crossover sweep: training runs in one intra-op thread so numbers reproduce exact
 
 from __future__ import annotations
 
-import json
 import math
 import time
 import warnings
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 from explorer import results
+from explorer import shipped as shipped_results
 from explorer.costs import TRAIN_FLOPS_PER_FORWARD, check_size, sequence_forward_flops, stack_forward_flops
-from explorer.experiments.crossover import json_roundtrip, tuple_fields
-from explorer.experiments.four_steps import compare
 from explorer.layouts import loss_and_accuracy, make_batch
 from explorer.model import Transformer, TransformerConfig
+from explorer.progress import SILENT, Progress
+from explorer.recipe import Recipe, check_seeds
+from explorer.stats import compare_unpaired
 from explorer.tasks import FIRST_SYMBOL
-from explorer.train import EVAL_SEED_OFFSET, TrainConfig, train
+from explorer.train import EVAL_SEED_OFFSET, train
 
 SHIPPED_DIR = Path(__file__).resolve().parents[2] / "data" / "depth"  # presets' results, written by the CLI
 SHIPPED_PRESETS = ("main", "long")  # the presets whose results are shipped
@@ -132,7 +132,7 @@ def examples(task: MajorityShiftedCopy, n: int, seed: int = 0) -> list[dict]:
 # --- settings --------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class DepthConfig:
+class DepthConfig(Recipe):
     depths: tuple[int, ...] = (2, 4, 8)  # layers per stack (encoder and decoder alike)
     wirings: tuple[str, ...] = WIRINGS
     seeds: tuple[int, ...] = (0, 1, 2)
@@ -149,18 +149,18 @@ class DepthConfig:
     probe_train: int = 1024  # sequences whose states fit the probes
     probe_test: int = 512  # other sequences on which the probes are scored
 
+    SLICES = ("depths", "wirings", "seeds")
+
     def __post_init__(self) -> None:
+        super().__post_init__()
         object.__setattr__(self, "depths", tuple(sorted(set(int(d) for d in self.depths))))
         object.__setattr__(self, "wirings", tuple(w for w in WIRINGS if w in set(self.wirings)))
-        object.__setattr__(self, "seeds", tuple(int(s) for s in self.seeds))
+        object.__setattr__(self, "seeds", check_seeds(self.seeds, MAX_SEEDS))
         self.task  # validates length and symbols
         if not self.depths or self.depths[0] < 1 or self.depths[-1] > MAX_DEPTH:
             raise ValueError(f"depths must lie in 1 .. {MAX_DEPTH}, got {self.depths}")
         if not self.wirings:
             raise ValueError(f"wirings must be among {', '.join(WIRINGS)}")
-        if not self.seeds or len(set(self.seeds)) != len(self.seeds) or min(self.seeds) < 0 \
-                or len(self.seeds) > MAX_SEEDS:
-            raise ValueError(f"give 1 to {MAX_SEEDS} distinct non-negative seeds, got {self.seeds}")
         if not 1 <= self.steps <= MAX_STEPS:
             raise ValueError(f"steps must lie in 1 .. {MAX_STEPS}, got {self.steps}")
         for name in ("batch_size", "eval_every", "eval_size", "warmup", "probe_train", "probe_test"):
@@ -180,10 +180,6 @@ class DepthConfig:
                                  n_heads=self.n_heads, n_layers=depth, max_len=task.input_len + task.target_len,
                                  layer_aligned=wiring == "aligned")
 
-    def train_config(self, seed: int, time_budget_s: float | None = None) -> TrainConfig:
-        return TrainConfig(steps=self.steps, batch_size=self.batch_size, lr=self.lr, warmup=self.warmup, seed=seed,
-                           eval_every=self.eval_every, eval_size=self.eval_size, time_budget_s=time_budget_s)
-
     def flops_per_step(self, depth: int, wiring: str) -> int:
         task = self.task
         per_example = sequence_forward_flops(self.model_config(depth, wiring), task.input_len, task.target_len)
@@ -193,12 +189,6 @@ class DepthConfig:
         """Every (depth, wiring, seed), seeds outermost and wirings paired, so a cut run stays balanced."""
         return [(d, w, s) for d in self.depths for s in self.seeds for w in self.wirings]
 
-    def to_dict(self) -> dict:
-        return json_roundtrip(asdict(self))
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "DepthConfig":
-        return cls(**tuple_fields(d))
 
 
 PRESETS = {
@@ -303,13 +293,12 @@ def error_anatomy(model: Transformer, cfg: DepthConfig, seed: int) -> dict[str, 
             "set_first": float(right_set[:, 0].mean()), "set_rest": float(right_set[:, 1:].mean())}
 
 
-def run_one(cfg: DepthConfig, depth: int, wiring: str, seed: int, time_budget_s: float | None = None,
-            should_stop: Callable[[], bool] | None = None) -> dict:
+def run_one(cfg: DepthConfig, depth: int, wiring: str, seed: int, progress: Progress = SILENT) -> dict:
     """Train one model and measure it: history, final numbers, error anatomy, probes (trained and at init)."""
     model_cfg = cfg.model_config(depth, wiring)
     torch.manual_seed(seed)
     initial = Transformer(model_cfg).eval()  # the very weights `train` starts from (it seeds the same way)
-    result = train(model_cfg, cfg.task, cfg.train_config(seed, time_budget_s), should_stop=should_stop)
+    result = train(model_cfg, cfg.task, cfg.train_config(seed), progress)
     probes = {"trained": probe_model(result.model, cfg, seed), "untrained": probe_model(initial, cfg, seed)}
     anatomy = error_anatomy(result.model, cfg, seed)
     final = result.history[-1]
@@ -352,19 +341,12 @@ def shipped_path(preset: str) -> Path:
 
 def load_shipped(path: Path | None = None) -> dict | None:
     """A shipped preset's results as written by the CLI (default: main; None when missing or unreadable)."""
-    try:
-        return json.loads((path or SHIPPED_PATH).read_text())
-    except (OSError, ValueError):
-        return None
+    return shipped_results.load(path or SHIPPED_PATH)
 
 
 def load_all_shipped() -> list[dict]:
     """Every shipped preset's results that can be read."""
     return [s for s in (load_shipped(shipped_path(p)) for p in SHIPPED_PRESETS) if s is not None]
-
-
-def _settings(cfg_dict: dict) -> dict:
-    return {k: v for k, v in cfg_dict.items() if k not in ("depths", "wirings", "seeds")}
 
 
 Shipped = dict | list[dict] | None  # one shipped sweep, several, or none
@@ -373,7 +355,7 @@ Shipped = dict | list[dict] | None  # one shipped sweep, several, or none
 def from_shipped(cfg: DepthConfig, depth: int, wiring: str, seed: int, shipped: Shipped) -> dict | None:
     """The run's record from a shipped sweep (or any of several) with the same settings, else None."""
     for sweep_result in shipped if isinstance(shipped, list) else [shipped]:
-        if not sweep_result or _settings(sweep_result["config"]) != _settings(cfg.to_dict()):
+        if not sweep_result or not cfg.same_settings(sweep_result["config"]):
             continue
         record = next((r for r in sweep_result["runs"] if (r["depth"], r["wiring"], r["seed"]) == (depth, wiring, seed)
                        and r["steps_done"] == cfg.steps), None)
@@ -399,24 +381,23 @@ def plan(cfg: DepthConfig, shipped: Shipped = None, use_cache: bool = True) -> t
 
 
 def sweep(cfg: DepthConfig, shipped: Shipped = None, use_cache: bool = True,
-          on_progress: Callable[[float, str], None] | None = None, time_budget_s: float | None = None) -> dict:
+          progress: Progress = SILENT) -> dict:
     """Every run of `cfg`: reused from `shipped` or the cache where possible, the rest trained now.
 
-    `on_progress(fraction, message)` is called after each evaluation and may raise to cancel. A run cut by
-    the time budget is kept (marked) but not cached; runs after it are skipped.
+    When `progress` says to stop (cancelled or out of time), the model in training stops at its next step:
+    that run is kept (marked) but not cached, and the runs after it are skipped.
     """
     ready, missing = plan(cfg, shipped, use_cache)
     start = time.perf_counter()
     stopped = "steps"
     for i, (depth, wiring, seed) in enumerate(missing):
-        left = None if time_budget_s is None else time_budget_s - (time.perf_counter() - start)
-        if left is not None and left <= 0:
-            stopped = "time_budget"
+        if progress.should_stop():
+            stopped = progress.stop_reason()
             break
         label = f"depth {depth}, {wiring}, seed {seed} ({i + 1} of {len(missing)})"
-        if on_progress is not None:
-            on_progress(i / len(missing), label)
-        record = run_one(cfg, depth, wiring, seed, left)
+        progress.update(i / len(missing), label)
+        record = run_one(cfg, depth, wiring, seed, progress.part(i / len(missing), (i + 1) / len(missing),
+                                                                 f"{label}: "))
         record["source"] = "trained"
         ready.append(record)
         if record["stopped"] != "steps":
@@ -425,8 +406,8 @@ def sweep(cfg: DepthConfig, shipped: Shipped = None, use_cache: bool = True,
         if use_cache:
             results.save(CACHE_KIND, run_key(cfg, depth, wiring, seed), {k: v for k, v in record.items()
                                                                          if k != "source"})
-    if on_progress is not None and stopped == "steps":
-        on_progress(1.0, "done")
+    if stopped == "steps":
+        progress.update(1.0, "done")
     order = {key: i for i, key in enumerate(cfg.runs())}
     ready.sort(key=lambda r: order[(r["depth"], r["wiring"], r["seed"])])
     return {"config": cfg.to_dict(), "runs": ready, "stopped": stopped, "trained": len(missing),
@@ -490,8 +471,9 @@ def analyse(swept: dict) -> dict:
             final, aligned = by_wiring["final"], by_wiring["aligned"]
             with warnings.catch_warnings():  # a wiring that solves the task in every seed has (near) zero spread
                 warnings.simplefilter("ignore", RuntimeWarning)
-                tests[depth] = {"loss": compare(final["loss"]["per_seed"], aligned["loss"]["per_seed"]),
-                                "accuracy": compare(aligned["accuracy"]["per_seed"], final["accuracy"]["per_seed"])}
+                tests[depth] = {"loss": compare_unpaired(final["loss"]["per_seed"], aligned["loss"]["per_seed"]),
+                                "accuracy": compare_unpaired(aligned["accuracy"]["per_seed"],
+                                                             final["accuracy"]["per_seed"])}
     task = cfg.task
     return {"config": swept["config"], "depths": sorted(cells), "cells": cells, "tests": tests,
             "seeds": sorted({r["seed"] for r in complete}),

@@ -23,26 +23,21 @@ server or the CLI reproduces the shipped numbers bit for bit.
 from __future__ import annotations
 
 import copy
-import json
-import math
-import queue
-import subprocess
-import sys
-import tempfile
-import threading
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import torch
-from scipy import optimize, stats
 
 from explorer import masks
+from explorer import shipped as shipped_results
 from explorer.costs import TRAIN_FLOPS_PER_FORWARD, check_size, sequence_forward_flops
 from explorer.layouts import make_batch
 from explorer.model import Transformer, TransformerConfig
+from explorer.progress import SILENT, Progress
+from explorer.recipe import Recipe, check_seeds
+from explorer.stats import compare_unpaired
 from explorer.steps import FINAL_STEP, STEP_NAMES, decoder_only_config, step_config, transplant
 from explorer.tasks import RULES, Seq2SeqTask, make_task
 from explorer.train import TrainConfig, train
@@ -277,34 +272,27 @@ def check_settings(base: TransformerConfig, train_steps: int = 100, seed: int = 
 
 
 def numeric_check(base: TransformerConfig, train_steps: int = 100, seed: int = 0, batch: int = 16,
-                  task: Seq2SeqTask = DEFAULT_TASK,
-                  on_progress: Callable[[float, str], None] | None = None,
-                  should_stop: Callable[[], bool] | None = None) -> dict:
+                  task: Seq2SeqTask = DEFAULT_TASK, progress: Progress = SILENT) -> dict:
     """Train decoder-only briefly, copy its weights into every step, compare logits on one batch.
 
     Returns per step the instantiated parameter count and max |logit difference| in float32 and float64
     (also relative to the largest decoder-only logit), and the cost of each cause left after step 4.
+    A training cut short (cancelled or out of time) returns only {"stopped": why}.
     """
     if train_steps < 1:
         raise ValueError(f"train_steps must be >= 1, got {train_steps}")
     configs = step_configs(base)
     every = max(1, train_steps // 10)
 
-    def report(step: int, total: int, row: dict) -> None:
-        if on_progress is not None:
-            on_progress(0.9 * step / total, f"training decoder-only: step {step}/{total}, "
-                                            f"held-out loss {row['eval_loss']:.3f}")
-
     trained = train(configs[DECODER], task, TrainConfig(steps=train_steps, seed=seed, eval_every=every,
-                                                       eval_size=128), report, should_stop)
-    if trained.stopped == "cancelled":
-        return {"cancelled": True}
+                                                       eval_size=128), progress.part(0, 0.9, "training decoder-only: "))
+    if trained.stopped != "steps":
+        return {"stopped": trained.stopped}
     x, y = task.sample(batch, torch.Generator().manual_seed(seed + 7))
     decoders = {"f32": trained.model.float().eval(), "f64": copy.deepcopy(trained.model).double().eval()}
     steps, scale = [], float("nan")
     for k in range(FINAL_STEP + 1):
-        if on_progress is not None:
-            on_progress(0.9 + 0.1 * k / (FINAL_STEP + 1), f"comparing logits at step {k}")
+        progress.update(0.9 + 0.1 * k / (FINAL_STEP + 1), f"comparing logits at step {k}")
         row = {"step": k, "name": STEP_NAMES[k]}
         for dtype, dec in decoders.items():
             model = _transplanted(configs[str(k)], dec)
@@ -335,7 +323,7 @@ ABLATION_TIME_LIMIT_S = 300.0  # an on-demand rerun on the page stays within a f
 
 
 @dataclass(frozen=True)
-class AblationSettings:
+class AblationSettings(Recipe):
     task: str = "sort"
     length: int = 8  # input (and target) tokens
     n_symbols: int = 16
@@ -351,14 +339,13 @@ class AblationSettings:
     variants: tuple[str, ...] = VARIANTS
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "seeds", tuple(int(s) for s in self.seeds))
+        super().__post_init__()
+        object.__setattr__(self, "seeds", check_seeds(self.seeds, MAX_SEEDS))
         object.__setattr__(self, "variants", tuple(str(v) for v in self.variants))
         if self.task not in RULES:
             raise ValueError(f"task must be one of {sorted(RULES)}, got {self.task!r}")
         if not 1 <= self.steps <= MAX_ABLATION_STEPS:
             raise ValueError(f"steps must lie in 1 .. {MAX_ABLATION_STEPS}, got {self.steps}")
-        if not self.seeds or len(set(self.seeds)) != len(self.seeds) or len(self.seeds) > MAX_SEEDS:
-            raise ValueError(f"give 1 to {MAX_SEEDS} distinct seeds, got {self.seeds}")
         unknown = [v for v in self.variants if v not in VARIANTS]
         if unknown or not self.variants:
             raise ValueError(f"variants must be among {', '.join(VARIANTS)}; got {', '.join(self.variants)}")
@@ -372,10 +359,6 @@ class AblationSettings:
     def base(self) -> TransformerConfig:
         return base_config(self.depth, self.width, self.heads, self.task_spec)
 
-    def train_config(self, seed: int) -> TrainConfig:
-        return TrainConfig(steps=self.steps, batch_size=self.batch_size, lr=self.lr, seed=seed,
-                           eval_every=self.eval_every, eval_size=self.eval_size)
-
     def total_flops(self) -> float:
         """Training FLOPs of the whole ablation (what bounds its time)."""
         t = self.task_spec
@@ -384,19 +367,11 @@ class AblationSettings:
                    for v in self.variants]
         return float(sum(per_run) * len(self.seeds))
 
-    def to_dict(self) -> dict:
-        return json.loads(json.dumps(asdict(self)))  # tuples as lists: what a JSON round trip gives
 
-    @classmethod
-    def from_dict(cls, d: dict) -> "AblationSettings":
-        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in d.items()})
-
-
-def run_one(settings: AblationSettings, variant: str, seed: int,
-            should_stop: Callable[[], bool] | None = None) -> dict:
+def run_one(settings: AblationSettings, variant: str, seed: int, progress: Progress = SILENT) -> dict:
     """Train one variant with one seed; its held-out loss curve and final numbers."""
     cfg = variant_config(settings.base, variant)
-    result = train(cfg, settings.task_spec, settings.train_config(seed), should_stop=should_stop)
+    result = train(cfg, settings.task_spec, settings.train_config(seed), progress)
     final = result.history[-1]
     return {"variant": variant, "seed": seed, "eval_loss": final["eval_loss"],
             "eval_accuracy": final["eval_accuracy"], "flops": result.flops, "params": result.model.num_parameters(),
@@ -404,66 +379,28 @@ def run_one(settings: AblationSettings, variant: str, seed: int,
             "curve": [[row["step"], row["eval_loss"]] for row in result.history]}
 
 
-def run_ablation(settings: AblationSettings, on_progress: Callable[[int, int, dict], None] | None = None,
-                 should_stop: Callable[[], bool] | None = None) -> dict:
+def run_ablation(settings: AblationSettings, progress: Progress = SILENT) -> dict:
     """Every (seed, variant) in turn, seeds outermost so a cut-off run still has whole seeds.
 
-    `should_stop` (cancellation or a time limit) ends it early; the finished runs come back with
-    `complete: False`.
+    When `progress` says to stop (cancelled or out of time), the run in training is dropped and the finished
+    runs come back with `complete: False`.
     """
     start = time.perf_counter()
     jobs = [(seed, v) for seed in settings.seeds for v in settings.variants]
     runs = []
     for i, (seed, variant) in enumerate(jobs):
-        run = run_one(settings, variant, seed, should_stop)
-        if run["stopped"] == "cancelled":
+        part = progress.part(i / len(jobs), (i + 1) / len(jobs), f"run {i + 1}/{len(jobs)}: {VARIANT_SHORT[variant]}, "
+                                                                f"seed {seed}: ")
+        run = run_one(settings, variant, seed, part)
+        if run["stopped"] != "steps":
             break
         runs.append(run)
-        if on_progress is not None:
-            on_progress(i + 1, len(jobs), run)
+        progress.update((i + 1) / len(jobs), run_message(i + 1, len(jobs), run))
     complete = len(runs) == len(jobs)
     return {"settings": settings.to_dict(), "runs": runs, "complete": complete,
             **({} if complete else {"stopped": "stopped early"}),
             "wall_seconds": time.perf_counter() - start, "threads": torch.get_num_threads(),
             "torch": torch.__version__, "summary": summarize(runs)}
-
-
-def minimum_detectable_effect(n1: int, n2: int, alpha: float = 0.05, power: float = 0.8) -> float:
-    """Smallest true difference, in standard deviations, that a two-sided two-sample t-test with n1 and n2
-    samples detects with probability `power` at level `alpha` (noncentral t; nan below two per group)."""
-    if n1 < 2 or n2 < 2:
-        return float("nan")
-    df = n1 + n2 - 2
-    crit = stats.t.ppf(1 - alpha / 2, df)
-    scale = math.sqrt(1 / n1 + 1 / n2)
-
-    def shortfall(d: float) -> float:
-        nc = d / scale
-        return stats.nct.sf(crit, df, nc) + stats.nct.cdf(-crit, df, nc) - power
-
-    high = 1.0
-    while shortfall(high) < 0:  # power grows with the effect; bracket it before solving
-        high *= 2
-    return float(optimize.brentq(shortfall, 0.0, high))
-
-
-def compare(a: list[float], b: list[float], alpha: float = 0.05, power: float = 0.8) -> dict:
-    """Welch t-test of mean(a) - mean(b), and the smallest difference these seed counts could detect."""
-    a_arr, b_arr = np.asarray(a, float), np.asarray(b, float)
-    diff = float(a_arr.mean() - b_arr.mean()) if len(a_arr) and len(b_arr) else float("nan")
-    out = {"n": [len(a_arr), len(b_arr)], "mean_diff": diff, "t": float("nan"), "p": float("nan"),
-           "mde_sd": minimum_detectable_effect(len(a_arr), len(b_arr), alpha, power), "mde": float("nan"),
-           "pooled_sd": float("nan"), "alpha": alpha, "power": power}
-    if len(a_arr) >= 2 and len(b_arr) >= 2:
-        pooled = math.sqrt(((len(a_arr) - 1) * a_arr.var(ddof=1) + (len(b_arr) - 1) * b_arr.var(ddof=1))
-                           / (len(a_arr) + len(b_arr) - 2))
-        out["pooled_sd"], out["mde"] = pooled, out["mde_sd"] * pooled
-        if pooled > 0:
-            t, p = stats.ttest_ind(a_arr, b_arr, equal_var=False)
-            out["t"], out["p"] = float(t), float(p)
-        else:  # identical samples: no spread, no evidence of a difference beyond what is seen
-            out["t"], out["p"] = (0.0, 1.0) if diff == 0 else (float("inf"), 0.0)
-    return out
 
 
 def summarize(runs: list[dict], alpha: float = 0.05) -> dict:
@@ -484,10 +421,10 @@ def summarize(runs: list[dict], alpha: float = 0.05) -> dict:
     for k in range(1, FINAL_STEP + 1):
         prev, cur = by_variant.get(str(k - 1)), by_variant.get(str(k))
         if prev and cur:
-            path.append({"from": str(k - 1), "to": str(k), **compare(cur, prev, alpha)})
+            path.append({"from": str(k - 1), "to": str(k), **compare_unpaired(cur, prev, alpha)})
     verdict = None
     if by_variant.get("4") and by_variant.get(DECODER):
-        verdict = {"a": "4", "b": DECODER, **compare(by_variant["4"], by_variant[DECODER], alpha)}
+        verdict = {"a": "4", "b": DECODER, **compare_unpaired(by_variant["4"], by_variant[DECODER], alpha)}
     exact = None
     if by_variant.get(str(FINAL_STEP)) and by_variant.get(DECODER):
         pairs = {(r["variant"], r["seed"]): r["eval_loss"] for r in runs}
@@ -543,10 +480,7 @@ def run_message(done: int, total: int, run: dict) -> str:
 
 
 def load_shipped(path: Path = ABLATION_PATH) -> dict | None:
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
+    return shipped_results.load(path)
 
 
 def seconds_per_flop(record: dict | None) -> float | None:

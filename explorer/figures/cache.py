@@ -13,6 +13,7 @@ from explorer.experiments.cache import (CELL_NAMES, DRIFT_BATCH, DRIFT_SEED, FRA
                                         predict_seconds, turn_flops)
 from explorer.figures.heatmaps import category_heatmap, matrix_layout
 from explorer.figures.theme import CONCEPT_COLORS, OKABE_ITO, below_badge, styled
+from explorer.formatting import plural, si
 
 CAUSAL, BIDIR = CONCEPT_COLORS["causal"], CONCEPT_COLORS["bidirectional"]
 UNCHANGED_COLOR = "#F3B58F"  # a pale "recomputed": the value did not change, the work was done anyway
@@ -26,15 +27,7 @@ DRIFT_STYLE = {  # model -> (colour, dash, symbol)
 
 
 def _sizes(n: int, m: int, depth: int) -> str:
-    return f"history n={n}, message m={m}, {_plural(depth, 'layer')}"
-
-
-def _fmt(x: float) -> str:
-    """Large counts in engineering units: 1.2k, 3.4M, 5.6G."""
-    for unit, scale in (("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
-        if abs(x) >= scale:
-            return f"{x / scale:.3g}{unit}"
-    return f"{x:.3g}"
+    return f"history n={n}, message m={m}, {plural(depth, 'layer')}"
 
 
 def _bytes(x: float) -> str:
@@ -42,10 +35,6 @@ def _bytes(x: float) -> str:
         if x >= scale:
             return f"{x / scale:.3g} {unit}"
     return f"{x:.0f} B"
-
-
-def _plural(k: int, word: str) -> str:
-    return f"{k} {word}{'s' if k != 1 else ''}"
 
 
 def _mark(fig: go.Figure, xs: list[float], ys: list[float], text: str, where: str = "middle right") -> None:
@@ -92,8 +81,8 @@ def _turn_axis(labels: list[str], starts: list[float], title: str, max_ticks: in
 def reuse_heatmaps(p: dict) -> go.Figure:
     """The current turn's query x key matrix, causal beside bidirectional, each entry by what happens to it."""
     c = p["counts"]
-    titles = (f"<b>Causal + KV cache</b>: {_fmt(c['causal_computed'])} entries computed",
-              f"<b>Bidirectional</b>: all {_fmt(c['bidirectional_recomputed'])} recomputed")
+    titles = (f"<b>Causal + KV cache</b>: {si(c['causal_computed'])} entries computed",
+              f"<b>Bidirectional</b>: all {si(c['bidirectional_recomputed'])} recomputed")
     fig = make_subplots(rows=1, cols=2, subplot_titles=titles, horizontal_spacing=0.1)
     categories = list(zip(CELL_NAMES, CELL_COLORS))
     labels = p["labels"]
@@ -140,8 +129,8 @@ def recompute_across_turns(table: pd.DataFrame) -> go.Figure:
     _legend_right(fig)
     fig.update_xaxes(title="chat turn", dtick=1)
     fig.update_yaxes(title="attention entries per layer and head")
-    title = (f"Over {_plural(len(t), 'turn')}: {_fmt(total_bi)} entries recomputed vs "
-             f"{_fmt(total_c)} computed with the cache ({total_bi / total_c:.1f}x)")
+    title = (f"Over {plural(len(t), 'turn')}: {si(total_bi)} entries recomputed vs "
+             f"{si(total_c)} computed with the cache ({total_bi / total_c:.1f}x)")
     return styled(fig, title, Evidence(Kind.FORMULA, "exact entry counts"), height=460)
 
 
@@ -167,7 +156,7 @@ def cost_per_turn(curves: pd.DataFrame, point: dict, m: int, depth: int, d_model
           f"history {h}: ratio {point['flops_reencode'] / point['flops_cached']:.1f}x = (n+m)/m", "top left")
     _log_axes(fig, "history (tokens before the new message)", "FLOPs of one turn", decades=True)
     _legend_right(fig)
-    title = f"One turn's FLOPs vs history ({m}-token message, {_plural(depth, 'layer')}, d={d_model})"
+    title = f"One turn's FLOPs vs history ({m}-token message, {plural(depth, 'layer')}, d={d_model})"
     return styled(fig, title, Evidence(Kind.FORMULA, "matmul FLOPs, checked against torch's flop counter"))
 
 
@@ -182,8 +171,8 @@ def cumulative_cost(table: pd.DataFrame) -> go.Figure:
     fig.update_xaxes(title="chat turn (0 = the opening)", dtick=1)
     fig.update_yaxes(title="FLOPs so far", rangemode="tozero")
     _legend_right(fig)
-    title = (f"Running total after turn {int(last['turn'])}: {_fmt(last['cum_flops_reencode'])} vs "
-             f"{_fmt(last['cum_flops_cached'])} FLOPs "
+    title = (f"Running total after turn {int(last['turn'])}: {si(last['cum_flops_reencode'])} vs "
+             f"{si(last['cum_flops_cached'])} FLOPs "
              f"({last['cum_flops_reencode'] / last['cum_flops_cached']:.1f}x)")
     return styled(fig, title, Evidence(Kind.FORMULA, "exact matmul FLOPs"))
 
@@ -193,7 +182,7 @@ def kv_memory(curves: pd.DataFrame, depth: int, total: int, d_model: int = 64) -
     tokens = curves["total"]
     fig = go.Figure()
     fig.add_scatter(x=tokens, y=curves["kv_cache_bytes"],
-                    name=f"this model ({_plural(depth, 'layer')}, d={d_model}, float32)",
+                    name=f"this model ({plural(depth, 'layer')}, d={d_model}, float32)",
                     line=dict(color=CAUSAL, width=3))
     fig.add_scatter(x=tokens, y=curves["kv_cache_bytes_large"], name=LARGE_MODEL.name,
                     line=dict(color=OKABE_ITO[7], width=3))
@@ -246,13 +235,13 @@ def overhead_fit(sweep: dict) -> go.Figure:
     for mode, color, label in (("reencode", BIDIR, "re-encode"), ("cached", CAUSAL, "cached step")):
         for depth, g in rows[rows["mode"] == mode].groupby("depth"):
             fig.add_scatter(x=g["flops"], y=g["median_ms"], mode="markers", legendgroup=mode,
-                            name=f"{label}, {_plural(depth, 'layer')}",
+                            name=f"{label}, {plural(depth, 'layer')}",
                             marker=dict(color=color, size=11, symbol=symbols.get(depth, "circle")),
                             error_y=_iqr(g["median_ms"], g["q1_ms"], g["q3_ms"]))
     flops = np.logspace(np.log10(rows["flops"].min() / 2), np.log10(rows["flops"].max() * 2), 80)
     for i, depth in enumerate(sorted(rows["depth"].unique())):
         fig.add_scatter(x=flops, y=[predict_seconds(fit, f, int(depth)) * 1e3 for f in flops], mode="lines",
-                        name=f"fit, {_plural(int(depth), 'layer')}", legendgroup="fit",
+                        name=f"fit, {plural(int(depth), 'layer')}", legendgroup="fit",
                         line=dict(color=CONCEPT_COLORS["fit"], dash="dash", width=1 + i))
     _log_axes(fig, "FLOPs of the forward pass", "median milliseconds (CPU time, 1 thread)")
     _legend_right(fig)
@@ -281,7 +270,7 @@ def speedup_vs_ratio(sweep: dict, measured: dict | None = None) -> go.Figure:
         for m in sorted(pairs["m"].unique()):
             g = pairs[(pairs["depth"] == depth) & (pairs["m"] == m)]
             fig.add_scatter(x=g["ratio"], y=g["speedup"], mode="markers", legendgroup=f"d{depth}",
-                            name=f"measured, {_plural(int(depth), 'layer')}, m={m}",
+                            name=f"measured, {plural(int(depth), 'layer')}, m={m}",
                             marker=dict(color=color, size=12, symbol=symbols.get(int(m), "diamond")),
                             customdata=g["history"],
                             hovertemplate=f"n=%{{customdata}}, m={m}<br>FLOP ratio %{{x:.1f}}x<br>"
@@ -295,7 +284,7 @@ def speedup_vs_ratio(sweep: dict, measured: dict | None = None) -> go.Figure:
                             mode="lines+text", text=[""] * (len(flops) - 1) + [f" m={m}" if last else ""],
                             textposition="middle right", textfont=dict(size=15),
                             legendgroup=f"d{depth}", showlegend=bool(m == pairs["m"].min()),
-                            name=f"overhead model, {_plural(int(depth), 'layer')}",
+                            name=f"overhead model, {plural(int(depth), 'layer')}",
                             line=dict(color=color, dash="dash" if m == pairs["m"].min() else "longdash", width=2),
                             hovertemplate=f"model, m={m}: %{{y:.1f}}x at ratio %{{x:.1f}}x<extra></extra>")
     if measured is not None:

@@ -12,6 +12,7 @@ from plotly.subplots import make_subplots
 from explorer.evidence import Evidence, Kind
 from explorer.experiments.depth import WIRING_NAMES, WIRINGS
 from explorer.figures.theme import CONCEPT_COLORS, styled
+from explorer.formatting import p_label
 
 WIRING_COLORS = {"final": "#D55E00", "aligned": "#0072B2"}  # the two wirings, on every figure of the page
 OFFSET = {"final": -0.06, "aligned": 0.06}  # log2-depth offsets so error bars do not overlap
@@ -28,12 +29,6 @@ def detail(analysis: dict) -> str:
     seed_text = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {', '.join(map(str, seeds))}"
     return (f"d={cfg['d_model']}, {cfg['n_heads']} heads, {cfg['steps']} steps, batch {cfg['batch_size']}, "
             f"{seed_text}, held-out n={cfg['eval_size']}")
-
-
-def _p_text(p: float) -> str:
-    if p is None or not math.isfinite(p):
-        return "p: n/a"
-    return "p<0.001" if p < 0.001 else f"p={p:.3f}" if p < 0.1 else f"p={p:.2f}"
 
 
 # --- the two wirings (schematic) ---------------------------------------------------------------------------
@@ -116,7 +111,7 @@ def outcome_vs_depth(analysis: dict, selected: int | None = None) -> go.Figure:
         for col in (1, 2):
             fig.add_vrect(x0=math.log2(selected) - 0.25, x1=math.log2(selected) + 0.25, fillcolor=SELECTED,
                           line_width=0, layer="below", row=1, col=col)
-    labels = [f"{d}<br><span style='font-size:13px'>{_p_text(analysis['tests'][d]['loss']['p'])}</span>"
+    labels = [f"{d}<br><span style='font-size:13px'>{p_label(analysis['tests'][d]['loss']['p'])}</span>"
               if d in analysis["tests"] else str(d) for d in depths]
     ticks = dict(tickmode="array", tickvals=[math.log2(d) for d in depths], ticktext=labels,
                  title="layers per stack (log scale) · p: Welch t-test on loss",

@@ -19,6 +19,7 @@ from plotly.subplots import make_subplots
 from explorer.evidence import Evidence, Kind
 from explorer.experiments.lengths import ARM_NAMES, ARMS, DECODER, ENCDEC, FAMILY_NAMES, MATCHINGS, percent
 from explorer.figures.theme import CONCEPT_COLORS, OKABE_ITO, below_badge, styled
+from explorer.formatting import p_label, p_text, si
 
 ROLE_COLORS = {"causal": CONCEPT_COLORS["causal"], "bidirectional": CONCEPT_COLORS["bidirectional"],
                "cross": CONCEPT_COLORS["cross"], "head": "#777777", "embedding": "#D9D9D9"}
@@ -30,14 +31,6 @@ MATCHING_TITLES = {"parameters": "same parameters (enc-dec: ½ the FLOPs)",
 MAX_POINTS = 2_000  # pairs drawn in the distribution scatter (the statistics use every pair)
 
 
-def si(x: float, digits: int = 3) -> str:
-    """1.23M, 45.6G: counts that span many orders of magnitude, readable at a glance."""
-    for unit, size in (("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
-        if abs(x) >= size:
-            return f"{x / size:.{digits}g}{unit}"
-    return f"{x:.{digits}g}"
-
-
 def _shape_text(shape: dict) -> str:
     ff = shape["d_ff"] or 4 * shape["d_model"]
     return f"d={shape['d_model']}, {shape['n_layers']} layers per stack, d_ff={ff}, vocab {shape['vocab_size']:,}"
@@ -45,19 +38,6 @@ def _shape_text(shape: dict) -> str:
 
 def ratio_label(lx: int, ly: int) -> str:
     return f"{lx}→{ly}"
-
-
-def p_text(p: float) -> str:
-    """A p-value as printed in tables: `n/a` without a test, `< 0.001` when tiny, else three decimals."""
-    if not math.isfinite(p):
-        return "n/a"
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
-
-
-def p_label(p: float) -> str:
-    """`p = 0.012`, `p < 0.001` or `p n/a`, for running text and labels."""
-    text = p_text(p)
-    return f"p {text}" if text[0] in "<n" else f"p = {text}"
 
 
 def _log_ticks(values: list[float]) -> dict:

@@ -8,7 +8,7 @@ import pytest
 from bench.loadtest import run_crowd, summarize
 from deploy import serve
 from explorer.lecture_map import available_pages
-from tests.e2e.conftest import TIMEOUT_MS, assert_no_exception, wait_for_app
+from tests.e2e.conftest import assert_no_exception, wait_for_app
 
 pytestmark = pytest.mark.skipif(not (shutil.which("nginx") or Path("/usr/sbin/nginx").exists()),
                                 reason="nginx is not installed (`.ci/run` installs Debian's nginx)")

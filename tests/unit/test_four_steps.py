@@ -1,6 +1,5 @@
 """The four-steps experiment held to closed forms, to the model's own masks and to GUIDE.md section 3."""
 
-import json
 from dataclasses import replace
 
 import numpy as np
@@ -10,6 +9,7 @@ import torch
 from explorer.costs import parameter_count
 from explorer.experiments import four_steps as fs
 from explorer.model import Transformer
+from explorer.stats import minimum_detectable_effect
 from explorer.steps import FINAL_STEP, decoder_only_config, step_config
 
 SMALL = fs.base_config(depth=2, width=32, heads=4)
@@ -115,13 +115,6 @@ def check():
         torch.set_num_threads(before)
 
 
-def test_the_shipped_check_is_what_the_check_computes(check):
-    shipped = json.loads(fs.CHECK_PATH.read_text())
-    assert shipped["settings"] == json.loads(json.dumps(fs.check_settings(fs.base_config(**fs.DEFAULT_SIZES))))
-    for key in ("steps", "causes", "decoder_only_params", "max_abs_logit", "decoder_eval_loss"):
-        assert shipped[key] == check[key], key
-
-
 def test_numeric_check_reports_the_instantiated_counts(check):
     counts = fs.parameter_counts(fs.base_config(**fs.DEFAULT_SIZES))
     assert [r["params"] for r in check["steps"]] == [counts[str(k)] for k in range(FINAL_STEP + 1)]
@@ -150,10 +143,10 @@ def test_sharing_copied_weights_leaves_the_function_unchanged(check):
 
 
 def test_minimum_detectable_effect_matches_power_tables():
-    assert fs.minimum_detectable_effect(64, 64) == pytest.approx(0.50, abs=0.01)  # Cohen: d = 0.5 needs 64
-    assert fs.minimum_detectable_effect(20, 20) == pytest.approx(0.91, abs=0.01)
-    assert fs.minimum_detectable_effect(3, 3) > fs.minimum_detectable_effect(5, 5) > 1.9
-    assert np.isnan(fs.minimum_detectable_effect(1, 5))
+    assert minimum_detectable_effect(64, 64) == pytest.approx(0.50, abs=0.01)  # Cohen: d = 0.5 needs 64
+    assert minimum_detectable_effect(20, 20) == pytest.approx(0.91, abs=0.01)
+    assert minimum_detectable_effect(3, 3) > minimum_detectable_effect(5, 5) > 1.9
+    assert np.isnan(minimum_detectable_effect(1, 5))
 
 
 def _runs(losses: dict[str, list[float]]) -> list[dict]:
@@ -177,7 +170,7 @@ def test_summary_tests_step_four_against_decoder_only_and_describes_the_path():
 def test_ablation_settings_refuse_what_they_cannot_run():
     with pytest.raises(ValueError, match="steps must lie"):
         fs.AblationSettings(steps=0)
-    with pytest.raises(ValueError, match="distinct seeds"):
+    with pytest.raises(ValueError, match="distinct non-negative seeds"):
         fs.AblationSettings(seeds=(1, 1))
     with pytest.raises(ValueError, match="variants"):
         fs.AblationSettings(variants=("7",))

@@ -2,6 +2,7 @@ import pytest
 
 from explorer.model import TransformerConfig
 from explorer.tasks import make_task
+from explorer.progress import Deadline, Progress
 from explorer.train import TrainConfig, train
 
 TASK = make_task("copy", length=6, n_symbols=8)
@@ -29,14 +30,30 @@ def test_a_different_seed_gives_different_numbers():
     assert a[-1]["eval_loss"] != b[-1]["eval_loss"]
 
 
-def test_progress_callback_and_cancellation():
-    seen = []
-    result = train(MODEL, TASK, TrainConfig(steps=100, eval_every=5),
-                   on_progress=lambda step, total, row: seen.append((step, total)),
-                   should_stop=lambda: len(seen) >= 2)
+class CancelAfterTwoReports(Progress):
+    def __init__(self) -> None:
+        self.seen: list[tuple[float, str]] = []
+
+    def report(self, fraction: float, message: str) -> None:
+        self.seen.append((fraction, message))
+
+    @property
+    def cancelled(self) -> bool:
+        return len(self.seen) >= 2
+
+
+def test_progress_reports_and_cancellation():
+    progress = CancelAfterTwoReports()
+    result = train(MODEL, TASK, TrainConfig(steps=100, eval_every=5), progress)
     assert result.stopped == "cancelled"
-    assert seen == [(5, 100), (10, 100), (11, 100)]  # the step after the request, evaluated
+    assert [f for f, _ in progress.seen] == [0.05, 0.10, 0.11]  # the step after the request, evaluated
+    assert progress.seen[0][1].startswith("step 5 of 100, held-out loss")
     assert result.steps_done == 11
+
+
+def test_a_deadline_stops_training_between_steps():
+    result = train(MODEL, TASK, TrainConfig(steps=100_000, eval_every=1000), Deadline(0.3))
+    assert result.stopped == "time_budget" and result.steps_done < 100_000
 
 
 def test_time_budget_stops_early():

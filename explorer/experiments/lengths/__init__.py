@@ -21,8 +21,7 @@ Nothing here decides the lecture's claim: that concerns instruction tuning of la
 
 from explorer.experiments.lengths.accounting import (POSITIONS, Shape, allocation, attention_flops, cost_parity,
                                                      parameter_groups)
-from explorer.experiments.lengths.analysis import (METRICS, analyse, learning_curves, minimum_detectable,
-                                                   paired_test, percent, ratio_trend, t_test_power)
+from explorer.experiments.lengths.analysis import METRICS, analyse, learning_curves, paired_test, percent, ratio_trend
 from explorer.experiments.lengths.families import DECODER, ENCDEC, FAMILY_NAMES
 from explorer.experiments.lengths.profiles import (MAX_BYTES, MAX_LENGTH, MAX_ROWS, MAX_TYPED, PROFILE_PAIRS,
                                                    PROFILES, LengthsError, length_stats, parse_typed,

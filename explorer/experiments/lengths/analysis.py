@@ -9,37 +9,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import integrate, optimize, stats
+from scipy import stats
 
 from explorer.experiments.lengths.toy import ARMS, MATCHINGS
-
-ALPHA, POWER = 0.05, 0.8
-
-
-def t_test_power(effect_over_se: float, df: int, alpha: float = ALPHA) -> float:
-    """Power of a two-sided t-test when the true effect is `effect_over_se` standard errors.
-
-    The noncentral t distribution; where scipy's is not finite (df = 1, large effects) the same probability
-    is integrated over the chi-square law of the variance estimate.
-    """
-    crit = stats.t.ppf(1 - alpha / 2, df)
-    power = stats.nct.sf(crit, df, effect_over_se) + stats.nct.cdf(-crit, df, effect_over_se)
-    if math.isfinite(power):
-        return float(power)
-
-    def integrand(v: float) -> float:
-        s = crit * math.sqrt(v / df)
-        return (stats.norm.cdf(effect_over_se - s) + stats.norm.cdf(-effect_over_se - s)) * stats.chi2.pdf(v, df)
-
-    lo, hi = stats.chi2.ppf([1e-12, 1 - 1e-12], df)
-    return float(integrate.quad(integrand, lo, hi, limit=200)[0])
-
-
-def minimum_detectable(se: float, df: int, alpha: float = ALPHA, power: float = POWER) -> float:
-    """The smallest true effect that a two-sided t-test with this standard error and df detects with `power`."""
-    if not (se > 0 and math.isfinite(se) and df >= 1):
-        return float("nan")
-    return float(optimize.brentq(lambda nc: t_test_power(nc, df, alpha) - power, 0.0, 1e3) * se)
+from explorer.stats import minimum_detectable
 
 
 def paired_test(encdec: np.ndarray, decoder: np.ndarray) -> dict:

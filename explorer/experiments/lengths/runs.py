@@ -6,15 +6,15 @@ with the same settings is cut out of them rather than retrained.
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
-from typing import Callable
 
 from explorer import results
+from explorer import shipped as shipped_results
 from explorer.costs import parameter_count, sequence_forward_flops
 from explorer.experiments.lengths.task import RankSummary
 from explorer.experiments.lengths.toy import ARM_NAMES, ARMS, ToyConfig, arm_config
+from explorer.progress import SILENT, Progress
 from explorer.train import train
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -28,10 +28,7 @@ def shipped_path(preset: str = "main") -> Path:
 
 
 def load_shipped(preset: str = "main") -> dict | None:
-    try:
-        return json.loads(shipped_path(preset).read_text())
-    except (OSError, ValueError):
-        return None
+    return shipped_results.load(shipped_path(preset))
 
 
 def record_key(cfg: ToyConfig, lx: int, ly: int, arm: str, seed: int) -> dict:
@@ -40,10 +37,10 @@ def record_key(cfg: ToyConfig, lx: int, ly: int, arm: str, seed: int) -> dict:
 
 
 def train_one(cfg: ToyConfig, lx: int, ly: int, arm: str, seed: int,
-              should_stop: Callable[[], bool] | None = None) -> dict:
+              progress: Progress = SILENT) -> dict:
     """Train one model with `explorer.train`; its held-out history as plain data."""
     model_cfg = arm_config(cfg, lx, ly, arm)
-    res = train(model_cfg, RankSummary(lx, ly, cfg.n_symbols), cfg.train_config(seed), should_stop=should_stop)
+    res = train(model_cfg, RankSummary(lx, ly, cfg.n_symbols), cfg.train_config(seed), progress)
     return {"lx": lx, "ly": ly, "arm": arm, "seed": seed, "parameters": parameter_count(model_cfg),
             "flops_per_example": sequence_forward_flops(model_cfg, lx, ly), "d_ff": model_cfg.ff_width,
             "layers": model_cfg.n_layers, "stopped": res.stopped, "seconds": res.seconds,
@@ -56,10 +53,7 @@ def from_shipped(cfg: ToyConfig, lx: int, ly: int, arm: str, seed: int, shipped:
     if not shipped or shipped.get("stopped") != "steps":
         return None
     scfg = shipped["config"]
-    if json.loads(json.dumps(cfg.settings())) != {k: v for k, v in scfg.items()
-                                                    if k not in ("ratios", "seeds", "steps")}:
-        return None
-    if cfg.steps > scfg["steps"]:
+    if not cfg.same_settings(scfg) or cfg.steps > scfg["steps"]:
         return None
     for rec in shipped["records"]:
         if (rec["lx"], rec["ly"], rec["arm"], rec["seed"]) == (lx, ly, arm, seed):
@@ -99,23 +93,22 @@ def estimate_seconds(cfg: ToyConfig, missing: list[tuple], shipped: dict | None 
 
 
 def run(cfg: ToyConfig, shipped: dict | None = None, use_cache: bool = True,
-        on_progress: Callable[[float, str], None] | None = None,
-        should_stop: Callable[[], bool] | None = None) -> dict:
+        progress: Progress = SILENT) -> dict:
     """Every model of `cfg`: reused where possible, the rest trained now (complete ones go to the cache).
 
-    `should_stop` (a time limit or a cancel) ends the run after the model in progress stops; what is done
-    so far is returned, marked `stopped="cut"`, and the analysis uses the seeds that are complete.
+    When `progress` says to stop (a cancel or the time limit), the model in training stops at its next step;
+    what is done so far is returned, marked `stopped="cut"`, and the analysis uses the seeds that are complete.
     """
     start = time.perf_counter()
     ready, missing = plan(cfg, shipped, use_cache)
     stopped = "steps"
     for i, (lx, ly, arm, seed) in enumerate(missing):
-        if on_progress:
-            on_progress(i / len(missing), f"model {i + 1} of {len(missing)}: {ARM_NAMES[arm]}, {lx}->{ly}, seed {seed}")
-        if should_stop is not None and should_stop():
+        label = f"model {i + 1} of {len(missing)}: {ARM_NAMES[arm]}, {lx}->{ly}, seed {seed}"
+        if progress.should_stop():
             stopped = "cut"
             break
-        rec = train_one(cfg, lx, ly, arm, seed, should_stop)
+        progress.update(i / len(missing), label)
+        rec = train_one(cfg, lx, ly, arm, seed, progress.part(i / len(missing), (i + 1) / len(missing), f"{label}: "))
         if rec["stopped"] != "steps":
             stopped = "cut"
             break

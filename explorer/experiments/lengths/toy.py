@@ -6,7 +6,7 @@ width that matches the decoder-only model's parameters or, separately, its forwa
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable
 
@@ -14,18 +14,19 @@ from explorer.costs import parameter_count, sequence_forward_flops
 from explorer.experiments.lengths.families import DECODER, ENCDEC
 from explorer.experiments.lengths.task import RankSummary
 from explorer.model import TransformerConfig
-from explorer.train import TrainConfig
+from explorer.recipe import Recipe, check_seeds
 
 ARMS = ("decoder", "encdec_params", "encdec_flops")
 ARM_NAMES = {"decoder": "decoder-only", "encdec_params": "encoder-decoder, same parameters",
              "encdec_flops": "encoder-decoder, same FLOPs"}
 MATCHINGS = {"parameters": "encdec_params", "flops": "encdec_flops"}  # matching -> the arm compared to decoder
+MAX_SEEDS = 8
 PARAM_TOLERANCE = 0.005  # |P_encdec / P_decoder - 1| at most this (a unit of d_ff moves about 0.3%)
 FLOP_TOLERANCE = 0.01  # |F_encdec / F_decoder - 1| at most this, per example at the ratio's lengths
 
 
 @dataclass(frozen=True)
-class ToyConfig:
+class ToyConfig(Recipe):
     ratios: tuple[tuple[int, int], ...] = ((20, 4), (12, 12), (4, 20))  # (Lx, Ly)
     seeds: tuple[int, ...] = (0, 1, 2, 3, 4, 5)
     steps: int = 1200
@@ -40,28 +41,19 @@ class ToyConfig:
     eval_every: int = 100
     eval_size: int = 1024
 
+    SLICES = ("ratios", "seeds", "steps")
+
     def __post_init__(self) -> None:
+        super().__post_init__()
         object.__setattr__(self, "ratios", tuple((int(a), int(b)) for a, b in self.ratios))
-        object.__setattr__(self, "seeds", tuple(int(s) for s in self.seeds))
+        object.__setattr__(self, "seeds", check_seeds(self.seeds, MAX_SEEDS))
         if not self.ratios or any(a < 1 or b < 1 for a, b in self.ratios) or len(set(self.ratios)) != len(self.ratios):
             raise ValueError(f"ratios must be distinct (Lx, Ly) pairs of lengths >= 1, got {self.ratios}")
-        if not self.seeds or len(set(self.seeds)) != len(self.seeds) or min(self.seeds) < 0:
-            raise ValueError(f"seeds must be distinct non-negative integers, got {self.seeds}")
         if self.n_layers < 2 or self.n_layers % 2:
             raise ValueError("the decoder-only model needs an even number of layers (half go to each stack)")
         if self.steps < 1 or self.steps % self.eval_every:
             raise ValueError(f"steps must be a positive multiple of eval_every ({self.eval_every}), got {self.steps}")
 
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    def settings(self) -> dict:
-        """Everything but the ratios, seeds and steps: runs with equal settings can share records."""
-        return {k: v for k, v in self.to_dict().items() if k not in ("ratios", "seeds", "steps")}
-
-    def train_config(self, seed: int) -> TrainConfig:
-        return TrainConfig(steps=self.steps, batch_size=self.batch_size, lr=self.lr, warmup=self.warmup, seed=seed,
-                           eval_every=self.eval_every, eval_size=self.eval_size)
 
 
 PRESETS = {
