@@ -66,7 +66,7 @@ def seconds_per_model_step() -> float | None:
 
 def fits(cfg: xo.SweepConfig, init: str) -> tuple[list[int], float]:
     """Windows still to train for `cfg` and the estimated seconds to train them here."""
-    _, _, missing = xo.plan(cfg, shipped(init))
+    missing = xo.plan(cfg, shipped(init)).missing
     return missing, xo.estimate_seconds(cfg, len(missing), seconds_per_model_step()) if missing else 0.0
 
 

@@ -377,7 +377,8 @@ except ValueError as err:
     run_cfg = None
 
 if run_cfg is not None:
-    ready, missing = ln.plan(run_cfg, data)
+    planned = ln.plan(run_cfg, data)
+    ready, missing = list(planned.ready.values()), planned.missing
     # the models still missing are part of the key: after a run cut by the time limit, the rest is a new job
     run_key = "lengths-" + results.result_key("lengths-run", {**run_cfg.to_dict(), "missing": missing})
     done = None

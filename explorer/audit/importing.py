@@ -62,7 +62,7 @@ def _import_cell(row_id: str | None, col: str, cell: object, where: str, notes: 
     expect(cell, dict, where, "an object with text and source")
     text = cell_text(cell.get("text"), f"{where}.text")
     source = cell.get("source")
-    if source not in SOURCES:
+    if not isinstance(source, str) or source not in SOURCES:  # a list or object is not even hashable
         raise AuditError(f"{where}.source: expected one of {', '.join(SOURCES)}, got "
                          f"{json.dumps(source)[:40] if isinstance(source, str) else type_name(source)}.")
     spec = spec_of(row_id, col)

@@ -69,7 +69,7 @@ def decode_state(state: str) -> list[Row]:
             entry = {"i": entry, "c": {}}
         expect(entry, dict, f"row {i + 1}", "a row")
         row_id = entry.get("i")
-        if row_id is not None and row_id not in TEMPLATE_BY_ID:
+        if row_id is not None and (not isinstance(row_id, str) or row_id not in TEMPLATE_BY_ID):
             raise AuditError(f"row {i + 1}: unknown pre-filled row {json.dumps(row_id)[:40]}.")
         typed = entry.get("c", {})
         expect(typed, dict, f"row {i + 1}", "an object of cells")

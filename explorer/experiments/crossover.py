@@ -31,9 +31,10 @@ import torch
 import torch.nn.functional as F
 from torch.func import functional_call, stack_module_state, vmap
 
-from explorer import results
+from explorer import planning, results
 from explorer.costs import TRAIN_FLOPS_PER_FORWARD, check_size, stack_forward_flops
 from explorer.model import Transformer, TransformerConfig
+from explorer.planning import Plan
 from explorer.progress import SILENT, Progress
 from explorer.recipe import Recipe, check_seeds
 from explorer.recall import IGNORE, LAGS, WEIGHTS, MultiLagRecall, ceiling, per_lag_accuracy, weighted
@@ -295,19 +296,10 @@ def from_shipped(cfg: SweepConfig, window: int, shipped: dict | None) -> dict | 
     return slice_record(record, scfg["seeds"], cfg.seeds, cfg.steps)
 
 
-def plan(cfg: SweepConfig, shipped: dict | None = None, use_cache: bool = True) -> tuple[dict, dict, list[int]]:
-    """Split the windows into ready records (with their source) and windows still to train."""
-    ready, sources, missing = {}, {}, []
-    for w in cfg.windows:
-        record = from_shipped(cfg, w, shipped)
-        source = "shipped"
-        if record is None and use_cache:
-            record, source = results.load(CACHE_KIND, window_key(cfg, w)), "cache"
-        if record is None:
-            missing.append(w)
-        else:
-            ready[str(w)], sources[str(w)] = record, source
-    return ready, sources, missing
+def plan(cfg: SweepConfig, shipped: dict | None = None, use_cache: bool = True) -> Plan[int]:
+    """Which windows are ready (shipped or cached) and which are still to train."""
+    return planning.plan(cfg.windows, lambda w: from_shipped(cfg, w, shipped),
+                         (CACHE_KIND, lambda w: window_key(cfg, w)) if use_cache else None)
 
 
 def estimate_seconds(cfg: SweepConfig, n_windows: int, seconds_per_model_step: float | None = None) -> float:
@@ -334,7 +326,10 @@ def sweep(cfg: SweepConfig, shipped: dict | None = None, use_cache: bool = True,
     returned (marked `stopped="time_budget"`) but not cached. With `train=False` a window that is not
     stored raises ValueError instead of training.
     """
-    ready, sources, missing = plan(cfg, shipped, use_cache)
+    planned = plan(cfg, shipped, use_cache)
+    ready = {str(w): r for w, r in planned.ready.items()}
+    sources = {str(w): s for w, s in planned.sources.items()}
+    missing = planned.missing
     if missing and not train:
         raise ValueError(f"no stored results for window(s) {', '.join(map(str, missing))} with these settings")
     out = {"config": cfg.to_dict(), "windows": {}, "sources": sources, "stopped": "steps",

@@ -30,11 +30,12 @@ import numpy as np
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
-from explorer import results
+from explorer import planning, results
 from explorer import shipped as shipped_results
 from explorer.costs import TRAIN_FLOPS_PER_FORWARD, check_size, sequence_forward_flops, stack_forward_flops
 from explorer.layouts import loss_and_accuracy, make_batch
 from explorer.model import Transformer, TransformerConfig
+from explorer.planning import Plan
 from explorer.progress import SILENT, Progress
 from explorer.recipe import Recipe, check_seeds
 from explorer.stats import compare_unpaired
@@ -364,20 +365,10 @@ def from_shipped(cfg: DepthConfig, depth: int, wiring: str, seed: int, shipped: 
     return None
 
 
-def plan(cfg: DepthConfig, shipped: Shipped = None, use_cache: bool = True) -> tuple[list[dict], list[tuple]]:
-    """Records already available (shipped or cached), and the (depth, wiring, seed) runs still to train."""
-    ready, missing = [], []
-    for depth, wiring, seed in cfg.runs():
-        record = from_shipped(cfg, depth, wiring, seed, shipped)
-        if record is not None:
-            ready.append({**record, "source": "shipped"})
-            continue
-        record = results.load(CACHE_KIND, run_key(cfg, depth, wiring, seed)) if use_cache else None
-        if record is not None:
-            ready.append({**record, "source": "cache"})
-        else:
-            missing.append((depth, wiring, seed))
-    return ready, missing
+def plan(cfg: DepthConfig, shipped: Shipped = None, use_cache: bool = True) -> Plan[tuple[int, str, int]]:
+    """Which (depth, wiring, seed) runs are ready (shipped or cached) and which are still to train."""
+    return planning.plan(cfg.runs(), lambda run: from_shipped(cfg, *run, shipped),
+                         (CACHE_KIND, lambda run: run_key(cfg, *run)) if use_cache else None)
 
 
 def sweep(cfg: DepthConfig, shipped: Shipped = None, use_cache: bool = True,
@@ -387,7 +378,8 @@ def sweep(cfg: DepthConfig, shipped: Shipped = None, use_cache: bool = True,
     When `progress` says to stop (cancelled or out of time), the model in training stops at its next step:
     that run is kept (marked) but not cached, and the runs after it are skipped.
     """
-    ready, missing = plan(cfg, shipped, use_cache)
+    planned = plan(cfg, shipped, use_cache)
+    ready, missing = planned.records(), planned.missing
     start = time.perf_counter()
     stopped = "steps"
     for i, (depth, wiring, seed) in enumerate(missing):
@@ -416,8 +408,9 @@ def sweep(cfg: DepthConfig, shipped: Shipped = None, use_cache: bool = True,
 
 def available(cfg: DepthConfig, shipped: Shipped = None) -> tuple[dict, list[tuple]]:
     """What can be shown for `cfg` without training: a sweep-shaped dict of the ready runs, and the missing ones."""
-    ready, missing = plan(cfg, shipped)
-    return {"config": cfg.to_dict(), "runs": ready, "stopped": "steps", "trained": 0, "seconds": 0.0}, missing
+    planned = plan(cfg, shipped)
+    return ({"config": cfg.to_dict(), "runs": planned.records(), "stopped": "steps", "trained": 0, "seconds": 0.0},
+            planned.missing)
 
 
 # --- analysis ------------------------------------------------------------------------------------------

@@ -140,8 +140,9 @@ def test_bad_url_values_get_notices_not_errors():
 
 
 def test_a_damaged_url_state_warns_and_shows_the_prefilled_workbook():
+    crafted = "eNqrVipTslIw1FFQKgLS0dVKmSDKMLY2thYAXVMHOg"  # {"v":1,"r":[{"i":[1]}]}: a list as a row id
     for state, problem in (("!!!", "URL-safe base64"), (audit.encode_state([Row(None, {"structure": "x"})])[:-8],
-                                                       "was the link cut")):
+                                                       "was the link cut"), (crafted, "unknown pre-filled row")):
         at = run_page(PAGE, wb=state)
         assert_clean(at)
         assert any("could not be read" in w.value and problem in _plain(w.value) for w in at.warning)

@@ -218,6 +218,11 @@ def test_import_refuses_wrong_types_naming_the_place():
     doc["rows"][0]["cells"]["colour"] = {"text": "", "source": "typed"}
     assert _import(doc).startswith('rows[0].cells: unknown column "colour"')
     doc = _doc()
+    doc["rows"][2]["cells"]["axes"]["source"] = []  # unhashable: must not reach a dict lookup
+    assert "rows[2].cells.axes.source: expected one of measured, claim, typed, pending, got a list" in _import(doc)
+    assert "got a list" in _import({"format": "bias-audit-workbook", "version": 1, "rows": [
+        {"id": None, "cells": {"structure": {"text": "x", "source": []}}}]})
+    doc = _doc()
     doc["rows"][0]["id"] = 7
     assert _import(doc) == "rows[0].id: expected text or null, got a number."
     assert _import(_doc(controls=[])) == "controls: expected an object, got a list."
@@ -284,12 +289,13 @@ def _packed(obj, raw: bytes | None = None) -> str:
     (_packed(None, b"\xff\xfe"), "does not hold JSON"),
     (_packed({"v": 2, "r": []}), "not a version 1 workbook"),
     (_packed({"v": 1, "r": ["nope"]}), 'unknown pre-filled row "nope"'),
+    (_packed({"v": 1, "r": [{"i": [1]}]}), r"unknown pre-filled row \[1\]"),  # a list is not even hashable
     (_packed({"v": 1, "r": [{"c": {"colour": "red"}}]}), 'unknown column "colour"'),
     (_packed({"v": 1, "r": [{"c": {"gain": 3}}]}), "expected text, got a number"),
     (_packed({"v": 1, "r": [5]}), "row 1: expected a row, got a number"),
     (_packed({"v": 1, "r": ["labels"] * (audit.MAX_ROWS + 1)}), f"at most {audit.MAX_ROWS}"),
     (_packed(None, b" " * (audit.MAX_STATE_BYTES + 10)), f"more than {audit.MAX_STATE_BYTES:,} bytes"),
-], ids=["charset", "padding", "zlib", "cut", "utf8", "version", "row-id", "column", "type", "row", "rows", "bomb"])
+], ids=["charset", "padding", "zlib", "cut", "utf8", "version", "row-id", "row-id-list", "column", "type", "row", "rows", "bomb"])
 def test_a_damaged_url_state_names_its_problem(state, message):
     with pytest.raises(AuditError, match=message):
         audit.decode_state(state)

@@ -3,6 +3,7 @@ known answer, the analysis against hand-computed statistics, and reuse of shippe
 
 import itertools
 import math
+import time
 from dataclasses import replace
 
 import numpy as np
@@ -14,6 +15,7 @@ from explorer.costs import parameter_count
 from explorer.experiments import depth as dp
 from explorer.layouts import loss_and_accuracy, make_batch
 from explorer.model import Transformer
+from explorer.progress import Progress
 from explorer.tasks import FIRST_SYMBOL
 
 MAIN = dp.PRESETS["main"]
@@ -222,3 +224,20 @@ def test_step_time_model_recovers_a_linear_rate_and_estimates_scale():
 def test_bad_settings_are_refused(change):
     with pytest.raises(ValueError):
         replace(MAIN, **change)
+
+
+def test_a_cancel_reaches_the_training_loop_of_the_model_in_progress():
+    """Cancel used to wait for the end of the model in training (a depth-8 run went on to its time limit)."""
+    class CancelSoon(Progress):
+        def __init__(self) -> None:
+            self.at = time.monotonic() + 0.5
+
+        @property
+        def cancelled(self) -> bool:
+            return time.monotonic() >= self.at
+
+    cfg = dp.DepthConfig(depths=(8,), wirings=("final", "aligned"), seeds=(0,), steps=300)
+    out = dp.sweep(cfg, use_cache=False, progress=CancelSoon())
+    assert out["stopped"] == "cancelled"
+    (run,) = out["runs"]  # the second model never started
+    assert run["stopped"] == "cancelled" and 0 < run["steps_done"] < cfg.steps

@@ -135,11 +135,13 @@ def test_a_second_run_comes_from_the_cache_and_a_longer_shipped_run_serves_a_sho
     assert again["trained"] == 0 and again["records"] == json.loads(json.dumps(first["records"]))
     # the first run, treated as a shipped run, serves a run of fewer steps with the same settings
     shipped = {**first, "config": cfg.to_dict()}
-    ready, missing = ln.plan(replace(cfg, steps=10), shipped, use_cache=False)
-    assert not missing and [[h["step"] for h in r["history"]] for r in ready] == [[10]] * 3
+    planned = ln.plan(replace(cfg, steps=10), shipped, use_cache=False)
+    ready = list(planned.ready.values())
+    assert not planned.missing and set(planned.sources.values()) == {"shipped"}
+    assert [[h["step"] for h in r["history"]] for r in ready] == [[10]] * 3
     assert ready[0]["history"][0] == first["records"][0]["history"][0]
-    assert len(ln.plan(replace(cfg, lr=1e-3), shipped, use_cache=False)[1]) == 3  # other settings: not served
-    assert len(ln.plan(replace(cfg, steps=30), shipped, use_cache=False)[1]) == 3  # longer: not served
+    assert len(ln.plan(replace(cfg, lr=1e-3), shipped, use_cache=False).missing) == 3  # other settings: not served
+    assert len(ln.plan(replace(cfg, steps=30), shipped, use_cache=False).missing) == 3  # longer: not served
 
 def test_a_cut_run_keeps_what_finished():
     cfg = replace(ln.PRESETS["quick"], ratios=((2, 2),), seeds=(0, 1), steps=20)

@@ -9,11 +9,12 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from explorer import results
+from explorer import planning, results
 from explorer import shipped as shipped_results
 from explorer.costs import parameter_count, sequence_forward_flops
 from explorer.experiments.lengths.task import RankSummary
 from explorer.experiments.lengths.toy import ARM_NAMES, ARMS, ToyConfig, arm_config
+from explorer.planning import Plan
 from explorer.progress import SILENT, Progress
 from explorer.train import train
 
@@ -61,20 +62,11 @@ def from_shipped(cfg: ToyConfig, lx: int, ly: int, arm: str, seed: int, shipped:
     return None
 
 
-def plan(cfg: ToyConfig, shipped: dict | None = None, use_cache: bool = True) -> tuple[list[dict], list[tuple]]:
-    """Records ready (shipped or cached) and (lx, ly, arm, seed) still to train."""
-    ready, missing = [], []
-    for seed in cfg.seeds:
-        for lx, ly in cfg.ratios:
-            for arm in ARMS:
-                rec = from_shipped(cfg, lx, ly, arm, seed, shipped)
-                if rec is None and use_cache:
-                    rec = results.load(CACHE_KIND, record_key(cfg, lx, ly, arm, seed))
-                if rec is None:
-                    missing.append((lx, ly, arm, seed))
-                else:
-                    ready.append(rec)
-    return ready, missing
+def plan(cfg: ToyConfig, shipped: dict | None = None, use_cache: bool = True) -> Plan[tuple[int, int, str, int]]:
+    """Which (lx, ly, arm, seed) models are ready (shipped or cached) and which are still to train."""
+    units = [(lx, ly, arm, seed) for seed in cfg.seeds for lx, ly in cfg.ratios for arm in ARMS]
+    return planning.plan(units, lambda unit: from_shipped(cfg, *unit, shipped),
+                         (CACHE_KIND, lambda unit: record_key(cfg, *unit)) if use_cache else None)
 
 
 def measured_rate(shipped: dict | None) -> float:
@@ -100,7 +92,8 @@ def run(cfg: ToyConfig, shipped: dict | None = None, use_cache: bool = True,
     what is done so far is returned, marked `stopped="cut"`, and the analysis uses the seeds that are complete.
     """
     start = time.perf_counter()
-    ready, missing = plan(cfg, shipped, use_cache)
+    planned = plan(cfg, shipped, use_cache)
+    ready, missing = list(planned.ready.values()), planned.missing
     stopped = "steps"
     for i, (lx, ly, arm, seed) in enumerate(missing):
         label = f"model {i + 1} of {len(missing)}: {ARM_NAMES[arm]}, {lx}->{ly}, seed {seed}"
