@@ -8,6 +8,7 @@ RUN_STAMP := $(VENV)/.installed-run
 TEST_STAMP := $(VENV)/.installed-test
 
 REPLICAS ?= 2
+N ?= 2
 PORT ?= 8501
 
 .PHONY: run test test-load test-repro bench serve stop clean
@@ -26,8 +27,8 @@ $(TEST_STAMP): requirements.txt requirements-dev.txt | $(BIN)/python
 run: $(RUN_STAMP)
 	$(BIN)/python -m ui.launch --server.port 8501
 
-test: $(TEST_STAMP)
-	$(BIN)/python -m pytest -m "not load and not repro"
+test: $(TEST_STAMP)  # two workers, a test file each at a time (`make test N=1` runs them in one process)
+	$(BIN)/python -m pytest -m "not load and not repro" -n $(N) --dist loadfile
 
 test-load: $(TEST_STAMP)  # a class at once: 20 Chromium sessions on one server (minutes; `.ci/run` runs it too)
 	$(BIN)/python -m pytest -m load

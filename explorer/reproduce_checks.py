@@ -86,8 +86,11 @@ def _depth(record: dict, quick: bool, exact: bool) -> Replay:
     from explorer.experiments import depth as dp
 
     cfg = dp.DepthConfig.from_dict(record["config"])
-    if quick:  # the shallowest depth, both wirings, seed 0: main's depth 2 whole, the long run's first 150 steps
-        cfg = replace(cfg, depths=cfg.depths[:1], seeds=(0,), steps=min(cfg.steps, QUICK_LAYER_STEPS // cfg.depths[0]))
+    if quick:  # seed 0 at the shallowest depth: main's depth 2 layer-aligned run whole (every seed at 100%, so
+        # a tight check), the long run's final-only depth 8 for its first 150 steps (the other wiring)
+        wiring = "aligned" if cfg.steps <= QUICK_LAYER_STEPS // cfg.depths[0] else "final"
+        cfg = replace(cfg, depths=cfg.depths[:1], wirings=(wiring,), seeds=(0,),
+                      steps=min(cfg.steps, QUICK_LAYER_STEPS // cfg.depths[0]))
     reruns = dp.sweep(cfg, use_cache=False)["runs"]
     full_length = cfg.steps == record["config"]["steps"]
     key = lambda r: (r["depth"], r["wiring"], r["seed"])  # noqa: E731

@@ -94,8 +94,6 @@ def test_a_deliberately_wrong_result_is_rejected_at_the_tolerance_tier():
 
     for name, change, wrong in (("crossover/main", lift_scores, "w=4 score"),
                                 ("four_steps/check", one_more_parameter, "share encoder/decoder: parameters")):
-        honest = judge(BY_NAME[name], quick=True, now=_another_cpu())
-        assert honest["tier"] == "tolerance" and honest["agrees"], honest
         result = judge(_tampered(BY_NAME[name], change), quick=True, now=_another_cpu())
         assert result["tier"] == "tolerance" and not result["agrees"], result
         assert any(wrong in part and "OUTSIDE" in part for part in result["detail"].split("; ")), result
