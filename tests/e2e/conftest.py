@@ -57,8 +57,11 @@ def app_url(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def browser():
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    # every assertion waits as long as a page load may take on a loaded 2-core machine (the default is 5 s;
+    # `make test` runs two workers side by side)
+    expect.set_options(timeout=TIMEOUT_MS)
     if not Path(CHROMIUM).exists():
         pytest.skip(f"no Chromium at {CHROMIUM}")
     with sync_playwright() as pw:
