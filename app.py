@@ -5,10 +5,10 @@ import streamlit as st
 from explorer.lecture_map import available_pages
 from ui import frame, lecture
 
-st.set_page_config(page_title="Transformer History Explorer", page_icon=":material/history_edu:", layout="wide")
+st.set_page_config(page_title="Transformer History Explorer", layout="wide")
 
 navigation = st.navigation(
-    [st.Page(p.file, title=p.title, icon=p.icon, url_path=p.slug, default=p.slug == "home")
+    [st.Page(p.file, title=p.title, url_path=p.slug, default=p.slug == "home")
      for p in available_pages()],
     position="hidden" if st.context.is_embedded else "sidebar",
 )

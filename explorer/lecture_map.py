@@ -27,7 +27,6 @@ class PageInfo:
     slides: str
     stage: str  # Stage.key
     file: str  # relative to the project root
-    icon: str
     question: str  # what the student finds out there
 
     @property
@@ -45,25 +44,25 @@ STAGES = (
 )
 
 PAGES = (
-    PageInfo("home", "The argument", "1-3, 16, 67", "home", "pages/home.py", ":material/route:",
+    PageInfo("home", "The argument", "1-3, 16, 67", "home", "pages/home.py",
              "How the pages fit the lecture's chain of reasoning."),
-    PageInfo("method", "Method: the falling pen", "2-6", "force", "pages/method.py", ":material/science:",
+    PageInfo("method", "Method: the falling pen", "2-6", "force", "pages/method.py",
              "When may you ignore a force, and how far ahead does a simple model stay right?"),
     PageInfo("compute", "Compute per dollar", "4, 6, 7", "force", "pages/compute_per_dollar.py",
-             ":material/trending_up:", "How fast has compute per dollar grown, and how sure is that rate?"),
+             "How fast has compute per dollar grown, and how sure is that rate?"),
     PageInfo("inductive-bias", "Inductive-bias crossover", "10, 13-15", "bias", "pages/inductive_bias.py",
-             ":material/stacked_line_chart:", "Where does less structure overtake more, measured on real models?"),
+             "Where does less structure overtake more, measured on real models?"),
     PageInfo("attention", "Attention masks", "17-37, 50, 62-63", "architecture", "pages/attention.py",
-             ":material/grid_on:", "Who may read whom in each architecture, and what does a trained model read?"),
+             "Who may read whom in each architecture, and what does a trained model read?"),
     PageInfo("four-steps", "Four steps to decoder-only", "40-55", "architecture", "pages/four_steps.py",
-             ":material/stairs:", "Which differences remain after each step, in parameters and in logits?"),
+             "Which differences remain after each step, in parameters and in logits?"),
     PageInfo("lengths", "Length asymmetry", "56-58", "architecture", "pages/length_asymmetry.py",
-             ":material/straighten:", "Who processes how many tokens when inputs are long and targets short?"),
+             "Who processes how many tokens when inputs are long and targets short?"),
     PageInfo("depth", "Depth and cross-attention", "59-63", "architecture", "pages/depth.py",
-             ":material/layers:", "Does reading only the final encoder layer hurt as networks deepen?"),
-    PageInfo("cache", "Cache reuse in chat", "64-66", "cost", "pages/cache_reuse.py", ":material/cached:",
+             "Does reading only the final encoder layer hurt as networks deepen?"),
+    PageInfo("cache", "Cache reuse in chat", "64-66", "cost", "pages/cache_reuse.py",
              "What does each chat turn recompute, bidirectional vs causal, and what does it cost?"),
-    PageInfo("audit", "Bias-audit workbook", "67", "audit", "pages/bias_audit.py", ":material/checklist:",
+    PageInfo("audit", "Bias-audit workbook", "67", "audit", "pages/bias_audit.py",
              "Audit your own model's structures the way the lecture audits the Transformer."),
 )
 

@@ -152,7 +152,7 @@ causal_input, aligned = causal_input and encdec, aligned and encdec
 
 encoding = tokenizer.encode(text, max_len=att.MAX_CHARS)
 for note in encoding.notices(att.MAX_CHARS):
-    st.info(note, icon=":material/info:")
+    st.info(note)
 if not encoding.ids:
     st.info(f"There is no text to read: type 1 to {att.MAX_CHARS} characters (for example `{DEFAULT_TEXT}`).")
     st.stop()

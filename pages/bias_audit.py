@@ -221,7 +221,7 @@ else:
                                                                "inductive-bias page's; yours: added by you"),
                        **{c: st.column_config.TextColumn(label, width="medium", max_chars=audit.MAX_CELL_CHARS)
                           for c, label in audit.COLUMNS.items()}})
-    st.button("Restore the pre-filled workbook", on_click=_restore_defaults, icon=":material/restart_alt:",
+    st.button("Restore the pre-filled workbook", on_click=_restore_defaults,
               disabled=workbook == audit.default_workbook())
 for note in st.session_state.get(NOTES, []):
     st.info(escape(note))
@@ -279,11 +279,10 @@ st.header("Export, import and share", divider="gray")
 controls = {"n": int(n), "m": int(m), "budget": budget_log, **({"pair": pair} if pair else {})}
 c1, c2, c3 = st.columns(3)
 c1.download_button("Markdown", audit.to_markdown(workbook, measured, decision, inputs), "bias-audit.md",
-                   "text/markdown", icon=":material/description:", on_click="ignore", width="stretch")
-c2.download_button("CSV", audit.to_csv(workbook, measured), "bias-audit.csv", "text/csv",
-                   icon=":material/table:", on_click="ignore", width="stretch")
+                   "text/markdown", on_click="ignore", width="stretch")
+c2.download_button("CSV", audit.to_csv(workbook, measured), "bias-audit.csv", "text/csv", on_click="ignore", width="stretch")
 c3.download_button("JSON (can be imported again)", audit.to_json(workbook, measured, controls, decision),
-                   "bias-audit.json", "application/json", icon=":material/data_object:", on_click="ignore",
+                   "bias-audit.json", "application/json", on_click="ignore",
                    width="stretch")
 if not params.controls_hidden():
     st.file_uploader(f"Import a workbook: a JSON file exported from this page, at most {audit.MAX_IMPORT_BYTES:,} "

@@ -159,7 +159,7 @@ def _relative(r: float) -> str:
 
 def _link(info, where) -> None:
     try:
-        where.page_link(info.file, label=info.title, icon=info.icon)
+        where.page_link(info.file, label=info.title)
     except StreamlitPageNotFoundError:  # the page run on its own (AppTest): no navigation to resolve it in
         where.markdown(f"[{info.title}](/{info.slug})")
 
@@ -198,8 +198,7 @@ def _check_or_run(base, counts: dict[str, int], sizes: tuple[int, int, int]) -> 
         st.info(f"The check trains a model here, so it runs for sizes up to {fs.LIVE_PARAM_LIMIT:,} parameters "
                 f"at step 0; these sizes give {counts['0']:,}. Lower the width or the depth.")
         return None
-    if not (st.session_state.get(key) or st.button("Train decoder-only for these sizes and run the check",
-                                                   icon=":material/play_arrow:")):
+    if not (st.session_state.get(key) or st.button("Train decoder-only for these sizes and run the check")):
         return None
     st.session_state[key] = True
     check = run_in_background(key, _check_work(*sizes), label="Numeric check", time_limit_s=CHECK_TIME_LIMIT_S)
@@ -291,7 +290,7 @@ def ablation(shipped: dict | None, sizes: tuple[int, int, int]) -> None:
                    f"to `{fs.ABLATION_PATH.relative_to(fs.ROOT)}`.")
     else:
         show_ablation(shipped, "four-steps-ablation")
-    with st.expander("Rerun the ablation with other settings", icon=":material/replay:"):
+    with st.expander("Rerun the ablation with other settings"):
         rerun(shipped, sizes)
 
 
@@ -329,8 +328,7 @@ def rerun(shipped: dict | None, sizes: tuple[int, int, int]) -> None:
                 f"{fs.ABLATION_TIME_LIMIT_S:.0f} s. Use fewer steps or seeds, or a smaller model.")
         return
     key = f"four-steps-ablation-{results.result_key(fs.ABLATION_KIND, settings.to_dict())}"
-    if st.session_state.get(key) or st.button(f"Run {runs} trainings (about {estimate:.0f} s)",
-                                              icon=":material/play_arrow:"):
+    if st.session_state.get(key) or st.button(f"Run {runs} trainings (about {estimate:.0f} s)"):
         st.session_state[key] = True
         record = run_in_background(key, _ablation_work(settings), label="Ablation rerun",
                                    time_limit_s=fs.ABLATION_TIME_LIMIT_S)
@@ -368,8 +366,7 @@ def why(shipped: dict | None) -> None:
         cols[1].markdown(row["helped"])
         cols[2].markdown(row["changed"])
         cols[3].markdown(f"{row['test']}  \n*Measured here:* {_measured(shipped, row['compare'])}.")
-        cols[4].button(f"Go to step {row['step']}", key=f"why-{row['step']}", on_click=_go_to, args=(row["step"],),
-                       icon=":material/arrow_upward:")
+        cols[4].button(f"Go to step {row['step']}", key=f"why-{row['step']}", on_click=_go_to, args=(row["step"],))
         related = page_info(row["related"])
         if related.exists:
             _link(related, cols[4])

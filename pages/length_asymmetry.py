@@ -396,8 +396,7 @@ if run_cfg is not None:
         else:
             started = st.session_state.get(f"go-{run_key}", False)
             label = f"Train {len(missing)} models (about {seconds:.0f} s)"
-            if not started and not params.controls_hidden() and st.button(label, key="train",
-                                                                          icon=":material/play_arrow:"):
+            if not started and not params.controls_hidden() and st.button(label, key="train"):
                 st.session_state[f"go-{run_key}"] = started = True
             if started:
                 def work(progress) -> dict:

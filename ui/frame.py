@@ -28,7 +28,7 @@ def page_link(slug: str, label: str | None = None) -> None:
         return
     text = label or f"{info.title} (slides {info.slides}): {info.question}"
     try:
-        st.page_link(info.file, label=text, icon=info.icon)
+        st.page_link(info.file, label=text)
     except StreamlitPageNotFoundError:
         st.caption(f"{text} (in the navigation)")
 

@@ -28,7 +28,7 @@ def _progress_panel(key: str) -> None:
     position = QUEUE.position(job)
     text = f"{job.label}: {job.message}" if position == 0 else f"{job.label}: queued, {position} ahead"
     st.progress(job.fraction, text=text)
-    if st.button("Cancel run", key=f"cancel-{key}", icon=":material/stop_circle:"):
+    if st.button("Cancel run", key=f"cancel-{key}"):
         job.cancel()
         st.session_state[f"_cancelled-{key}"] = True
 

@@ -53,7 +53,7 @@ def _notice(text: str, slides: str) -> None:
 
 def _share_and_export(fig: go.Figure, key: str, name: str) -> None:
     """A popover with an embed link, an iframe snippet and downloads (built only when clicked)."""
-    with st.popover("Share / export", icon=":material/ios_share:"):
+    with st.popover("Share / export"):
         link = lecture.view_link(key, embed="true", controls="hidden")
         st.markdown("**This figure alone**, in its current state (for a link or an `<iframe>`):")
         st.code(link, language=None, wrap_lines=True)
@@ -69,4 +69,4 @@ def _share_and_export(fig: go.Figure, key: str, name: str) -> None:
                                (cols[2], "csv", "text/csv")):
             col.download_button(fmt.upper(), data=lambda fmt=fmt: export.render(fig, fmt, lecture.current_page(), key),
                                 file_name=f"{name}.{fmt}", mime=mime, key=f"download-{fmt}-{key}",
-                                on_click="ignore", icon=":material/download:")
+                                on_click="ignore")
