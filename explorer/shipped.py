@@ -13,9 +13,6 @@ from pathlib import Path
 
 from explorer import environment, results
 
-ROOT = Path(__file__).resolve().parent.parent
-DATA_DIR = ROOT / "data"
-
 # Every experiment trains on one torch thread (explorer.model sets it), so results record threads=1.
 TRAINING_THREADS = 1
 
