@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import concurrent.futures
+import contextlib
 import tempfile
 import time
 import urllib.request
@@ -26,6 +27,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
+from bench.memory import PeakMemory
 from bench.stats import percentiles
 from deploy import serve
 from explorer.lecture_map import available_pages
@@ -156,9 +158,14 @@ def load_test(replicas: int, sessions: int, concurrency: int, cache_dir: Path) -
         try:
             slugs = [p.slug for p in available_pages()]
             run_crowd(state["url"], len(slugs) * replicas, len(slugs))  # warm-up, not counted
-            start = time.perf_counter()
-            rows = run_crowd(state["url"], sessions, concurrency)
-            return {"replicas": replicas, **summarize(rows, time.perf_counter() - start)}
+            with contextlib.ExitStack() as watching:
+                memory = [watching.enter_context(PeakMemory(pid)) for pid in state["replica_pids"]]
+                start = time.perf_counter()
+                rows = run_crowd(state["url"], sessions, concurrency)
+                wall = time.perf_counter() - start
+            return {"replicas": replicas, **summarize(rows, wall),
+                    "peak_rss_mb": max(m.peak_kb for m in memory) / 1024,
+                    "peak_extra_mb": max(m.extra_mb for m in memory)}
         finally:
             serve.stop(Path(tmp))
 
@@ -171,12 +178,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cache-dir", type=Path, default=None, help="result cache (default: a fresh one)")
     args = parser.parse_args(argv)
     print(f"{args.sessions} sessions over {len(available_pages())} pages, {args.concurrency} at a time")
-    print(f"{'replicas':>8} {'errors':>6} {'ready p50':>9} {'ready p95':>9} {'rerun p50':>9} {'rerun p95':>9} {'wall':>7}")
+    print(f"{'replicas':>8} {'errors':>6} {'ready p50':>9} {'ready p95':>9} {'rerun p50':>9} {'rerun p95':>9} {'wall':>7}"
+          f" {'peak RSS':>9} {'(rise)':>8}")
     with tempfile.TemporaryDirectory(prefix="loadtest-cache-") as cache:
         for n in args.replicas:
             r = load_test(n, args.sessions, args.concurrency, args.cache_dir or Path(cache))
             print(f"{n:>8} {r['errors']:>6} {r['ready_p50_s']:>8.2f}s {r['ready_p95_s']:>8.2f}s "
-                  f"{r['rerun_p50_s']:>8.2f}s {r['rerun_p95_s']:>8.2f}s {r['wall_s']:>6.1f}s")
+                  f"{r['rerun_p50_s']:>8.2f}s {r['rerun_p95_s']:>8.2f}s {r['wall_s']:>6.1f}s"
+                  f" {r['peak_rss_mb']:>6.0f} MB {r['peak_extra_mb']:>+5.0f} MB")
             for sample in r["error_samples"]:
                 print(f"         error: {sample}")
 

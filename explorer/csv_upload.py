@@ -9,8 +9,15 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
+import re
 
 MAX_LISTED = 5  # line numbers quoted in a message before "and N more"
+MAX_BLANK_LINES = 1_000  # a file of blank lines is refused after this many, not after reading them all
+MAX_COLUMNS = 64  # fields in one line
+MAX_FIELD_CHARS = 1_000  # characters in one field (a year, a price, a name and its source fit easily)
+MAX_LINE_CHARS = 10_000  # characters in one line, checked before the line is split into fields
+_VISIBLE = re.compile(rb"\S")
 # Characters that could end a quoted code span (the backtick) or the `:color[...]` label around a message
 # (square brackets), swapped for look-alikes so that quoted text never turns into markup or a link.
 _INERT = str.maketrans({"`": "'", "[": "\uff3b", "]": "\uff3d"})
@@ -41,10 +48,11 @@ def lines_phrase(lines: list[int], singular: str, plural: str) -> str:
     return f"line{'s' if many else ''} {line_list(lines)} {plural if many else singular}"
 
 
-def _decode(raw: bytes, max_bytes: int | None) -> str:
+def _check_bytes(raw: bytes, max_bytes: int | None) -> None:
+    """What the raw bytes alone tell: too large, empty, a ZIP archive, binary data."""
     if max_bytes is not None and len(raw) > max_bytes:
         raise UploadError(f"The file has {len(raw):,} bytes; the limit is {max_bytes:,} bytes.")
-    if not raw or not raw.strip():
+    if _VISIBLE.search(raw) is None:  # a search, not raw.strip(): no copy of a large file
         raise UploadError("The file is empty: it has no header and no rows.")
     if raw[:4] == b"PK\x03\x04":
         raise UploadError("This is not a CSV file: it is a ZIP archive (an .xlsx workbook is one). "
@@ -52,27 +60,64 @@ def _decode(raw: bytes, max_bytes: int | None) -> str:
     if b"\x00" in raw[:4096]:
         raise UploadError("This is not a CSV file: it contains binary data (zero bytes). "
                           "Upload comma-separated text with a header row.")
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise UploadError(f"This is not a CSV text file: byte {err.start} is not valid UTF-8 text. "
-                          "Upload comma-separated text (UTF-8) with a header row.") from None
+
+
+def _check_row(line: int, row: list[str]) -> None:
+    if len(row) > MAX_COLUMNS:
+        raise UploadError(f"Line {line} has {len(row):,} fields; the limit is {MAX_COLUMNS} columns.")
+    longest = max(map(len, row), default=0)
+    if longest > MAX_FIELD_CHARS:
+        raise UploadError(f"This file cannot be read as CSV: line {line} has a field of {longest:,} characters; "
+                          f"the limit is {MAX_FIELD_CHARS:,}.")
+
+
+def _lines(raw: bytes):
+    """The text's lines, decoded 8 KB at a time; a line longer than MAX_LINE_CHARS is refused unread."""
+    # newline="": a lone \r (old Mac files) ends a line too, and the csv module sees the line ends as they are
+    stream = io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8-sig", newline="")
+    for number in itertools.count(1):
+        line = stream.readline(MAX_LINE_CHARS + 1)
+        if not line:
+            return
+        if len(line) > MAX_LINE_CHARS:
+            raise UploadError(f"This file cannot be read as CSV: line {number} has more than {MAX_LINE_CHARS:,} "
+                              "characters, the limit for one line.")
+        yield line
 
 
 def read_rows(raw: bytes, max_rows: int, max_bytes: int | None = None,
               ) -> tuple[list[str], list[tuple[int, list[str]]]]:
-    """(header, [(line number, cells), ...]) of a CSV upload, blank lines skipped."""
-    text = _decode(raw, max_bytes)
-    reader = csv.reader(io.StringIO(text, newline=""))  # newline="": a lone \r (old Mac files) ends a line too
+    """(header, [(line number, cells), ...]) of a CSV upload, blank lines skipped.
+
+    Read as a stream, line by line, and stopped at the first line past a limit (rows, blank lines, columns,
+    field length), so a file of millions of short lines costs no more than the limit's worth of them."""
+    _check_bytes(raw, max_bytes)
+    reader = csv.reader(_lines(raw))
+    header: list[str] | None = None
+    body: list[tuple[int, list[str]]] = []
+    blank = 0
     try:
-        lines = [(n, row) for n, row in enumerate(reader, start=1) if any(c.strip() for c in row)]
+        for row in reader:
+            if not any(c.strip() for c in row):
+                blank += 1
+                if blank > MAX_BLANK_LINES:
+                    raise UploadError(f"The file has more than {MAX_BLANK_LINES:,} blank lines; the limit is "
+                                      f"{MAX_BLANK_LINES:,}. Remove them and upload it again.")
+                continue
+            _check_row(reader.line_num, row)
+            if header is None:
+                header = row
+                continue
+            body.append((reader.line_num, row))
+            if len(body) > max_rows:
+                raise UploadError(f"The file has more than {max_rows:,} data rows; the limit is {max_rows:,} rows.")
     except csv.Error as err:  # a field over the csv module's 131,072 characters, for one
         raise UploadError(f"This file cannot be read as CSV: line {reader.line_num}: {err}.") from None
-    if not lines:
+    except UnicodeDecodeError:
+        raise UploadError(f"This is not a CSV text file: near line {reader.line_num + 1} a byte is not valid UTF-8 "
+                          "text. Upload comma-separated text (UTF-8) with a header row.") from None
+    if header is None:
         raise UploadError("The file is empty: it has no header and no rows.")
-    (_, header), body = lines[0], lines[1:]
-    if len(body) > max_rows:
-        raise UploadError(f"The file has {len(body):,} data rows; the limit is {max_rows:,} rows.")
     return header, body
 
 

@@ -1,15 +1,22 @@
 """A job queue for on-demand training runs, shared by every server process of a deployment.
 
-A classroom shares a few cores, so long runs go through here:
+A classroom shares a few cores, so long runs go through here, and no visitor can hold them up for the others:
 - at most `max_running` runs at once across the whole deployment: a run holds one of that many slot
   lock files in a shared folder (several app replicas behind a load balancer share it);
 - one run per key: two students asking for the same settings share a run in one process, and a second
   process waits on the key's lock file, then finds the first one's result in the on-disk result cache;
-- a per-owner limit, the queue position, progress and cancellation that the work function polls, and a
-  time limit the work function enforces through `Progress.time_left`.
+- caps on what is queued: per browser session (`per_owner`), per client address (`per_address`: a free new
+  session does not get round it) and in all (`max_active`); a refusal says which cap and when to retry;
+- a run nobody watches any more is cancelled: every session that asked for it is a viewer, and once none of
+  them has been alive for `abandon_after_s` the run stops at its next progress check (or leaves the line);
+- a finished job is forgotten once every live viewer has collected its result, or `keep_finished_s` after it
+  ended, so a cut or failed run is never the permanent answer for its key;
+- progress and cancellation that the work function polls, and a time limit the work function enforces
+  through `Progress.time_left`.
 
 Locks are `fcntl.flock` on files under `$EXPLORER_JOBS_DIR` (default: `jobs/` in the result cache folder);
-the kernel releases them when a process dies, so a crashed replica never leaves a slot taken.
+the kernel releases them when a process dies, so a crashed replica never leaves a slot taken. A key's lock
+file is removed when its run ends.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import contextlib
 import fcntl
 import hashlib
 import itertools
+import math
 import os
 import threading
 import time
@@ -30,12 +38,17 @@ from explorer.progress import Cancelled, Progress
 
 QUEUED, RUNNING, DONE, FAILED, CANCELLED = "queued", "running", "done", "failed", "cancelled"
 POLL_S = 0.1
+ABANDONED = "cancelled: everyone who watched it had left"
+
+
+def _env_count(name: str, default: int) -> int:
+    value = os.environ.get(name, "")
+    return int(value) if value.isdigit() and int(value) > 0 else default
 
 
 def default_max_running() -> int:
     """`$EXPLORER_MAX_RUNS`, else one run per two cores (at least 1, at most 2): the deployment-wide limit."""
-    env = os.environ.get("EXPLORER_MAX_RUNS", "")
-    return int(env) if env.isdigit() and int(env) > 0 else max(1, min(2, (os.cpu_count() or 1) // 2))
+    return _env_count("EXPLORER_MAX_RUNS", max(1, min(2, (os.cpu_count() or 1) // 2)))
 
 
 def jobs_dir() -> Path:
@@ -44,12 +57,34 @@ def jobs_dir() -> Path:
     return Path(os.environ.get("EXPLORER_JOBS_DIR") or cache_dir() / "jobs")
 
 
+class QueueFull(RuntimeError):
+    """A cap refused the run; the message names the cap, `retry_s` says when a place is likely free."""
+
+    def __init__(self, message: str, retry_s: float) -> None:
+        super().__init__(message)
+        self.retry_s = retry_s
+
+
+@dataclass
+class Viewer:
+    """A session that asked for a job. `alive` says whether it is still connected; None: it cannot be told
+    (a test or the command line), so it counts as watching."""
+
+    alive: Callable[[], bool] | None = None
+    address: str = ""
+    collected: bool = False
+
+    def watching(self) -> bool:
+        return self.alive is None or bool(self.alive())
+
+
 @dataclass
 class Job:
     key: str
     label: str
     owner: str
     time_limit_s: float
+    address: str = ""
     state: str = QUEUED
     fraction: float = 0.0
     message: str = "waiting for a free worker"
@@ -57,7 +92,11 @@ class Job:
     error: str | None = None
     submitted: float = field(default_factory=time.monotonic)
     started: float | None = None
+    ended: float | None = None
+    viewers: dict[str, Viewer] = field(default_factory=dict, repr=False)
+    abandon_after_s: float = math.inf
     _cancel: threading.Event = field(default_factory=threading.Event, repr=False)
+    _unwatched_since: float | None = None
     _order: int = 0
     _wants_slot: bool = False  # past its key lock, waiting in line for a slot
 
@@ -68,9 +107,31 @@ class Job:
     def cancel(self) -> None:
         self._cancel.set()
 
+    def abandoned(self) -> bool:
+        """No viewer has been alive for `abandon_after_s` (a job without viewers, from a test, never is)."""
+        if not self.viewers or any(v.watching() for v in list(self.viewers.values())):
+            self._unwatched_since = None
+            return False
+        now = time.monotonic()
+        if self._unwatched_since is None:
+            self._unwatched_since = now
+        return now - self._unwatched_since >= self.abandon_after_s
+
+    def should_cancel(self) -> bool:
+        if not self._cancel.is_set() and self.abandoned():
+            self.message = ABANDONED
+            self._cancel.set()
+        return self._cancel.is_set()
+
+    def seconds_left(self) -> float:
+        """At most this long until the job ends: its limit from the start, or all of it while it waits."""
+        started = self.started or time.monotonic()
+        return max(0.0, self.time_limit_s - (time.monotonic() - started))
+
 
 class JobProgress(Progress):
-    """Handed to a work function: its reports go to the job; cancel and the time limit come from it."""
+    """Handed to a work function: its reports go to the job; cancel (asked, or nobody watching) and the time
+    limit come from it."""
 
     def __init__(self, job: Job) -> None:
         self._job = job
@@ -82,16 +143,17 @@ class JobProgress(Progress):
 
     @property
     def cancelled(self) -> bool:
-        return self._job._cancel.is_set()
+        return self._job.should_cancel()
 
     def time_left(self) -> float:
-        started = self._job.started or time.monotonic()
-        return self._job.time_limit_s - (time.monotonic() - started)
+        return self._job.seconds_left() if self._job.started else self._job.time_limit_s
 
 
 @contextlib.contextmanager
-def _try_lock(path: Path) -> Iterator[bool]:
-    """Hold an exclusive lock on `path` if it is free; yield whether we got it."""
+def _try_lock(path: Path, remove: bool = False) -> Iterator[bool]:
+    """Hold an exclusive lock on `path` if it is free; yield whether we got it. With `remove`, the file is
+    deleted before the lock is let go; whoever locked the old file meanwhile sees it is no longer at `path`
+    and tries again."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o644)
     try:
@@ -101,17 +163,34 @@ def _try_lock(path: Path) -> Iterator[bool]:
             yield False
             return
         try:
+            current = os.stat(path).st_ino
+        except FileNotFoundError:
+            current = None
+        if current != os.fstat(fd).st_ino:  # removed by its last holder after we opened it
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            yield False
+            return
+        try:
             yield True
         finally:
+            if remove:
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)
 
 
 class JobQueue:
-    def __init__(self, max_running: int | None = None, per_owner: int = 2, lock_dir: Path | None = None) -> None:
+    def __init__(self, max_running: int | None = None, per_owner: int = 2, lock_dir: Path | None = None,
+                 per_address: int | None = None, max_active: int | None = None, abandon_after_s: float = 10.0,
+                 keep_finished_s: float = 60.0) -> None:
         self.max_running = max_running or default_max_running()
         self.per_owner = per_owner
+        self.per_address = per_address or _env_count("EXPLORER_RUNS_PER_ADDRESS", 4)
+        self.max_active = max_active or _env_count("EXPLORER_MAX_QUEUED", 8)
+        self.abandon_after_s = abandon_after_s
+        self.keep_finished_s = keep_finished_s
         self._lock_dir = lock_dir
         self._jobs: dict[str, Job] = {}
         self._lock = threading.Lock()
@@ -122,23 +201,39 @@ class JobQueue:
         return self._lock_dir or jobs_dir()
 
     def submit(self, key: str, work: Callable[[Progress], dict], label: str = "", owner: str = "",
-               time_limit_s: float = 120.0) -> Job:
-        """Queue `work` under `key`, or return the job already holding that key (unless it failed)."""
+               time_limit_s: float = 120.0, address: str = "", alive: Callable[[], bool] | None = None) -> Job:
+        """Queue `work` under `key`, or join the job already holding that key (unless it failed or was
+        cancelled); the caller becomes one of its viewers. Raises `QueueFull` when a cap refuses it."""
         with self._lock:
+            self._forget_finished()
             job = self._jobs.get(key)
-            if job is not None and job.state not in (FAILED, CANCELLED):
-                return job
-            active = [j for j in self._jobs.values() if j.owner == owner and not j.finished]
-            if owner and len(active) >= self.per_owner:
-                raise RuntimeError(f"you already have {len(active)} runs queued or running; the limit is "
-                                   f"{self.per_owner}. Wait for one to finish or cancel it.")
-            job = Job(key=key, label=label or key, owner=owner, time_limit_s=time_limit_s, _order=next(self._order))
-            self._jobs[key] = job
-        threading.Thread(target=self._run, args=(job, work), daemon=True, name=f"job-{key[:12]}").start()
-        return job
+            if job is None or job.state in (FAILED, CANCELLED):
+                self._check_caps(owner, address)
+                job = Job(key=key, label=label or key, owner=owner, address=address, time_limit_s=time_limit_s,
+                          abandon_after_s=self.abandon_after_s, _order=next(self._order))
+                self._jobs[key] = job
+                threading.Thread(target=self._run, args=(job, work), daemon=True, name=f"job-{key[:12]}").start()
+            if owner and owner not in job.viewers:
+                job.viewers[owner] = Viewer(alive=alive, address=address)
+            return job
 
     def get(self, key: str) -> Job | None:
-        return self._jobs.get(key)
+        with self._lock:
+            self._forget_finished()
+            return self._jobs.get(key)
+
+    def collected(self, key: str, owner: str) -> None:
+        """`owner` has taken the finished job's result: once every live viewer has, the job is forgotten."""
+        with self._lock:
+            job = self._jobs.get(key)
+            if job is not None and owner in job.viewers:
+                job.viewers[owner].collected = True
+            self._forget_finished()
+
+    def active(self) -> list[Job]:
+        """The jobs of this process that are queued or running."""
+        with self._lock:
+            return [j for j in self._jobs.values() if not j.finished]
 
     def wait_idle(self, timeout_s: float) -> bool:
         """Wait until every job of this process has finished (or `timeout_s` passed); whether they all did.
@@ -146,7 +241,7 @@ class JobQueue:
         For callers that drive pages without a browser (tests, benchmarks, the figure export): a page that
         started a run shows its result on the next rerun after this."""
         deadline = time.monotonic() + timeout_s
-        while any(not job.finished for job in list(self._jobs.values())):
+        while self.active():
             if time.monotonic() >= deadline:
                 return False
             time.sleep(0.1)
@@ -154,7 +249,7 @@ class JobQueue:
 
     def cancel_all(self) -> None:
         """Ask every job of this process to stop (each stops at its next progress check)."""
-        for job in list(self._jobs.values()):
+        for job in self.active():
             job.cancel()
 
     def position(self, job: Job) -> int:
@@ -173,6 +268,32 @@ class JobQueue:
                 busy += not got
         return busy
 
+    def _check_caps(self, owner: str, address: str) -> None:
+        """Raise `QueueFull` if this owner, this address or the whole process has its most runs already."""
+        active = [j for j in self._jobs.values() if not j.finished]
+        retry = _retry_after(active)
+        mine = [j for j in active if owner and owner in j.viewers]
+        if owner and len(mine) >= self.per_owner:
+            raise QueueFull(f"This tab already has {len(mine)} runs queued or running; the limit is "
+                            f"{self.per_owner} per tab. Wait for one to finish or cancel it.", _retry_after(mine))
+        ours = [j for j in active if address and j.address == address]
+        if address and len(ours) >= self.per_address:
+            raise QueueFull(f"Your address already has {len(ours)} runs queued or running; the limit is "
+                            f"{self.per_address} per address (a class behind one router shares it). "
+                            f"Try again in about {_retry_after(ours):.0f} s.", _retry_after(ours))
+        if len(active) >= self.max_active:
+            raise QueueFull(f"The server's run queue is full: {len(active)} runs queued or running, the limit is "
+                            f"{self.max_active}. Try again in about {retry:.0f} s.", retry)
+
+    def _forget_finished(self) -> None:
+        """Drop finished jobs that every live viewer has collected, or that ended `keep_finished_s` ago."""
+        now = time.monotonic()
+        for key, job in list(self._jobs.items()):
+            if job.finished and job.ended is not None and (
+                    now - job.ended >= self.keep_finished_s
+                    or (job.viewers and all(v.collected or not v.watching() for v in job.viewers.values()))):
+                del self._jobs[key]
+
     def _slot_path(self, i: int) -> Path:
         return self.lock_dir / f"slot-{i}.lock"
 
@@ -184,8 +305,14 @@ class JobQueue:
             return job._order == min(j._order for j in self._jobs.values() if j.state == QUEUED and j._wants_slot)
 
     def _run(self, job: Job, work: Callable[[Progress], dict]) -> None:
+        try:
+            self._hold_and_work(job, work)
+        finally:
+            job.ended = time.monotonic()
+
+    def _hold_and_work(self, job: Job, work: Callable[[Progress], dict]) -> None:
         with contextlib.ExitStack() as held:
-            if not self._hold(held, job, lambda: _try_lock(self._key_path(job.key)),
+            if not self._hold(held, job, lambda: _try_lock(self._key_path(job.key), remove=True),
                               "the same run is going on in another server process; waiting for its result"):
                 return
             job._wants_slot = True
@@ -198,7 +325,9 @@ class JobQueue:
                 progress.check()  # a long call that stopped early because of a cancel returns: it was cancelled
                 job.state, job.fraction, job.message = DONE, 1.0, "done"
             except Cancelled:
-                job.state, job.message = CANCELLED, "cancelled"
+                job.state = CANCELLED
+                if job.message != ABANDONED:
+                    job.message = "cancelled"
             except Exception as err:  # reported to the page as a message, kept for the server log
                 job.state, job.error, job.message = FAILED, f"{type(err).__name__}: {err}", "failed"
                 traceback.print_exc()
@@ -215,8 +344,10 @@ class JobQueue:
     def _hold(self, stack: contextlib.ExitStack, job: Job, acquire, message: str) -> bool:
         """Wait until `acquire()` yields True (keeping it held in `stack`); False if cancelled meanwhile."""
         while True:
-            if job._cancel.is_set():
-                job.state, job.message = CANCELLED, "cancelled while waiting"
+            if job.should_cancel():
+                job.state = CANCELLED
+                if job.message != ABANDONED:
+                    job.message = "cancelled while waiting"
                 return False
             if not job._wants_slot or self._first_in_line(job):
                 manager = acquire()
@@ -226,6 +357,12 @@ class JobQueue:
                 manager.__exit__(None, None, None)
                 job.message = message
             time.sleep(POLL_S)
+
+
+def _retry_after(jobs: list[Job]) -> float:
+    """Seconds until the first of `jobs` has surely ended (each within its time limit), rounded up to 5 s."""
+    soonest = min((j.seconds_left() for j in jobs), default=0.0)
+    return max(5.0, 5.0 * math.ceil(soonest / 5.0))
 
 
 QUEUE = JobQueue()  # one per server process; the limits hold across processes through the lock folder

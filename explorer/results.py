@@ -1,7 +1,9 @@
 """On-disk result cache keyed by the full configuration and the code version.
 
 Results are plain JSON (never pickle), written atomically (temp file + rename), so a crash mid-write
-leaves no half file, and a file that does not parse is treated as missing and recomputed. The code
+leaves no half file, and a file that does not parse or does not have its result's shape is treated as
+missing and recomputed. Files are readable by the group (0644 less the umask): replicas running as other
+users of one group can share a cache volume. The code
 version is a hash of the explorer sources: editing the library invalidates every cached result.
 """
 
@@ -14,6 +16,8 @@ import tempfile
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable
+
+from explorer import shapes
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 DEFAULT_DIR = PACKAGE_DIR.parent / ".cache" / "results"
@@ -42,18 +46,41 @@ def _path(kind: str, config: dict) -> Path:
     return cache_dir() / kind / f"{result_key(kind, config)}.json"
 
 
-def load(kind: str, config: dict) -> dict | None:
+def inspect(kind: str, config: dict, shape: object = dict) -> tuple[dict | None, str | None]:
+    """(the stored result, None) if its file parses, was made for `config` and has `shape` (`explorer.shapes`);
+    else (None, why not), None for a plain miss. A broken or tampered file is removed, so the next result
+    replaces it."""
     path = _path(kind, config)
     try:
         record = json.loads(path.read_text())
     except FileNotFoundError:
-        return None
-    except (OSError, ValueError):
-        path.unlink(missing_ok=True)  # corrupt: drop it, the caller recomputes
-        return None
+        return None, None
+    except (OSError, ValueError) as err:
+        path.unlink(missing_ok=True)
+        return None, f"{path.name} does not parse ({type(err).__name__})"
     if not isinstance(record, dict) or record.get("config") != json.loads(json.dumps(config, default=str)):
-        return None
-    return record.get("result")
+        return None, None  # a hash collision or another version's file: not ours to remove
+    try:
+        shapes.check(record.get("result"), shape, "result")
+    except shapes.ShapeError as err:
+        path.unlink(missing_ok=True)
+        return None, f"{path.name}: {err}"
+    return record["result"], None
+
+
+def load(kind: str, config: dict, shape: object = dict) -> dict | None:
+    """The stored result for (kind, config), or None (see `inspect`)."""
+    return inspect(kind, config, shape)[0]
+
+
+def _read_umask() -> int:
+    """The process's umask, read once at import (setting and restoring it later could race another thread)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()
 
 
 def write_json_atomic(path: Path, payload: object) -> None:
@@ -61,6 +88,7 @@ def write_json_atomic(path: Path, payload: object) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600: give the file what the umask allows
         with os.fdopen(fd, "w") as f:
             json.dump(payload, f, default=str)
             f.flush()
@@ -77,9 +105,9 @@ def save(kind: str, config: dict, result: dict) -> Path:
     return path
 
 
-def cached(kind: str, config: dict, compute: Callable[[], dict]) -> dict:
+def cached(kind: str, config: dict, compute: Callable[[], dict], shape: object = dict) -> dict:
     """Return the stored result for (kind, config), computing and storing it on a miss."""
-    hit = load(kind, config)
+    hit = load(kind, config, shape)
     if hit is not None:
         return hit
     result = compute()

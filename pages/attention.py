@@ -81,10 +81,11 @@ def _model(arch: str) -> tuple[str, int, dict] | None:
         except (ValueError, OSError) as err:
             st.warning(f"The model file {path.name} could not be loaded ({err}); training a fresh copy instead.")
     name = att.ARCH_NAMES[arch]
-    st.info(f"The {name} demo model is not on disk (`python -m explorer demo-models` ships it), so this page "
-            "trains it now, seeded, on this server. The masks below need no model and are already drawn.")
+    st.info(f"The {name} demo model is not on disk (`python -m explorer demo-models` ships it); this page can "
+            "train it here, seeded, on this server. The masks below need no model and are already drawn.")
     result = jobs.run_in_background(f"attention-demo-{arch}", lambda progress: _train_on_demand(arch, progress),
-                                    label=f"Training the {name} demo model", time_limit_s=ON_DEMAND_LIMIT_S)
+                                    label=f"Training the {name} demo model", time_limit_s=ON_DEMAND_LIMIT_S,
+                                    button=f"Train the {name} demo model (up to {ON_DEMAND_LIMIT_S:.0f} s)")
     if result is None:
         return None
     path = Path(result["path"])

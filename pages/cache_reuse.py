@@ -81,7 +81,7 @@ def _drift_figures(n_d: int, m_d: int):
 
 def _sweep(progress) -> dict:
     return results.cached("cache-overhead-sweep", SWEEP,
-                          lambda: exp.overhead_sweep(**SWEEP, progress=progress))
+                          lambda: exp.overhead_sweep(**SWEEP, progress=progress), exp.SWEEP_SHAPE)
 
 
 def _measure_background(history: int, m: int, depth: int, seconds: float) -> dict | None:

@@ -12,11 +12,11 @@ from explorer import environment, results
 from explorer import shipped as shipped_results
 from explorer.experiments import depth as dp
 from explorer.figures import depth as figs
-from explorer.formatting import p_text
+from explorer.formatting import p_text, plural
 from explorer.tasks import FIRST_SYMBOL
 from ui import params, render
 from ui.frame import header, page_link
-from ui.jobs import run_in_background
+from ui.jobs import forget, last_result, run_in_background
 
 TIME_LIMIT_S = 90  # an on-demand run may take this long on the shared server
 DEPTHS = (2, 4, 8)
@@ -173,9 +173,9 @@ with st.container(border=True):
                                  help=f"{RECIPE.n_heads} attention heads at every width.")
     st.caption(f"The shipped runs (depths 2, 4, 8 at {RECIPE.steps} steps, and depth 8 at "
                f"{dp.PRESETS['long'].steps}; up to {len(RECIPE.seeds)} seeds; width {RECIPE.d_model}) show at once. "
-               "Other steps, seeds or widths train both wirings at the chosen "
-               f"depth for real here, limited to {TIME_LIMIT_S} s, and are cached; depths already run at those "
-               "settings join the depth chart.")
+               "Other steps, seeds or widths offer a button that trains both "
+               f"wirings at the chosen depth for real here, limited to {TIME_LIMIT_S} s, and caches them; depths "
+               "already run at those settings join the depth chart.")
 
 depth, steps, n_seeds, width = int(depth), int(steps), int(n_seeds), int(width)
 render.figure(wiring_figure(depth), key="depth-wiring",
@@ -188,6 +188,11 @@ if shipped() is None:
                "`python -m explorer depth --preset main` to produce them. Only on-demand runs work meanwhile.")
 
 cfg = settings(steps, n_seeds, width)
+rejected = dp.available(cfg, shipped_runs())[0]["rejected"]  # the first look removes what cannot be used
+if rejected:
+    st.warning(f"{plural(len(rejected), 'cached result')} for these settings could not be used and "
+               f"{'was' if len(rejected) == 1 else 'were'} removed ({rejected[0]}); those models count as not "
+               "trained.")
 here, seconds = seconds_to_train(cfg, depth)
 if here:
     if seconds > TIME_LIMIT_S:
@@ -202,17 +207,23 @@ if here:
         def work(progress) -> dict:
             return dp.sweep(one_depth, reuse, progress=progress.part(reserve_s=5.0))
 
-        label = f"Training depth {depth}: {len(here)} models, {steps} steps each (about {seconds:.0f} s)"
-        done = run_in_background(key, work, label, time_limit_s=TIME_LIMIT_S)
-        if done is not None:
-            if done["stopped"] != "steps":
-                st.warning(f"The run reached the {TIME_LIMIT_S} s limit before all models finished; finished "
-                           "models are cached and shown, the unfinished one is not.")
+        earlier = last_result(key)
+        if earlier is not None and earlier["stopped"] != "steps":  # finished, yet models are missing: it was cut
+            st.warning(f"Your last run at these settings reached the {TIME_LIMIT_S} s limit before all models "
+                       f"finished; the finished ones are cached and shown, {plural(len(here), 'model')} still "
+                       "to train.")
+            forget(key)
+        run_in_background(key, work, f"Training depth {depth}: {plural(len(here), 'model')}, {steps} steps each",
+                          time_limit_s=TIME_LIMIT_S,
+                          button=f"Train {plural(len(here), 'model')} (about {seconds:.0f} s)")
 
 swept, _ = dp.available(cfg, shipped_runs())
 ready_keys = tuple((r["depth"], r["wiring"], r["seed"]) for r in swept["runs"])
 analysis_key = (steps, n_seeds, width, ready_keys, _mtimes())
-analysis = analysis_of(*analysis_key) if ready_keys else None
+analysis = None
+if ready_keys:
+    with render.section("The analysis of the runs at these settings"):
+        analysis = analysis_of(*analysis_key)
 if analysis is None or not analysis["depths"]:
     if shipped() is None:
         st.stop()

@@ -126,7 +126,7 @@ def _stored_check(base) -> dict | None:
     shipped = _shipped_file(fs.CHECK_PATH)
     if shipped and shipped.get("settings") == _roundtrip(settings):
         return shipped
-    return results.load(fs.CHECK_KIND, settings)
+    return results.load(fs.CHECK_KIND, settings, fs.CHECK_SHAPE)
 
 
 def _check_work(depth: int, width: int, heads: int):
@@ -198,10 +198,8 @@ def _check_or_run(base, counts: dict[str, int], sizes: tuple[int, int, int]) -> 
         st.info(f"The check trains a model here, so it runs for sizes up to {fs.LIVE_PARAM_LIMIT:,} parameters "
                 f"at step 0; these sizes give {counts['0']:,}. Lower the width or the depth.")
         return None
-    if not (st.session_state.get(key) or st.button("Train decoder-only for these sizes and run the check")):
-        return None
-    st.session_state[key] = True
-    check = run_in_background(key, _check_work(*sizes), label="Numeric check", time_limit_s=CHECK_TIME_LIMIT_S)
+    check = run_in_background(key, _check_work(*sizes), label="Numeric check", time_limit_s=CHECK_TIME_LIMIT_S,
+                              button="Train decoder-only for these sizes and run the check")
     if check is not None and check.get("timed_out"):
         st.warning(f"The check ran past its {CHECK_TIME_LIMIT_S:.0f} s limit; try smaller sizes.")
         return None
@@ -289,7 +287,8 @@ def ablation(shipped: dict | None, sizes: tuple[int, int, int]) -> None:
         st.warning("No shipped ablation results were found; `python -m explorer four-steps ablation` writes them "
                    f"to `{fs.ABLATION_PATH.relative_to(fs.ROOT)}`.")
     else:
-        show_ablation(shipped, "four-steps-ablation")
+        with render.section("The shipped ablation"):
+            show_ablation(shipped, "four-steps-ablation")
     with st.expander("Rerun the ablation with other settings"):
         rerun(shipped, sizes)
 
@@ -312,7 +311,7 @@ def rerun(shipped: dict | None, sizes: tuple[int, int, int]) -> None:
     if shipped and shipped["settings"] == settings.to_dict():
         st.info("These are the shipped settings: their results are shown above.")
         return
-    stored = results.load(fs.ABLATION_KIND, settings.to_dict())
+    stored = results.load(fs.ABLATION_KIND, settings.to_dict(), fs.ABLATION_SHAPE)
     if stored is not None:
         show_ablation(stored, "four-steps-rerun")
         return
@@ -328,11 +327,11 @@ def rerun(shipped: dict | None, sizes: tuple[int, int, int]) -> None:
                 f"{fs.ABLATION_TIME_LIMIT_S:.0f} s. Use fewer steps or seeds, or a smaller model.")
         return
     key = f"four-steps-ablation-{results.result_key(fs.ABLATION_KIND, settings.to_dict())}"
-    if st.session_state.get(key) or st.button(f"Run {runs} trainings (about {estimate:.0f} s)"):
-        st.session_state[key] = True
-        record = run_in_background(key, _ablation_work(settings), label="Ablation rerun",
-                                   time_limit_s=fs.ABLATION_TIME_LIMIT_S)
-        if record is not None:
+    record = run_in_background(key, _ablation_work(settings), label="Ablation rerun",
+                               time_limit_s=fs.ABLATION_TIME_LIMIT_S,
+                               button=f"Run {runs} trainings (about {estimate:.0f} s)")
+    if record is not None:
+        with render.section("This ablation rerun"):
             show_ablation(record, "four-steps-rerun")
 
 

@@ -12,7 +12,7 @@ from explorer import results
 from explorer import shipped as shipped_results
 from explorer.experiments import crossover as xo
 from explorer.figures import crossover as figs
-from explorer.formatting import sci
+from explorer.formatting import plural, sci
 from explorer.recall import LAGS, mix
 from ui import params, render
 from ui.frame import header
@@ -108,7 +108,7 @@ with st.container(border=True):
     budget_log = params.slider("Today's budget: log10 of training FLOPs", "budget", 8.0, 12.0, 9.8, step=0.1,
                                where=row[3], help="Read off which structure wins at this compute (slide 13).")
     st.caption("Windows, seeds and steps within the shipped run (windows 2, 4, 8, 16, 48; 3 seeds; 800 steps) "
-               f"show at once; anything else trains for real here, limited to {TIME_LIMIT_S} s, and is cached.")
+               f"show at once; anything else offers a button that trains it for real here, limited to {TIME_LIMIT_S} s, and caches it.")
 
 long_share = round(float(long_share), 2)
 budget = 10 ** float(budget_log)
@@ -144,7 +144,8 @@ else:
 
         label = f"Training windows {', '.join(map(str, missing))} ({len(cfg.seeds)} seeds, {cfg.steps} steps, " \
                 f"about {seconds:.0f} s)"
-        done = run_in_background(key, work, label, time_limit_s=TIME_LIMIT_S)
+        done = run_in_background(key, work, label, time_limit_s=TIME_LIMIT_S,
+                                 button=f"Train {plural(len(missing) * len(cfg.seeds), 'model')} (about {seconds:.0f} s)")
         if done is not None:
             if done["stopped"] != "steps":
                 st.warning(f"The run reached the {TIME_LIMIT_S} s limit after {done['steps_done']} of "

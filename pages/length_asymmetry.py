@@ -11,10 +11,10 @@ from explorer import results
 from explorer.csv_upload import inline_code
 from explorer.experiments import lengths as ln
 from explorer.figures import lengths as figs
-from explorer.formatting import p_label, p_text, si
+from explorer.formatting import p_label, p_text, plural, si
 from ui import params, render
 from ui.frame import header, page_link
-from ui.jobs import run_in_background
+from ui.jobs import forget, last_result, run_in_background
 
 LENGTHS = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048]
 WIDTHS = [64, 128, 256, 512, 768, 1024, 2048, 4096]
@@ -379,8 +379,7 @@ except ValueError as err:
 if run_cfg is not None:
     planned = ln.plan(run_cfg, data)
     ready, missing = list(planned.ready.values()), planned.missing
-    # the models still missing are part of the key: after a run cut by the time limit, the rest is a new job
-    run_key = "lengths-" + results.result_key("lengths-run", {**run_cfg.to_dict(), "missing": missing})
+    run_key = "lengths-" + results.result_key("lengths-run", run_cfg.to_dict())
     done = None
     if not missing:
         done = {"config": run_cfg.to_dict(), "records": ready, "stopped": "steps"}
@@ -394,20 +393,21 @@ if run_cfg is not None:
             st.warning(f"Refused: {len(missing)} models × {run_cfg.steps} steps would take about {seconds:.0f} s here; "
                        f"on-demand runs are limited to {TIME_LIMIT_S} s. With these seeds, {hint}.")
         else:
-            started = st.session_state.get(f"go-{run_key}", False)
-            label = f"Train {len(missing)} models (about {seconds:.0f} s)"
-            if not started and not params.controls_hidden() and st.button(label, key="train"):
-                st.session_state[f"go-{run_key}"] = started = True
-            if started:
-                def work(progress) -> dict:
-                    return ln.run(run_cfg, data, use_cache=True, progress=progress)
+            earlier = last_result(run_key)
+            if earlier is not None and earlier.get("stopped") != "steps":  # cut: show it, and offer the rest
+                done = earlier
+                forget(run_key)
 
-                done = run_in_background(run_key, work, f"Training {figs.ratio_label(int(run_lx), int(run_ly))}, "
-                                                        f"{len(missing)} models", time_limit_s=TIME_LIMIT_S)
+            def work(progress) -> dict:
+                return ln.run(run_cfg, data, use_cache=True, progress=progress)
+
+            done = run_in_background(run_key, work, f"Training {figs.ratio_label(int(run_lx), int(run_ly))}, "
+                                                    f"{plural(len(missing), 'model')}", time_limit_s=TIME_LIMIT_S,
+                                     button=f"Train {plural(len(missing), 'model')} (about {seconds:.0f} s)") or done
     if done is not None:
-        if done.get("stopped") == "cut":
-            st.warning(f"The run reached the {TIME_LIMIT_S} s limit; the table uses the seeds that finished, and the "
-                       "unfinished model is not cached.")
+        if done.get("stopped") != "steps":
+            st.warning(f"The run stopped at the {TIME_LIMIT_S} s limit; the table uses the seeds that finished, "
+                       f"and {plural(len(missing), 'model')} still to train (the unfinished one is not cached).")
         run_analysis = _run_analysis(run_key, metric if data is not None else "curve", done)
         if run_analysis["rows"]:
             st.dataframe(_rows_table(run_analysis), hide_index=True)

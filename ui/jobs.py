@@ -1,61 +1,132 @@
-"""Show an on-demand run from `explorer.jobs` in a page: queue position, progress bar, Cancel."""
+"""Show an on-demand run from `explorer.jobs` in a page: the button that starts it, its place in the queue,
+progress, Cancel, and afterwards what happened (done, cut, cancelled, failed): never nothing.
+
+A run is tied to the browser session that asked for it: while the session is connected it counts as a
+viewer, and a run whose viewers have all left is cancelled by the queue. A session keeps the results it has
+collected, so a run cut by its time limit stays on this student's screen while the queue forgets it and the
+next request can train what is missing.
+"""
 
 from __future__ import annotations
 
-import uuid
 from typing import Callable
 
 import streamlit as st
+from streamlit.runtime import Runtime
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from explorer.jobs import CANCELLED, DONE, FAILED, QUEUE
+from explorer.jobs import ABANDONED, CANCELLED, DONE, FAILED, QUEUE, QueueFull
 from explorer.progress import Progress
+from ui.lecture import controls_hidden
 
 POLL_SECONDS = 0.5
+_RESULT, _ENDED, _ASKED, _CANCELLED, _LAST = "_run-result-", "_run-ended-", "_run-asked-", "_run-cancelled-", "_run-last-"
+_LOCAL = "this machine"  # the address of visitors on the server's own machine (no proxy in front)
 
 
-def _owner() -> str:
-    if "_job_owner" not in st.session_state:
-        st.session_state["_job_owner"] = uuid.uuid4().hex
-    return st.session_state["_job_owner"]
+def _session() -> tuple[str, Callable[[], bool] | None]:
+    """This browser session's id, and a check whether it is still connected (None outside a server)."""
+    ctx = get_script_run_ctx()
+    session_id = ctx.session_id if ctx is not None else "no-session"
+    if not Runtime.exists():
+        return session_id, None
+    runtime = Runtime.instance()
+    return session_id, lambda: runtime.is_active_session(session_id)
+
+
+def client_address() -> str:
+    """Where the visitor connects from. Behind the deployment's own nginx (a local peer) that is the last
+    address in X-Forwarded-For, the one nginx itself saw; anything a client wrote before it is ignored."""
+    peer = st.context.ip_address  # None for a local peer
+    forwarded = st.context.headers.get("X-Forwarded-For", "") if peer is None else ""
+    return forwarded.split(",")[-1].strip() or peer or _LOCAL
+
+
+def last_result(key: str) -> dict | None:
+    """The result this session last collected for `key`, kept after `forget(key)`."""
+    return st.session_state.get(_LAST + key)
+
+
+def forget(key: str) -> None:
+    """Let this session ask for `key` again: after a run cut by its limit, a press trains what is missing."""
+    for prefix in (_RESULT, _ASKED, _ENDED, _CANCELLED):
+        st.session_state.pop(prefix + key, None)
 
 
 @st.fragment(run_every=POLL_SECONDS)
 def _progress_panel(key: str) -> None:
     job = QUEUE.get(key)
     if job is None or job.finished:
-        st.rerun(scope="app")  # the page picks up the result (or the failure) on a full rerun
-        return
+        ctx = get_script_run_ctx()
+        if ctx is not None and ctx.fragment_ids_this_run:  # a poll: the page picks up the result on a full rerun
+            st.rerun(scope="app")
+        return  # it ended during this very run (a cache hit): the next poll reruns the page, keeping this run's notices
     position = QUEUE.position(job)
     text = f"{job.label}: {job.message}" if position == 0 else f"{job.label}: queued, {position} ahead"
     st.progress(job.fraction, text=text)
     if st.button("Cancel run", key=f"cancel-{key}"):
         job.cancel()
-        st.session_state[f"_cancelled-{key}"] = True
+        st.session_state[_CANCELLED + key] = True
 
 
-def run_in_background(key: str, work: Callable[[Progress], dict], label: str,
-                      time_limit_s: float = 90.0) -> dict | None:
-    """Start or find the run for `key`; return its result once done, else draw its progress and return None."""
-    cancelled_flag = f"_cancelled-{key}"
-    job = QUEUE.get(key)
-    if st.session_state.get(cancelled_flag) and (job is None or job.finished):
+def _show_ended(key: str, label: str) -> bool:
+    """Say how this session's run for `key` ended (cancelled or failed); whether the student starts it again."""
+    state, message = st.session_state[_ENDED + key]
+    if state == FAILED:
+        st.error(f"{label} failed: {message}")
+    elif st.session_state.get(_CANCELLED + key):
         st.info(f"{label}: cancelled.")
-        if st.button("Start it again", key=f"restart-{key}"):
-            st.session_state[cancelled_flag] = False
-            st.rerun()
-        return None
-    try:
-        job = QUEUE.submit(key, work, label=label, owner=_owner(), time_limit_s=time_limit_s)
-    except RuntimeError as err:  # per-session limit
-        st.warning(str(err))
-        return None
-    if job.state == DONE:
-        return job.result
-    if job.state == FAILED:
-        st.error(f"{label} failed: {job.error}")
-        return None
-    if job.state == CANCELLED:
+    elif message == ABANDONED:
+        st.info(f"{label}: {ABANDONED}.")
+    else:
         st.info(f"{label}: cancelled by another session viewing the same settings.")
+    if controls_hidden() or not st.button("Start it again", key=f"again-{key}"):
+        return False
+    forget(key)
+    return True
+
+
+def run_in_background(key: str, work: Callable[[Progress], dict], label: str, time_limit_s: float = 90.0,
+                      button: str | None = None) -> dict | None:
+    """The result of the run for `key` once it is done; until then its button, or its progress, and None.
+
+    `button`: the run starts only when a person presses it (every training run asks; a timing run may start
+    by itself). A run going on for `key`, or just done, started by anyone, is joined without a press.
+    The session keeps the result; a page whose run was cut calls `forget(key)` to offer the rest."""
+    state = st.session_state
+    if _RESULT + key in state:
+        return state[_RESULT + key]
+    again = _ENDED + key in state and _show_ended(key, label)
+    if _ENDED + key in state and not again:
         return None
+    session_id, alive = _session()
+    job = QUEUE.get(key)
+    if job is not None and job.finished and session_id in job.viewers and not again:
+        return _collect(job, session_id, label)  # this session's own run ended since the last rerun
+    joining = job is not None and job.state not in (FAILED, CANCELLED)
+    if button and not joining and not again and not state.get(_ASKED + key):
+        if controls_hidden() or not st.button(button, key=f"start-{key}", type="primary"):
+            return None
+    state[_ASKED + key] = True
+    try:
+        job = QUEUE.submit(key, work, label=label, owner=session_id, time_limit_s=time_limit_s,
+                           address=client_address(), alive=alive)
+    except QueueFull as err:
+        state.pop(_ASKED + key, None)  # pressing again later retries
+        st.warning(f"{label}: not started. {err}")
+        return None
+    if job.finished:
+        return _collect(job, session_id, label)
     _progress_panel(key)
+    return None
+
+
+def _collect(job, session_id: str, label: str) -> dict | None:
+    """Take a finished job's outcome into this session: its result, or how it ended (shown now)."""
+    QUEUE.collected(job.key, session_id)
+    if job.state == DONE:
+        st.session_state[_RESULT + job.key] = st.session_state[_LAST + job.key] = job.result
+        return job.result
+    st.session_state[_ENDED + job.key] = (job.state, job.error if job.state == FAILED else job.message)
+    _show_ended(job.key, label)
     return None

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
+import traceback
+from typing import Iterator
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -11,6 +14,19 @@ from explorer import export
 from explorer.figures.theme import SLIDE_SIZE, for_projector
 from explorer.lecture_map import page, slides_label
 from ui import lecture
+
+
+@contextlib.contextmanager
+def section(name: str) -> Iterator[None]:
+    """One part of a page: if it still fails (data no check foresaw), a warning naming the part takes its
+    place, the server log gets the traceback, and the rest of the page renders. Streamlit's own stop and
+    rerun signals are BaseExceptions and pass through."""
+    try:
+        yield
+    except Exception as err:  # noqa: BLE001 - shown as a named warning instead of a broken page
+        traceback.print_exc()
+        st.warning(f"{name} could not be drawn ({type(err).__name__}: {str(err)[:200]}); the rest of the page is "
+                   "unaffected.")
 
 
 def _filename(title: str) -> str:
@@ -43,7 +59,7 @@ def figure(fig: go.Figure, key: str, notice: str = "", slides: str | None = None
         return
     if notice:
         _notice(notice, slides or page(slug).slides)
-    _share_and_export(fig, key, name)
+    _share_and_export(fig, key, name, slug)
 
 
 def _notice(text: str, slides: str) -> None:
@@ -51,7 +67,7 @@ def _notice(text: str, slides: str) -> None:
     st.caption(f"**What to notice** · {slides_label(slides)}: {text}")
 
 
-def _share_and_export(fig: go.Figure, key: str, name: str) -> None:
+def _share_and_export(fig: go.Figure, key: str, name: str, slug: str) -> None:
     """A popover with an embed link, an iframe snippet and downloads (built only when clicked)."""
     with st.popover("Share / export"):
         link = lecture.view_link(key, embed="true", controls="hidden")
@@ -67,6 +83,7 @@ def _share_and_export(fig: go.Figure, key: str, name: str) -> None:
         cols = st.columns(3)
         for col, fmt, mime in ((cols[0], "svg", "image/svg+xml"), (cols[1], "png", "image/png"),
                                (cols[2], "csv", "text/csv")):
-            col.download_button(fmt.upper(), data=lambda fmt=fmt: export.render(fig, fmt, lecture.current_page(), key),
+            col.download_button(fmt.upper(), data=lambda fmt=fmt: export.render(fig, fmt, slug, key),  # built on click:
+                                # outside this run, so the page is passed in, not read from the session
                                 file_name=f"{name}.{fmt}", mime=mime, key=f"download-{fmt}-{key}",
                                 on_click="ignore")

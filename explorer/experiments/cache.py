@@ -327,6 +327,10 @@ def measure(n: int, m: int, depth: int, repeats: int | None = None, seed: int = 
     }
 
 
+SWEEP_SHAPE = {  # what a cached overhead sweep must hold (`explorer.shapes`)
+    "rows": [{"depth": int, "history": int, "m": int, "mode": str, "flops": float, "median_ms": float}],
+    "fit": {"a_s_per_flop": float, "b_s_per_layer": float, "c_s": float, "gflops_per_s": float,
+            "median_rel_error": float, "max_rel_error": float}}
 SWEEP_HISTORIES = (16, 64, 256, 1024)
 SWEEP_MESSAGES = (1, 8)
 SWEEP_DEPTHS = (1, 2, 4)

@@ -42,6 +42,8 @@ from explorer.train import EVAL_SEED_OFFSET
 
 SHIPPED_DIR = Path(__file__).resolve().parents[2] / "data" / "crossover"  # full presets' results, for the page
 CACHE_KIND = "crossover-window"  # one cached record per (settings, window): windows combine freely
+WINDOW_SHAPE = {"window": int, "seeds": [int], "steps": [int], "per_lag_accuracy": [[[float]]],
+                "eval_loss": [[float]]}  # what a cached window must hold (`explorer.shapes`)
 CHECKPOINT_ANCHOR = 100  # checkpoints sit at round(100 * 2^(k / per_octave)): budgets 100 * 2^m are on the grid
 MIN_LEAD = 0.01  # a lead smaller than this (in weighted accuracy) is a tie, not a lead
 MAX_STEPS = 6400
@@ -299,7 +301,7 @@ def from_shipped(cfg: SweepConfig, window: int, shipped: dict | None) -> dict | 
 def plan(cfg: SweepConfig, shipped: dict | None = None, use_cache: bool = True) -> Plan[int]:
     """Which windows are ready (shipped or cached) and which are still to train."""
     return planning.plan(cfg.windows, lambda w: from_shipped(cfg, w, shipped),
-                         (CACHE_KIND, lambda w: window_key(cfg, w)) if use_cache else None)
+                         (CACHE_KIND, lambda w: window_key(cfg, w)) if use_cache else None, WINDOW_SHAPE)
 
 
 def estimate_seconds(cfg: SweepConfig, n_windows: int, seconds_per_model_step: float | None = None) -> float:

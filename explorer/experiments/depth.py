@@ -46,6 +46,13 @@ SHIPPED_DIR = Path(__file__).resolve().parents[2] / "data" / "depth"  # presets'
 SHIPPED_PRESETS = ("main", "long")  # the presets whose results are shipped
 SHIPPED_PATH = SHIPPED_DIR / "main.json"  # the page's default view
 CACHE_KIND = "depth-run"  # one cached record per (settings, depth, wiring, seed)
+_PROBE = {"token": [float], "majority": [float]}
+RUN_SHAPE = {  # what a cached run must hold before the page analyses it (`explorer.shapes`)
+    "depth": int, "wiring": str, "seed": int, "parameters": int, "flops_per_step": int, "steps_done": int,
+    "stopped": str, "seconds": float, "eval_loss": float, "eval_accuracy": float,
+    "history": [{"step": int, "flops": float, "train_loss": float, "eval_loss": float, "eval_accuracy": float}],
+    "anatomy": {"symbol_first": float, "symbol_rest": float, "set_first": float, "set_rest": float},
+    "probes": {"trained": _PROBE, "untrained": _PROBE}}
 WIRINGS = ("final", "aligned")
 WIRING_NAMES = {"final": "final layer only (standard)", "aligned": "layer-aligned (step 3)"}
 PROBE_SEED_OFFSET = 2_000_003  # probe data uses generators that neither training nor evaluation uses
@@ -368,7 +375,7 @@ def from_shipped(cfg: DepthConfig, depth: int, wiring: str, seed: int, shipped: 
 def plan(cfg: DepthConfig, shipped: Shipped = None, use_cache: bool = True) -> Plan[tuple[int, str, int]]:
     """Which (depth, wiring, seed) runs are ready (shipped or cached) and which are still to train."""
     return planning.plan(cfg.runs(), lambda run: from_shipped(cfg, *run, shipped),
-                         (CACHE_KIND, lambda run: run_key(cfg, *run)) if use_cache else None)
+                         (CACHE_KIND, lambda run: run_key(cfg, *run)) if use_cache else None, RUN_SHAPE)
 
 
 def sweep(cfg: DepthConfig, shipped: Shipped = None, use_cache: bool = True,
@@ -407,10 +414,11 @@ def sweep(cfg: DepthConfig, shipped: Shipped = None, use_cache: bool = True,
 
 
 def available(cfg: DepthConfig, shipped: Shipped = None) -> tuple[dict, list[tuple]]:
-    """What can be shown for `cfg` without training: a sweep-shaped dict of the ready runs, and the missing ones."""
+    """What can be shown for `cfg` without training: a sweep-shaped dict of the ready runs (with `rejected`: why
+    cached records that could not be used were removed), and the missing runs."""
     planned = plan(cfg, shipped)
-    return ({"config": cfg.to_dict(), "runs": planned.records(), "stopped": "steps", "trained": 0, "seconds": 0.0},
-            planned.missing)
+    return ({"config": cfg.to_dict(), "runs": planned.records(), "stopped": "steps", "trained": 0, "seconds": 0.0,
+             "rejected": list(planned.rejected.values())}, planned.missing)
 
 
 # --- analysis ------------------------------------------------------------------------------------------

@@ -48,6 +48,19 @@ ABLATION_PATH = DATA_DIR / "ablation.json"
 CHECK_PATH = DATA_DIR / "check.json"  # the numeric check at the default sizes
 CHECK_KIND = "four-steps-check"
 ABLATION_KIND = "four-steps-ablation"
+CHECK_SHAPE = {  # what a cached numeric check must hold (`explorer.shapes`)
+    "steps": [{"step": int, "name": str, "params": int, "max_abs_logit_diff": float, "relative_diff": float,
+               "max_abs_logit_diff_f64": float, "relative_diff_f64": float}],
+    "causes": [{"cause": str, "label": str, "why": str, "f32": float, "f64": float}],
+    "max_abs_logit": float, "decoder_only_params": int}
+_PAIR = {"n": [int], "mean_diff": float, "p": float, "mde": float}
+ABLATION_SHAPE = {  # what a cached ablation must hold
+    "runs": [{"variant": str, "seed": int, "eval_loss": float, "eval_accuracy": float, "flops": float,
+              "steps_done": int, "curve": [[float]]}],
+    "complete": bool,
+    "summary": {"variants": [{"variant": str, "name": str, "n": int, "mean": float, "sd": float, "min": float,
+                              "max": float}],
+                "path": [{"from": str, "to": str, **_PAIR}]}}
 
 # --- sizes ----------------------------------------------------------------------------------------
 DEPTH_RANGE = (1, 12)

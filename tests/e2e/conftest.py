@@ -19,6 +19,7 @@ CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chro
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-dev-shm-usage"]
 TIMEOUT_MS = 30_000
+SERVER_PIDS: dict[str, int] = {}  # app URL -> its server's process id
 
 
 def _free_port() -> int:
@@ -40,6 +41,7 @@ def app_url(tmp_path_factory):
              "--server.headless", "true", "--browser.gatherUsageStats", "false"],
             cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"
+    SERVER_PIDS[url] = proc.pid
     deadline = time.time() + 90
     while time.time() < deadline:
         try:

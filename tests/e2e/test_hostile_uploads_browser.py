@@ -4,6 +4,7 @@ never a traceback. The compute page is opened first with markup in its URL value
 plain text) and with hostile lecture-mode parameters (the one figure asked for still shows)."""
 
 import re
+import time
 import tomllib
 from urllib.parse import quote
 
@@ -12,7 +13,8 @@ from playwright.sync_api import expect
 from explorer import audit, trend
 from explorer.experiments import lengths as ln
 from tests.conftest import ROOT
-from tests.e2e.conftest import assert_no_exception, wait_for_app
+from bench.memory import PeakMemory
+from tests.e2e.conftest import SERVER_PIDS, assert_no_exception, wait_for_app
 
 SERVER_MB = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["server"]["maxUploadSize"]
 AUDIT_MB = 1  # pages/bias_audit.py: the import's own max_upload_size
@@ -89,3 +91,21 @@ def test_an_empty_url_value_leaves_a_segmented_control_on_its_default(page, app_
     expect(control.get_by_role("radio", name="best available")).to_have_attribute("aria-checked", "true")
     wait_for_app(page, "Years per 10×")
     assert_no_exception(page)
+
+
+def test_a_file_of_millions_of_lines_is_refused_at_once_without_growing_the_server(page, app_url, tmp_path):
+    """4.9 MB of one-character lines, within Streamlit's 5 MB: the row limit stops the parse at row 10,001."""
+    rows = tmp_path / "millions.csv"
+    rows.write_bytes(b"year,value\n" + b"1\n" * 2_450_000)
+    page.goto(f"{app_url}/compute")
+    wait_for_app(page, "Years per 10×")
+    chooser = page.locator('[data-testid="stFileUploader"] input[type="file"]')
+    with PeakMemory(SERVER_PIDS[app_url]) as memory:
+        start = time.perf_counter()
+        chooser.set_input_files(str(rows))
+        wait_for_app(page, f"more than {trend.MAX_ROWS:,} data rows")
+        seconds = time.perf_counter() - start
+    _no_markup_rendered(page)
+    print(f"\n4.9 MB upload of 2,450,000 lines: refused {seconds:.2f} s after the file was chosen (upload included); "
+          f"the server's peak resident memory rose {memory.extra_mb:.1f} MB above its {memory.start_kb / 1024:.0f} MB")
+    assert memory.extra_mb < 50, f"{memory.extra_mb:.1f} MB"

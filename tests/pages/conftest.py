@@ -38,6 +38,17 @@ def evidence_kinds(at: AppTest) -> list[str]:
     return [fig["layout"]["meta"]["evidence"] for fig in figures(at)]
 
 
+def train_buttons(at: AppTest) -> list:
+    """The buttons that start an on-demand run (`ui.jobs`): nothing trains until one is pressed."""
+    return [b for b in at.button if (b.key or "").startswith("start-")]
+
+
+def press_train(at: AppTest) -> AppTest:
+    """Press the page's only run button and rerun (the run then goes on in the background)."""
+    (button,) = train_buttons(at)
+    return button.click().run()
+
+
 def wait_for_jobs(at: AppTest, timeout: float = 300) -> AppTest:
     """Let background runs finish, then rerun the page so it shows their results."""
     QUEUE.wait_idle(timeout)

@@ -8,7 +8,7 @@ import pytest
 
 from explorer.experiments import attention as att
 from explorer.jobs import QUEUE
-from tests.pages.conftest import assert_clean, evidence_kinds, figures, run_page, wait_for_jobs
+from tests.pages.conftest import assert_clean, evidence_kinds, figures, press_train, run_page, wait_for_jobs
 
 PAGE = "attention.py"
 N_LAYERS = att.demo_spec("decoder").model.n_layers
@@ -156,7 +156,7 @@ def test_a_missing_model_is_trained_on_demand_with_progress(tmp_path, monkeypatc
         assert_clean(at)
         assert "not on disk" in _text(at)
         assert evidence_kinds(at) == ["schematic"]  # the masks need no model; the weights wait for it
-        at = wait_for_jobs(at, timeout=120)
+        at = wait_for_jobs(press_train(at), timeout=120)
         assert_clean(at)
         assert evidence_kinds(at)[0] == "measured" and evidence_kinds(at)[-1] == "measured"
         assert (tmp_path / "trained" / "encoder.safetensors").is_file()

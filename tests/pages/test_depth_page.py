@@ -4,7 +4,9 @@ refused as too large, URL restore and bad URL values."""
 import pytest
 
 from explorer.experiments import depth as dp
-from tests.pages.conftest import assert_clean, evidence_kinds, figures, run_page, wait_for_jobs
+from explorer.jobs import QUEUE
+from tests.pages.conftest import (assert_clean, evidence_kinds, figures, press_train, run_page, train_buttons,
+                                   wait_for_jobs)
 
 PAGE = "depth.py"
 pytestmark = pytest.mark.skipif(not dp.SHIPPED_PATH.is_file(), reason="no shipped depth results")
@@ -70,9 +72,11 @@ def test_new_settings_train_for_real_and_come_back_from_the_cache():
     query = dict(depth="2", steps="150", seeds="1", width="16")
     at = run_page(PAGE, **query)
     assert_clean(at)
-    at = wait_for_jobs(at, timeout=240)
+    assert not at.get("progress") and not QUEUE.active()  # a link alone trains nothing
+    assert [b.label for b in train_buttons(at)] and train_buttons(at)[0].label.startswith("Train 2 models (about ")
+    at = wait_for_jobs(press_train(at), timeout=240)
     assert_clean(at)
-    assert "Accuracy, final only (depth 2)" in _metrics(at)
+    assert "Accuracy, final only (depth 2)" in _metrics(at) and not train_buttons(at)
     assert "150 steps" in figures(at)[1]["layout"]["meta"]["evidence_detail"]
     assert "d=16" in figures(at)[1]["layout"]["meta"]["evidence_detail"]
     again = run_page(PAGE, **query)  # a new session: the runs come from the on-disk cache, no job
@@ -115,3 +119,50 @@ def test_the_long_run_at_depth_8_shows_at_once():
     assert "2400 steps" in figures(at)[1]["layout"]["meta"]["evidence_detail"]
     at = run_page(PAGE, depth="8")  # at 600 steps the caveat points to the measured longer run
     assert any("Set the training steps to 2400" in i.value for i in at.info)
+
+
+def _shipped_run(wiring: str) -> dict:
+    shipped = dp.load_shipped()
+    run = next(r for r in shipped["runs"] if (r["depth"], r["wiring"], r["seed"]) == (2, wiring, 0))
+    return {k: v for k, v in run.items() if k != "source"}
+
+
+TAMPERED = {  # what a hand-edited cache file can hold instead of a run
+    "a list for a result": lambda run: [1, 2],
+    "a string history": lambda run: {**run, "history": "many"},
+    "a missing key": lambda run: {k: v for k, v in run.items() if k != "eval_loss"},
+    "a 300,000-entry history": lambda run: {**run, "history": run["history"][:1] * 300_000},
+}
+
+
+@pytest.mark.parametrize("name", TAMPERED)
+def test_a_tampered_cache_record_counts_as_missing_with_a_message_and_the_page_renders(name):
+    from dataclasses import replace
+
+    from explorer import results
+
+    cfg = replace(dp.PRESETS["main"], steps=300, seeds=(0,), d_model=32)
+    good = {**_shipped_run("final"), "steps_done": 300}
+    results.save(dp.CACHE_KIND, dp.run_key(cfg, 2, "final", 0), good)  # the control: a usable record
+    path = results.save(dp.CACHE_KIND, dp.run_key(cfg, 2, "aligned", 0), TAMPERED[name](_shipped_run("aligned")))
+    at = run_page(PAGE, depth="2", steps="300", seeds="1", width="32")
+    assert_clean(at)
+    warning = next(w.value for w in at.warning if "could not be used" in w.value)
+    assert warning.startswith("1 cached result for these settings could not be used and was removed")
+    assert not path.exists() and [m for m in dp.available(cfg)[1] if m[0] == 2] == [(2, "aligned", 0)]  # the good one is used
+    assert train_buttons(at)[0].label.startswith("Train 1 model (about ") and len(figures(at)) >= 3
+
+
+def test_a_record_that_passes_every_check_yet_breaks_the_analysis_gets_a_named_warning_in_its_section():
+    from dataclasses import replace
+
+    from explorer import results
+
+    cfg = replace(dp.PRESETS["main"], steps=150, seeds=(0,), d_model=64)
+    for wiring in dp.WIRINGS:  # well-shaped, but an empty history leaves nothing to read the final loss from
+        results.save(dp.CACHE_KIND, dp.run_key(cfg, 2, wiring, 0), {**_shipped_run(wiring), "steps_done": 150,
+                                                                      "history": []})
+    at = run_page(PAGE, depth="2", steps="150", seeds="1", width="64")
+    assert_clean(at)
+    assert any(w.value.startswith("The analysis of the runs at these settings could not be drawn") for w in at.warning)
+    assert "Meanwhile: the shipped run" in _text(at) and len(figures(at)) >= 3

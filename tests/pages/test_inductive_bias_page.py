@@ -4,7 +4,8 @@ on-demand run, a run refused as too large, URL restore and bad URL values."""
 import pytest
 
 from tests.conftest import ROOT
-from tests.pages.conftest import assert_clean, evidence_kinds, figures, run_page, wait_for_jobs
+from tests.pages.conftest import (assert_clean, evidence_kinds, figures, press_train, run_page, train_buttons,
+                                   wait_for_jobs)
 
 PAGE = "inductive_bias.py"
 pytestmark = pytest.mark.skipif(not (ROOT / "data" / "crossover" / "main.json").is_file(),
@@ -77,7 +78,9 @@ def test_new_settings_train_for_real_and_come_back_from_the_cache():
     query = dict(windows=["3", "48"], seeds="1", steps="100", budget="10")
     at = run_page(PAGE, **query)
     assert_clean(at)
-    at = wait_for_jobs(at, timeout=240)
+    assert not at.get("progress") and "Meanwhile" in _text(at)  # a link alone trains nothing
+    assert train_buttons(at)[0].label.startswith("Train 1 model (about ")
+    at = wait_for_jobs(press_train(at), timeout=240)
     assert_clean(at)
     assert _curve_names(at) == ["w=3", "w=48 (full attention)"]
     assert "seed 0" in figures(at)[0]["layout"]["meta"]["evidence_detail"]

@@ -5,7 +5,8 @@ import pytest
 
 from explorer.experiments import lengths as ln
 from tests.conftest import ROOT
-from tests.pages.conftest import assert_clean, evidence_kinds, figures, run_page, wait_for_jobs
+from tests.pages.conftest import (assert_clean, evidence_kinds, figures, press_train, run_page, train_buttons,
+                                   wait_for_jobs)
 
 PAGE = "length_asymmetry.py"
 SHIPPED = (ROOT / "data" / "lengths" / "main.json").is_file()
@@ -97,7 +98,7 @@ def test_the_last_step_metric_and_a_shipped_on_demand_setting():
     at = run_page(PAGE, metric="at the last step", run_lx="20", run_ly="4", run_seeds="6", run_steps="1200")
     assert_clean(at)
     assert "held-out loss at the last step" in _text(at)
-    assert len(at.dataframe) == 3 and not [b for b in at.button if b.key == "train"]
+    assert len(at.dataframe) == 3 and not train_buttons(at)
     assert len(at.dataframe[2].value) == 2  # the on-demand table: one ratio, two matchings
     assert evidence_kinds(at)[-1] == "measured"  # the on-demand gap chart, straight from the shipped run
 
@@ -114,8 +115,7 @@ def test_an_on_demand_run_trains_after_a_click_and_then_comes_from_the_cache():
     query = dict(run_lx="3", run_ly="1", run_seeds="2", run_steps="100")
     at = run_page(PAGE, **query)
     assert_clean(at)
-    at.button(key="train").click().run()
-    at = wait_for_jobs(at, timeout=240)
+    at = wait_for_jobs(press_train(at), timeout=240)
     assert_clean(at)
     assert "3→1" in str(figures(at)[-1]["layout"]["xaxis"]["ticktext"])
     again = run_page(PAGE, **query)  # a new session: every model is in the result cache now
@@ -148,3 +148,40 @@ def test_bad_url_values_get_notices_not_tracebacks():
         assert key in notices, key
     assert at.slider(key="layers").value == 48 and at.slider(key="run_lx").value == 24
     assert _titles(at)[0] == "Who reads how many tokens: Lx = 256 input, Ly = 16 target tokens"
+
+
+@needs_shipped
+def test_a_run_cut_by_its_limit_says_so_keeps_its_models_and_offers_the_rest():
+    """The cut used to end in silence: no result, no message, only a new button for fewer models."""
+    from dataclasses import replace
+
+    from streamlit.testing.v1 import AppTest
+
+    from explorer import results
+    from explorer.progress import Progress
+    from tests.pages.conftest import TIMEOUT
+    from ui import jobs
+
+    class CutAtTheFourthModel(Progress):  # what the 90 s limit does, one seed's three models in
+        message = ""
+
+        def report(self, fraction, message):
+            self.message = message or self.message
+
+        def time_left(self):
+            return -1.0 if self.message.startswith("model 4 of") else float("inf")
+
+    cfg = replace(ln.PRESETS["main"], ratios=((5, 3),), seeds=(0, 1), steps=100)
+    cut = ln.run(cfg, ln.load_shipped(), use_cache=True, progress=CutAtTheFourthModel())
+    assert cut["stopped"] == "cut" and len(cut["records"]) == 3
+    at = AppTest.from_file(str(ROOT / "pages" / PAGE), default_timeout=TIMEOUT)
+    for key, value in dict(run_lx="5", run_ly="3", run_seeds="2", run_steps="100").items():
+        at.query_params[key] = value
+    run_key = "lengths-" + results.result_key("lengths-run", cfg.to_dict())
+    at.session_state[jobs._LAST + run_key] = cut  # this session watched that run end
+    at.run()
+    assert_clean(at)
+    warning = next(w.value for w in at.warning if w.value.startswith("The run stopped at the 90 s limit"))
+    assert "3 models still to train" in warning
+    assert train_buttons(at)[0].label.startswith("Train 3 models (about ")
+    assert any("5→3" in str(f["layout"]["xaxis"].get("ticktext")) for f in figures(at))  # the finished seeds' chart

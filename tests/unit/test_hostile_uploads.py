@@ -37,7 +37,7 @@ CLASSES = {  # name: (bytes, or a function of the validator's header; what the m
     "JSON given to a CSV, CSV to the JSON": (None, ("must name", "Not JSON")),
     "a 200,000-character field": (lambda header: f"{header}\n1,{'9' * 200_000}\n".encode(),
                                   ("cannot be read as CSV", "at most")),
-    "nested 100,000 deep": (b"[" * 100_000, ("must name", "nested too deeply")),
+    "nested 100,000 deep": (b"[" * 100_000, ("cannot be read as CSV", "nested too deeply")),
     "header only": (lambda header: f"{header}\n".encode(), ("0 data rows", "Not JSON")),
     "markup and control characters": (lambda header: f"{MARKUP},{MARKUP}\n1,2\n".encode(), ("must name", "Not JSON")),
 }
@@ -83,3 +83,28 @@ def test_a_crafted_workbook_link_nested_too_deep_is_refused(data):
     ("a\x00\x1b\u202e\u200bz", "`a????z`"), ("x" * 50, "`" + "x" * 40 + "…`"), ("🧪", "`🧪`")])
 def test_inline_code_quotes_any_text_as_one_inert_code_span(text, shown):
     assert inline_code(text) == shown and shown.count("`") in (0, 2)  # one span, nothing inside can close it
+
+
+MILLIONS = {  # a 4.9 MB upload of tiny lines, within Streamlit's 5 MB: what stops each before it is all read
+    "rows": (b"year,value\n" + b"1\n" * 2_450_000, "more than 10,000 data rows"),
+    "blank rows": (b"year,value\n" + b" , \n" * 1_225_000, "more than 1,000 blank lines"),
+    "one endless line": (b"year,value," + b"x," * 2_450_000 + b"\n", "more than 10,000 characters"),
+    "columns": (b"year,value," + b"x," * 4_000 + b"\n" + b"1\n" * 2_440_000, "the limit is 64 columns"),
+    "a long field": (b"year,value\n2000," + b"9" * 5_000 + b"\n" + b"1\n" * 2_440_000, "field of 5,000"),
+}
+
+
+@pytest.mark.parametrize("name", MILLIONS)
+def test_a_file_of_millions_of_lines_is_stopped_at_its_first_line_past_a_limit(name):
+    """Parsed as a stream: the peak of what Python allocates stays far below the file's own size."""
+    import tracemalloc
+
+    raw, says = MILLIONS[name]
+    tracemalloc.start()
+    try:
+        with pytest.raises(trend.UploadError, match=says):
+            trend.validate_upload(raw)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(raw) > 4_000_000 and peak < 5_000_000, f"{peak:,} bytes at the peak"

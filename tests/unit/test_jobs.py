@@ -3,7 +3,7 @@ import time
 
 import pytest
 
-from explorer.jobs import CANCELLED, DONE, FAILED, JobQueue
+from explorer.jobs import CANCELLED, DONE, FAILED, JobQueue, QueueFull
 
 # Every queue here has its own lock folder: a page test's background run elsewhere in this worker must not
 # hold the slot these tests count on.
@@ -158,3 +158,88 @@ def test_a_crashed_process_leaves_no_slot_taken(tmp_path):
     child.kill()
     child.wait()
     assert queue.busy_slots() == 0
+
+
+# --- caps, viewers who leave, and what the queue forgets ----------------------------------------------------
+
+def _steps(p, n=2000):
+    for i in range(n):
+        p.update(i / n)
+        time.sleep(0.01)
+    return {}
+
+
+def test_a_new_session_from_the_same_address_does_not_get_round_the_cap(tmp_path):
+    q = JobQueue(max_running=1, per_owner=2, per_address=3, lock_dir=tmp_path)
+    gate = threading.Event()
+    for i in range(3):  # three fresh tabs, one run each, all from one address
+        q.submit(f"k{i}", lambda p: gate.wait(5) and {}, owner=f"tab{i}", address="10.0.0.7")
+    with pytest.raises(QueueFull, match=r"limit is 3 per address.*Try again in about \d+ s") as refused:
+        q.submit("k3", lambda p: {}, owner="tab3", address="10.0.0.7")
+    assert refused.value.retry_s >= 5
+    q.submit("k4", lambda p: {}, owner="tab4", address="10.0.0.8")  # another address still gets in
+    gate.set()
+
+
+def test_the_whole_queue_has_a_cap_and_says_when_to_retry(tmp_path):
+    q = JobQueue(max_running=1, max_active=2, lock_dir=tmp_path)
+    gate = threading.Event()
+    q.submit("a", lambda p: gate.wait(5) and {}, time_limit_s=42)
+    q.submit("b", lambda p: {}, time_limit_s=42)
+    with pytest.raises(QueueFull, match=r"run queue is full: 2 runs.*limit is 2\. Try again in about (40|45) s"):
+        q.submit("c", lambda p: {}, owner="x", address="y")
+    q.submit("a", lambda p: {})  # joining a run already queued is never refused
+    gate.set()
+
+
+def test_runs_whose_viewers_all_left_are_cancelled_running_or_queued(tmp_path):
+    """Twelve tabs ask for twelve runs and close: nothing stays queued for the thirteenth visitor."""
+    q = JobQueue(max_running=1, per_address=20, max_active=20, abandon_after_s=0.3, lock_dir=tmp_path)
+    open_tabs = set(range(12))
+    jobs = [q.submit(f"run{i}", _steps, owner=f"tab{i}", address="lab", alive=lambda i=i: i in open_tabs)
+            for i in range(12)]
+    time.sleep(0.3)
+    assert jobs[0].state == "running" and q.position(jobs[-1]) == 11
+    open_tabs.clear()
+    for job in jobs:
+        assert _wait(job, timeout=5).state == CANCELLED and "everyone who watched it had left" in job.message
+    assert q.active() == []
+    late = q.submit("run12", lambda p: {"ok": 1}, owner="tab12", address="lab", alive=lambda: True)
+    assert _wait(late).state == DONE
+
+
+def test_a_run_goes_on_while_any_viewer_is_still_there(tmp_path):
+    q = JobQueue(max_running=1, abandon_after_s=0.2, lock_dir=tmp_path)
+    gone, stays = [False], [True]
+    job = q.submit("shared", lambda p: _steps(p, 60), owner="left", alive=lambda: not gone[0])
+    q.submit("shared", lambda p: {}, owner="stayed", alive=lambda: stays[0])
+    gone[0] = True
+    assert _wait(job).state == DONE
+
+
+def test_finished_jobs_are_forgotten_once_collected_or_after_a_while(tmp_path):
+    q = JobQueue(max_running=1, keep_finished_s=0.5, lock_dir=tmp_path)
+    job = _wait(q.submit("a", lambda p: {"x": 1}, owner="tab", alive=lambda: True))
+    assert q.get("a") is job
+    q.collected("a", "tab")
+    assert q.get("a") is None  # its only viewer has the result: the next request starts afresh
+    _wait(q.submit("b", lambda p: {"x": 2}))  # no viewer (a test or the CLI) collects it
+    assert q.get("b") is not None
+    time.sleep(0.6)
+    assert q.get("b") is None
+
+
+def test_a_cut_run_is_not_the_answer_for_its_key_for_ever(tmp_path):
+    q = JobQueue(max_running=1, lock_dir=tmp_path)
+    first = _wait(q.submit("k", lambda p: {"stopped": "time_budget"}, owner="tab", alive=lambda: True))
+    q.collected("k", "tab")
+    second = _wait(q.submit("k", lambda p: {"stopped": "steps"}, owner="tab", alive=lambda: True))
+    assert second is not first and second.result == {"stopped": "steps"}
+
+
+def test_a_run_leaves_no_lock_file_for_its_key(tmp_path):
+    q = JobQueue(max_running=1, lock_dir=tmp_path)
+    for i in range(5):
+        _wait(q.submit(f"key{i}", lambda p: {}))
+    time.sleep(0.1)
+    assert sorted(p.name for p in tmp_path.rglob("*.lock")) == ["slot-0.lock"]

@@ -27,7 +27,7 @@ BAD = {
     "underscored number": (b"year,value\n2000,1_000\n", "not numbers"),
     "negative": (b"year,value\n2000,5\n2001,-3\n2002,0\n", "must be positive"),
     "zero rows": (b"year,value\n", "0 data rows"),
-    "100,000 rows": (_rows(100_000), f"100,000 data rows; the limit is {MAX_ROWS:,} rows"),
+    "100,000 rows": (_rows(100_000), f"more than {MAX_ROWS:,} data rows; the limit is {MAX_ROWS:,} rows"),
     "png": (PNG, "not a CSV file: it contains binary data"),
     "xlsx": (b"PK\x03\x04\x14\x00\x06\x00" + b"\x00" * 40, "ZIP archive"),
     "latin-1 text": ("year,value\n2000,5\nCaf\xe9,1\n".encode("latin-1"), "not valid UTF-8"),

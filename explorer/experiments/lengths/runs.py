@@ -22,6 +22,10 @@ ROOT = Path(__file__).resolve().parents[3]
 SHIPPED_DIR = ROOT / "data" / "lengths"
 SECONDS_PER_MODEL_STEP = 0.035  # fallback speed (one model, one step, one thread, loaded server)
 CACHE_KIND = "lengths-run"
+RECORD_SHAPE = {  # what a cached model must hold (`explorer.shapes`)
+    "lx": int, "ly": int, "arm": str, "seed": int, "parameters": int, "flops_per_example": int, "d_ff": int,
+    "layers": int, "stopped": str, "seconds": float,
+    "history": [{"step": int, "train_loss": float, "eval_loss": float, "eval_accuracy": float}]}
 
 
 def shipped_path(preset: str = "main") -> Path:
@@ -66,7 +70,7 @@ def plan(cfg: ToyConfig, shipped: dict | None = None, use_cache: bool = True) ->
     """Which (lx, ly, arm, seed) models are ready (shipped or cached) and which are still to train."""
     units = [(lx, ly, arm, seed) for seed in cfg.seeds for lx, ly in cfg.ratios for arm in ARMS]
     return planning.plan(units, lambda unit: from_shipped(cfg, *unit, shipped),
-                         (CACHE_KIND, lambda unit: record_key(cfg, *unit)) if use_cache else None)
+                         (CACHE_KIND, lambda unit: record_key(cfg, *unit)) if use_cache else None, RECORD_SHAPE)
 
 
 def measured_rate(shipped: dict | None) -> float:
