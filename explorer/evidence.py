@@ -9,6 +9,8 @@ from enum import Enum
 
 class Kind(str, Enum):
     MEASURED = "measured"  # computed live or by the CLI from real runs, with seed and config
+    SIMULATION = "simulation"  # a numerical solution of a stated model (an ODE), not an observation
+    BY_CONSTRUCTION = "by construction"  # holds because of how the thing is built (a mask), whatever the weights
     HISTORICAL = "historical data"  # rows with sources
     FIT = "fit / extrapolation"  # drawn dashed or shaded, never solid like data
     FORMULA = "formula"  # a closed-form count or bound, exact for the given sizes

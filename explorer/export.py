@@ -94,19 +94,33 @@ def _columns(trace) -> dict[str, list]:
     return {axis: list(values) for axis, values in data.items() if values is not None}
 
 
+def _named_custom(trace) -> tuple[list[str], np.ndarray | None]:
+    """A trace's per-point details (customdata) with the names its figure gave them in `meta["columns"]`."""
+    names = (trace.meta or {}).get("columns") if isinstance(trace.meta, dict) else None
+    custom = _array(getattr(trace, "customdata", None))
+    if not names or custom is None or custom.ndim != 2:
+        return [], None
+    return list(names), custom
+
+
 def csv_bytes(fig: go.Figure, page: str = "", figure_id: str = "") -> bytes:
-    """Every trace's numbers in long form, after `#` provenance lines."""
+    """Every trace's numbers in long form, after `#` provenance lines; points whose figure names their details
+    (a machine's name and source, say) carry them in further columns."""
     out = io.StringIO()
     for line in provenance(fig, page, figure_id):
         out.write(f"# {line}\n")
+    extra = list(dict.fromkeys(n for trace in fig.data for n in _named_custom(trace)[0]))
     writer = csv.writer(out)
-    writer.writerow(["trace", "x", "y", "z"])
+    writer.writerow(["trace", "x", "y", "z", *extra])
     for i, trace in enumerate(fig.data):
         name = trace.name or f"{trace.type} {i}"
         cols = _columns(trace)
+        names, custom = _named_custom(trace)
         n = max((len(v) for v in cols.values()), default=0)
         for row in range(n):
-            writer.writerow([name, *(cols[a][row] if a in cols and row < len(cols[a]) else "" for a in "xyz")])
+            details = dict(zip(names, custom[row])) if custom is not None and row < len(custom) else {}
+            writer.writerow([name, *(cols[a][row] if a in cols and row < len(cols[a]) else "" for a in "xyz"),
+                             *(details.get(c, "") for c in extra)])
     return out.getvalue().encode()
 
 

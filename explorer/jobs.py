@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
+from explorer.formatting import plural
 from explorer.progress import Cancelled, Progress
 
 QUEUED, RUNNING, DONE, FAILED, CANCELLED = "queued", "running", "done", "failed", "cancelled"
@@ -274,11 +275,11 @@ class JobQueue:
         retry = _retry_after(active)
         mine = [j for j in active if owner and owner in j.viewers]
         if owner and len(mine) >= self.per_owner:
-            raise QueueFull(f"This tab already has {len(mine)} runs queued or running; the limit is "
+            raise QueueFull(f"This tab already has {plural(len(mine), 'run')} queued or running; the limit is "
                             f"{self.per_owner} per tab. Wait for one to finish or cancel it.", _retry_after(mine))
         ours = [j for j in active if address and j.address == address]
         if address and len(ours) >= self.per_address:
-            raise QueueFull(f"Your address already has {len(ours)} runs queued or running; the limit is "
+            raise QueueFull(f"Your address already has {plural(len(ours), 'run')} queued or running; the limit is "
                             f"{self.per_address} per address (a class behind one router shares it). "
                             f"Try again in about {_retry_after(ours):.0f} s.", _retry_after(ours))
         if len(active) >= self.max_active:

@@ -35,10 +35,12 @@ class PageInfo:
 
 
 STAGES = (
-    Stage("force", "Dominant force", "2-7", "Compute per dollar grows about 10x every 5 years; methods that ride it win."),
+    Stage("force", "Dominant force", "2-7",
+          "Compute per dollar has grown about 10x every 5 years; the lecture reads each change below as a response."),
     Stage("bias", "Inductive bias", "8-16", "Structure helps at low compute but can cap scaling; the best structure moves."),
     Stage("architecture", "Architecture", "17-63",
-          "Encoder-decoder carries extra structure; four steps remove it and leave decoder-only."),
+          "Encoder-decoder carries extra structure; four steps remove most of it, and what is left apart from "
+          "decoder-only is how attention normalises over input and target."),
     Stage("cost", "Serving cost", "64-66", "Bidirectional input re-encodes every chat turn; causal attention reuses the cache."),
     Stage("audit", "Your own audit", "67", "For each structure: what it solved, when it becomes a ceiling, how to test it."),
 )

@@ -91,9 +91,10 @@ def first_difference(a: object, b: object, where: str = "") -> str:
 
 
 def seed_comparison(what: str, shipped_all: list[float], shipped_same: list[float], rerun: list[float],
-                    resolution: float = 0.0) -> Comparison:
-    """Compare the mean of `rerun` with the mean of the same seeds shipped, within the shipped seed spread."""
-    _, sd = mean_sd(shipped_all)
+                    resolution: float = 0.0, seed_sd: float | None = None) -> Comparison:
+    """Compare the mean of `rerun` with the mean of the same seeds shipped, within the shipped seed spread
+    (`seed_sd` when given, else the spread of `shipped_all`)."""
+    sd = mean_sd(shipped_all)[1] if seed_sd is None else seed_sd
     return Comparison(what, float(np.mean(shipped_same)), float(np.mean(rerun)),
                       rerun_tolerance(sd, len(rerun), resolution))
 

@@ -209,6 +209,16 @@ def compare_unpaired(a: Sequence[float], b: Sequence[float], alpha: float = ALPH
 RERUN_Z = 3.0  # a correct rerun lands outside this many standard errors about 3 times in 1000
 
 
+def pooled_sd(groups: Sequence[Sequence[float]]) -> float:
+    """The within-group standard deviation pooled over groups (each group's own mean removed): the seed spread
+    of one recipe estimated from all its variants, far steadier than any one group's few seeds."""
+    arrays = [_array(g) for g in groups if len(g) > 1]
+    dof = sum(len(a) - 1 for a in arrays)
+    if dof < 1:
+        return float("nan")
+    return math.sqrt(sum(((a - a.mean()) ** 2).sum() for a in arrays) / dof)
+
+
 def rerun_tolerance(seed_sd: float, n_compared: int, resolution: float = 0.0, z: float = RERUN_Z) -> float:
     """How far the mean of `n_compared` reruns may lie from the shipped mean of the same seeds.
 

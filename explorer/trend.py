@@ -5,8 +5,9 @@ ops/s per 2024 US$. b is in orders of magnitude per year, so one factor of 10 ta
 the analytic 95% t-interval of b and its reciprocal for years per 10x, a seeded row-bootstrap percentile
 interval, and the confidence band (the mean line) and prediction band (a new machine) around the line.
 
-The numbers match `data/reference/compute_per_dollar_fit.py` (the fact sheet's own script) to the last digit;
-the bootstrap draws the same resamples (numpy's PCG64, seed 0) in one vectorized call.
+The bootstrap draws its resamples with numpy's PCG64 (seed 0) in one vectorized call; a test refits every
+resample one by one and gets the same slopes. Other models of the same rate (per series, series fixed effects,
+autocorrelation-robust intervals, a backtest) are in `explorer.trend_models`.
 """
 
 from __future__ import annotations
@@ -342,8 +343,10 @@ SLIDE_WINDOW = (1945, 1955, 2020)  # a window starting near 1950 and ending afte
 GPU_ERA = 2006
 
 
-def lessons(start: float, end: float, series, precision: str, fit: Fit | None) -> list[str]:
-    """What this window teaches, in words, once the student gets there (the page shows them as notes)."""
+def lessons(start: float, end: float, series, precision: str, fit: Fit | None,
+            fixed: dict | None = None) -> list[str]:
+    """What this window teaches, in words, once the student gets there (the page shows them as notes).
+    `fixed` is the series fixed-effects fit of the same rows (`trend_models.fixed_effects`), when there is one."""
     if fit is None:
         return []
     rate = f"{fit.years_per_10x:.1f} years per 10×" if fit.b > 0 else "no growth at all"
@@ -353,8 +356,15 @@ def lessons(start: float, end: float, series, precision: str, fit: Fit | None) -
         notes.append("In this window the fitted slope is zero or negative: compute per dollar did not grow, so "
                      "“years per 10×” has no finite value.")
     if "nordhaus2001" in series and SLIDE_WINDOW[0] <= start <= SLIDE_WINDOW[1] and end >= SLIDE_WINDOW[2]:
-        notes.append(f"This is the slide's claim. From about 1950 to today the main series grows 10× every "
-                     f"{fit.years_per_10x:.1f} years (95% interval {ci}): the “10× every 5 years” of slide 7.")
+        text = (f"The slide's window. One line through every machine from about 1950 to today, as slide 7's chart "
+                f"draws it, gives 10× every {fit.years_per_10x:.2f} years (95% interval {ci}). That line counts "
+                "the jump from the Nordhaus CPUs (to 2001) to the Epoch GPUs (from 2008), two series measured in "
+                "different units, as growth.")
+        if fixed and fixed.get("years_per_10x") and fixed.get("ci_high"):
+            text += (f" Giving each series its own level instead gives {fixed['years_per_10x']:.2f} years "
+                     f"({interval_text(fixed['ci_low'], fixed['ci_high'])}). Both are close to the slide's "
+                     "“10× every 5 years”; which of them is *the* rate is a modelling choice, compared below.")
+        notes.append(text)
     if "nordhaus2001" in series and start < 1940 and fit.x0 < 1940:
         notes.append(f"Before about 1940 machines barely got cheaper per operation (Nordhaus finds a break around "
                      f"the Second World War). Including them stretches the fit to {rate}: the rate depends on "

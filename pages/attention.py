@@ -187,8 +187,9 @@ gallery_notice = {
                        "(slide 23); decoder self-attention is lower-triangular, M_ij = -inf for j > i (slide 25); "
                        "cross-attention lets every target position read every input position (slide 27).",
     "encoder": "One bidirectional stack over a fixed window of slots (slide 32): the text, then `<pad>` tokens. "
-               "Every slot reads every other, and a task head labels each slot: an encoder-only model labels "
-               "positions, it cannot generate, so the reversed text is read off the last slots.",
+               "Every slot reads every other, and a task head labels each slot. This simple encoder-only model "
+               "has no built-in way to generate token by token (one can be added, but then it is no longer this "
+               "model), so the reversed text is read off the last slots.",
     "decoder": "One causal stack over [input ; `<bos>` ; target] (slide 37): each position reads itself and what "
                "came before, so the target reads all of the input but the input never reads the target.",
     "prefix_lm": "One stack, two rules: the input and `<bos>` form a bidirectional prefix, the target after it is "
@@ -235,6 +236,6 @@ render.figure(figs.frame_head(_overview(path, stamp, ids, overview_role, detail)
 render.figure(_weights_figure(path, stamp, ids, layer - 1, head - 1, detail), key="attention-weights",
               notice="Each row is one query's softmax over the keys its mask allows: it sums to 1, and the empty "
                      "cells are exactly 0. To reverse, output t reads input n-1-t: look for the anti-diagonal "
-                     "(in the encoder-decoder's cross-attention it is the alignment slide 28 draws for "
-                     "translation). Weights show where a model looked, not why. Hover a cell for the query, "
+                     "(in the encoder-decoder it shows in the cross-attention, target position t reading input "
+                     "n-1-t). Weights show where a model looked, not why. Hover a cell for the query, "
                      "the key and the weight.")

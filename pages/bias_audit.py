@@ -253,9 +253,11 @@ else:
     crossing = audit.crossover_input(analysis, pair)
     inputs = f"Measured crossover of {crossing['less']} over {crossing['more']} ({crossing['config']}); budget " \
              f"10^{budget_log:g}."
-st.markdown("The lecture's rule: *if the deployment budget is below the observed crossover, ship the method that "
-            "is efficient now; otherwise validate the less-structured one*, keeping both curves and their failure "
-            "cases, and never calling an extrapolation a measurement.")
+st.markdown("A rule this page proposes, not one the slides state: *if the deployment budget is below the observed "
+            "crossover, ship the method that is efficient now; otherwise validate the less-structured one*, keeping "
+            "both curves and their failure cases, and never calling an extrapolation a measurement. It puts into "
+            "practice the course notes' closing template (for each structure: the old problem it solved, its gain "
+            "today, the scaling axis it may cap, and an ablation that isolates it).")
 decision = audit.decide(budget, crossing["crossover"], crossing["lo"], crossing["hi"], crossing["range"],
                         crossing["more"], crossing["less"])
 cols = st.columns(2)
@@ -267,8 +269,10 @@ if decision.evidence != audit.MEASURED:
     st.warning("This answer rests on an extrapolation, not a measurement: measure at your budget before you rely "
                "on it.")
 if decision.years:
-    st.caption(f"At slide 7's pace, compute per dollar 10x every 5 years (a fitted trend carried forward, so an "
-               f"extrapolation), a fixed spend reaches the crossover in about {decision.years:.1f} years.")
+    st.caption(f"Arithmetic only: if what a fixed spend buys grew 10x every 5 years (slide 7's hardware trend, "
+               f"carried forward: an extrapolation), the budget would reach the crossover in about "
+               f"{decision.years:.1f} years. Slide 7 measures chips per dollar, not the training FLOPs of these toy "
+               "models, so this is not a forecast for them.")
 render.figure(figs.decision_rule(crossing, budget, decision, typed), key="audit-decision",
               notice="What to notice: the shaded band is where the curves were measured; the hatched parts are "
                      "not data. The diamond is the crossover with its seed spread (circles: single seeds). Left "
@@ -285,8 +289,9 @@ c3.download_button("JSON (can be imported again)", audit.to_json(workbook, measu
                    "bias-audit.json", "application/json", on_click="ignore",
                    width="stretch")
 if not params.controls_hidden():
-    st.file_uploader(f"Import a workbook: a JSON file exported from this page, at most {audit.MAX_IMPORT_BYTES:,} "
-                     "bytes", type=["json"], key="audit-upload", max_upload_size=1, on_change=_import,
+    st.file_uploader(f"Import a workbook: a JSON file exported from this page, at most "
+                     f"{audit.MAX_IMPORT_BYTES / 1e6:g} MB", type=["json"], key="audit-upload",
+                     max_upload_size=math.ceil(audit.MAX_IMPORT_BYTES / 2 ** 20), on_change=_import,
                      args=(measured, pairs))
     outcome = st.session_state.get(IMPORTED)
     if outcome:

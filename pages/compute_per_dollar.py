@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import trend
+from explorer import trend, trend_models
 from explorer.csv_upload import inline_code
 from explorer.figures.trend import precision_chart, trend_chart
+from explorer.figures.trend_models import backtest_chart, rates_chart
 from ui import params, render
 from ui.frame import header
 
 YEARS = (1850, 2025)  # slider range; the data run 1857-2025.4
+BACKTEST_YEARS = (1960, 2015)  # last years a backtest may fit up to: some machines are left to forecast
 HORIZON = (2026, 2060)
 SERIES_KEYS = [s.key for s in trend.SERIES]
 BY_SHORT = {s.short: s.key for s in trend.SERIES}  # options are shown and put in the URL by their short names
@@ -39,6 +41,22 @@ def _fit(start: int, end: int, series: tuple[str, ...], precision: str):
     return rows, trend.ols(rows["year"], rows["value"]), trend.bootstrap(rows["year"], rows["value"]), None
 
 
+@st.cache_data(show_spinner=False, max_entries=128)
+def _models(start: int, end: int, series: tuple[str, ...], precision: str) -> dict | None:
+    """Per series, series fixed effects and the autocorrelation-robust interval for one view."""
+    rows, fit, _, problem = _fit(start, end, series, precision)
+    return None if problem else trend_models.compare(rows)
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def _backtest(start: int, train_end: int, series: tuple[str, ...], precision: str) -> tuple[dict | None, str | None]:
+    shown = _shown(series, precision)
+    try:
+        return trend_models.backtest(shown[shown["year"] >= start], train_end), None
+    except ValueError as err:
+        return None, str(err)
+
+
 @st.cache_resource(show_spinner=False)
 def _precision_view():
     """The GPU-era comparison does not depend on any control: build it once, share it read-only."""
@@ -60,15 +78,21 @@ def _upload(raw: bytes):
         return rows, None, None, f"Your {len(rows)} rows are drawn but not fitted. {err}"
 
 
-def _readout(fit: trend.Fit, boot: trend.Bootstrap, where=st) -> None:
-    cols = where.columns(4)
+def _readout(fit: trend.Fit, boot: trend.Bootstrap, where=st, robust: dict | None = None) -> None:
+    cols = where.columns(5 if robust else 4)
     value = f"{fit.years_per_10x:.2f}" if fit.b > 0 else "no growth"
     cols[0].metric("Years per 10×", value, help="1 / slope of the least-squares line of log10(ops per $) on year")
     cols[1].metric("95% interval (analytic)", trend.interval_text(*fit.years_per_10x_ci),
                    help="t-interval of the slope, inverted; assumes independent, equal-variance residuals")
     cols[2].metric("95% interval (bootstrap)", trend.interval_text(boot.years_lo, boot.years_hi),
                    help=f"rows resampled with replacement, {boot.n_boot} times, seed {boot.seed}")
-    cols[3].metric("Points fitted", f"{fit.n}", help=f"{fit.x0:.1f} to {fit.x1:.1f}, R² = {fit.r2:.3f}")
+    cols[-1].metric("Points fitted", f"{fit.n}", help=f"{fit.x0:.1f} to {fit.x1:.1f}, R² = {fit.r2:.3f}")
+    if robust:
+        cols[3].metric("95% interval (robust)", trend.interval_text(robust["ci_low"] or 0, robust["ci_high"] or
+                                                                    float("inf")),
+                       help=f"{robust['method']}: neighbouring years' machines share their errors (lag-1 "
+                            f"correlation of the residuals {robust['residual_lag1_autocorrelation']:.2f}), which the "
+                            "other two intervals ignore")
 
 
 header("compute")
@@ -103,12 +127,13 @@ shown = _shown(tuple(series), precision)
 
 if problem and series:
     st.warning(f"No fit for {start}–{end}: {problem} Widen the window or add a series.")
+models = _models(start, end, tuple(series), precision) if fit is not None else None
 if fit is not None:
-    _readout(fit, boot)
+    _readout(fit, boot, robust=models["robust"])
     if boot.share_nonpositive > 0:
         st.caption(f"{boot.share_nonpositive:.1%} of the bootstrap resamples show no growth, so the bootstrap "
                    "interval has no finite upper end.")
-    for note in trend.lessons(start, end, series, precision, fit):
+    for note in trend.lessons(start, end, series, precision, fit, models["fixed_effects"]):
         st.info(note)
 
 uploaded = None if params.controls_hidden() else st.file_uploader(
@@ -136,6 +161,36 @@ render.figure(
            "band is where the mean line may lie, the lighter one where a new machine may land; past the last fitted "
            "year the band is hatched and the line dashed: that part is extrapolation, not data (slide 3's "
            "roll-forward).")
+
+if models is not None:
+    st.subheader("One rate, several models")
+    render.figure(rates_chart(trend.summary(fit), models, (start, end)), key="compute-rates",
+                  notice="What to notice: the dots are this app's fits of the points in the window, one per way of "
+                         "joining the series; when they disagree by more than their intervals, the rate depends on "
+                         "the model more than on the data. The robust interval is wider than the textbook one "
+                         "because machines of neighbouring years share their errors. The hollow diamonds are rates "
+                         "published for comparable windows: the literature's numbers, not this app's.")
+
+st.subheader("Roll it forward: fit up to a year, forecast the rest")
+train_end = params.slider("Fit up to", "train_end", *BACKTEST_YEARS, 2000,
+                          help="The line is fitted to the picked series from the window's first year up to here; "
+                               "every later machine is then compared with the line carried forward.")
+backtest, backtest_problem = _backtest(start, int(train_end), tuple(series), precision) if series else (None, None)
+if backtest_problem:
+    st.warning(f"No backtest from {start} to {train_end}: {backtest_problem}")
+if backtest is not None:
+    cols = st.columns(3)
+    cols[0].metric(f"Years per 10× up to {train_end}", "no growth" if backtest["years_per_10x"] is None
+                   else f"{backtest['years_per_10x']:.2f}")
+    cols[1].metric("Median miss of the later machines", f"{backtest['median_error_decades']:+.2f} decades",
+                   help="observed minus forecast, log10 units: +1 means ten times more compute per dollar than "
+                        "the line said")
+    cols[2].metric("Machines forecast", f"{backtest['n_forecast']}")
+    render.figure(backtest_chart(backtest), key="compute-backtest",
+                  notice="What to notice: fitted up to 2000 (the default), the line under-predicts the GPUs of "
+                         "2008-2024 by more than a decade: carried forward, the model failed at the switch from "
+                         "CPUs to GPUs, the kind of failure condition slide 3 asks to state with every "
+                         "roll-forward. Move the year and watch where the forecast holds.")
 
 st.subheader("GPU era: FP32 vs best available precision")
 gain, precision_figure = _precision_view()

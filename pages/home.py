@@ -30,6 +30,7 @@ for stage in STAGES:
             st.caption("No page for this link yet.")
 
 st.divider()
-st.caption("Every figure carries a badge: **measured** (real runs, with seed and config), **historical data** "
-           "(rows with sources), **fit / extrapolation** (dashed or shaded), **formula** (exact count), "
-           "**schematic** (an idea, no data).")
+st.caption("Every figure carries a badge: **measured** (real runs, with seed and config), **simulation** (a "
+           "model solved numerically), **historical data** (rows with sources), **fit / extrapolation** (dashed or "
+           "shaded), **formula** (exact count), **by construction** (true whatever the weights), **schematic** (an "
+           "idea, no data).")

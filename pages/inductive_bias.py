@@ -133,7 +133,7 @@ else:
             st.warning(f"{err}; rerun the page to train them.")
     elif seconds > TIME_LIMIT_S:
         st.warning(f"Refused: training {len(missing)} new window{'s' if len(missing) > 1 else ''} "
-                   f"({', '.join(map(str, missing))}) x {len(cfg.seeds)} seeds x {cfg.steps} steps would take "
+                   f"({', '.join(map(str, missing))}) x {plural(len(cfg.seeds), 'seed')} x {cfg.steps} steps would take "
                    f"about {seconds:.0f} s on this server; on-demand runs are limited to {TIME_LIMIT_S} s. "
                    f"{suggestion(cfg, init)}")
     else:
@@ -142,7 +142,7 @@ else:
         def work(progress) -> dict:
             return xo.sweep(cfg, shipped(init), progress=progress.part(reserve_s=5.0))
 
-        label = f"Training windows {', '.join(map(str, missing))} ({len(cfg.seeds)} seeds, {cfg.steps} steps, " \
+        label = f"Training windows {', '.join(map(str, missing))} ({plural(len(cfg.seeds), 'seed')}, {cfg.steps} steps, " \
                 f"about {seconds:.0f} s)"
         done = run_in_background(key, work, label, time_limit_s=TIME_LIMIT_S,
                                  button=f"Train {plural(len(missing) * len(cfg.seeds), 'model')} (about {seconds:.0f} s)")

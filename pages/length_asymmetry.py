@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import pandas as pd
@@ -231,7 +232,7 @@ with st.container(border=True):
                         where=c2, help="Whole tokens, e.g. `300:4, 120:8`; separate pairs with commas or spaces.")
     uploaded = None if params.controls_hidden() else c2.file_uploader(
         f"CSV of pairs: columns `input_len`, `target_len`; at most {ln.MAX_ROWS:,} rows and {ln.MAX_BYTES / 1e6:g} MB",
-        type=["csv", "txt"],
+        type=["csv", "txt"], max_upload_size=math.ceil(ln.MAX_BYTES / 2 ** 20),
         key="upload", help=f"Lengths are whole numbers of tokens from 1 to {ln.MAX_LENGTH:,}. `lx` and `ly` work "
                            "as column names too.")
     if source in ln.PROFILES:

@@ -1,4 +1,5 @@
-"""The decision rule of slide 67 on its own: the page, the CLI and the decision figure all apply it."""
+"""The audit's decision rule on its own (the page proposes it; the slides do not state it): the page, the CLI
+and the decision figure all apply it."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def _capital(text: str) -> str:
 
 def decide(budget: float, crossover: float | None, lo: float | None, hi: float | None,
            measured_range: tuple[float, float], more: str, less: str) -> Decision:
-    """Slide 67's rule: ship the structured method below the crossover, validate the less-structured above it.
+    """Ship the structured method below the crossover, validate the less-structured one above it.
 
     `lo`..`hi` is the crossover's uncertainty (the seeds' spread; `hi` is inf when some seeds never cross
     within the measured range). A budget or a crossover outside `measured_range` makes the answer an

@@ -10,7 +10,7 @@ import json
 from explorer.audit.workbook import (CLAIM, COLUMNS, FORMAT, MAX_CELL_CHARS, MAX_ROWS, MEASURED, PENDING, SOURCES,
                                      TEMPLATE_BY_ID, TYPED, VERSION, AuditError, Measured, Row, canonical, spec_of)
 
-MAX_IMPORT_BYTES = 200_000  # size of a JSON file to import
+MAX_IMPORT_BYTES = 1_000_000  # size of a JSON file to import: the uploader's own 1 MB, in bytes
 
 
 def type_name(value: object) -> str:

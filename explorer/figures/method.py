@@ -76,7 +76,7 @@ def fall_position(fall: Fall, name: str, v0: float = 0.0) -> go.Figure:
     fig.update_yaxes(title_text="distance fallen (m, downward)", autorange="reversed")
     fig.update_layout(legend=dict(x=0.99, y=0.98, xanchor="right", yanchor="top"))
     return styled(fig, f"A {length_text(fall.height)} drop: the {name} vs the gravity-only formula",
-                   Evidence(Kind.MEASURED, SIMULATED + " · dashed: formula"))
+                   Evidence(Kind.SIMULATION, SIMULATED + " · dashed: formula", also=(Kind.FORMULA,)))
 
 
 def fall_error(fall: Fall, tol_abs: float, tol_rel: float, cross_abs: Crossing | None,
@@ -112,7 +112,7 @@ def fall_error(fall: Fall, tol_abs: float, tol_rel: float, cross_abs: Crossing |
     fig.update_xaxes(title_text="distance fallen (m)", **DECADES)
     fig.update_yaxes(**DECADES)
     return styled(fig, "Where the gravity-only formula leaves the tolerance",
-                   Evidence(Kind.MEASURED, "simulated (solve_ivp) minus formula"))
+                   Evidence(Kind.SIMULATION, "solve_ivp minus the formula", also=(Kind.FORMULA,)))
 
 
 @dataclass(frozen=True)
@@ -143,7 +143,7 @@ def tolerance_heights(rows: Sequence[ObjectHeights], tol_abs: float, tol_rel: fl
                      range=[math.log10(min(values)) - 0.5, math.log10(max(values)) + 0.8])
     fig.update_layout(barmode="group", legend=dict(orientation="h", x=0, y=1.0, yanchor="bottom"))
     return styled(fig, "How far each object may fall before gravity alone is not enough",
-                   Evidence(Kind.MEASURED, "simulated: solve_ivp per object · hatched: never, up to the limit"))
+                   Evidence(Kind.SIMULATION, "solve_ivp per object · hatched: never, up to the limit"))
 
 
 # ----------------------------------------------------------------------------------------------- more forces
@@ -223,5 +223,5 @@ def horizon_bars(horizons: Sequence[Horizon], current: int) -> go.Figure:
                      range=[math.log10(min(values)) - 0.4, math.log10(max(values)) + 0.6])
     h0 = horizons[0]
     return styled(fig, "More interacting forces, shorter reliable prediction",
-                   Evidence(Kind.MEASURED, f"simulated + fit · tolerance {length_text(h0.tol)}, "
+                   Evidence(Kind.SIMULATION, f"with fits · tolerance {length_text(h0.tol)}, "
                                            f"fitted part {h0.t_fit:g} s · hatched: never off in the run"))

@@ -55,6 +55,9 @@ def _price_text(rows: pd.DataFrame) -> np.ndarray:
     return text
 
 
+POINT_COLUMNS = ["machine", "technology", "price", "precision", "source", "fit window"]  # customdata, in order
+
+
 def _points(fig: go.Figure, rows: pd.DataFrame, window: tuple[float, float]) -> None:
     """One trace per series: colour = source, marker = technology, faded outside the fit window."""
     inside = in_window(rows["year"], *window).to_numpy()
@@ -71,7 +74,7 @@ def _points(fig: go.Figure, rows: pd.DataFrame, window: tuple[float, float]) -> 
                                  marker=dict(color=SERIES_COLORS[key], symbol="circle", size=10)))
         fig.add_trace(go.Scatter(
             x=rows["year"][mine], y=rows["value"][mine], mode="markers", name=SERIES_BY_KEY[key].label,
-            legendgroup=key, showlegend=False, customdata=custom[mine],
+            legendgroup=key, showlegend=False, customdata=custom[mine], meta={"columns": POINT_COLUMNS},
             marker=dict(color=SERIES_COLORS[key], symbol=symbols[mine], size=9,
                         opacity=np.where(inside[mine], 0.9, 0.25), line=dict(width=0.5, color="white")),
             hovertemplate="<b>%{customdata[0]}</b> (%{customdata[1]})<br>year %{x:.1f} · "
@@ -120,7 +123,7 @@ def _fit(fig: go.Figure, layer: FitLayer) -> None:
         _band(fig, years, *fit.confidence_band(years), f"{pre}95% confidence band (fit)", 0.35, layer.color,
               dashed=False)
     fig.add_trace(go.Scatter(x=years, y=10 ** fit.line(years), mode="lines",
-                             name=layer.line_name or f"{pre}OLS fit {_year(fit.x0)}–{_year(fit.x1)}",
+                             name=layer.line_name or f"{pre}OLS fit to {fit.n} points of {_year(fit.x0)}–{_year(fit.x1)}",
                              line=dict(color=layer.color, width=3), hoverinfo="skip"))
     if layer.horizon <= fit.x1:
         return
@@ -202,8 +205,9 @@ def trend_chart(rows: pd.DataFrame, window: tuple[float, float], fit: Fit | None
                       hovermode="closest", margin=dict(b=230))
     rate = "no fit" if fit is None else f"{fit.years_per_10x:.3g} years per 10×" if fit.b > 0 else "no growth"
     kinds = [Kind.HISTORICAL, Kind.FIT] if fit is not None or upload_fit is not None else [Kind.HISTORICAL]
-    detail = f"{len(rows)} cited rows · GPUs in {'FP32' if precision == 'fp32' else 'best precision'}"
-    return styled(fig, f"Compute per 2024 dollar, {window[0]:.0f}–{window[1]:.0f}: {rate}",
+    fitted = f", {fit.n} in the fit" if fit is not None else ""
+    detail = f"{len(rows)} cited rows shown{fitted} · GPUs in {'FP32' if precision == 'fp32' else 'best precision'}"
+    return styled(fig, f"Compute per 2024 dollar, fit window {window[0]:.0f}–{window[1]:.0f}: {rate}",
                   Evidence(kinds[0], detail, also=tuple(kinds[1:])), height=820)
 
 

@@ -19,7 +19,6 @@ CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chro
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-dev-shm-usage"]
 TIMEOUT_MS = 30_000
-SERVER_PIDS: dict[str, int] = {}  # app URL -> its server's process id
 
 
 def _free_port() -> int:
@@ -29,7 +28,8 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="session")
-def app_url(tmp_path_factory):
+def app_process(tmp_path_factory):
+    """(URL, process id) of this worker's app server."""
     if not Path(CHROMIUM).exists():
         pytest.skip(f"no Chromium at {CHROMIUM}: install Debian's `chromium` (`.ci/run` does) to run browser tests")
     port = _free_port()
@@ -41,7 +41,6 @@ def app_url(tmp_path_factory):
              "--server.headless", "true", "--browser.gatherUsageStats", "false"],
             cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"
-    SERVER_PIDS[url] = proc.pid
     deadline = time.time() + 90
     while time.time() < deadline:
         try:
@@ -52,9 +51,19 @@ def app_url(tmp_path_factory):
     else:
         proc.kill()
         pytest.fail(f"streamlit did not become healthy; log:\n{log.read_text()[-3000:]}")
-    yield url
+    yield url, proc.pid
     proc.terminate()
     proc.wait(timeout=20)
+
+
+@pytest.fixture(scope="session")
+def app_url(app_process):
+    return app_process[0]
+
+
+@pytest.fixture(scope="session")
+def server_pid(app_process):
+    return app_process[1]
 
 
 @pytest.fixture(scope="session")

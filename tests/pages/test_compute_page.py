@@ -27,7 +27,9 @@ def _array(value) -> np.ndarray:
 
 
 def _badge(at, index: int = 0) -> str:
-    return next(a["text"] for a in figures(at)[index]["layout"]["annotations"] if a.get("name") == "evidence")
+    """The evidence badge's text, its line breaks read as spaces."""
+    text = next(a["text"] for a in figures(at)[index]["layout"]["annotations"] if a.get("name") == "evidence")
+    return text.replace("<br>", " ")
 
 
 def _trace_names(at, index: int = 0) -> list[str]:
@@ -37,12 +39,14 @@ def _trace_names(at, index: int = 0) -> list[str]:
 def test_default_view_is_the_slides_window_with_both_figures():
     at = run_page(PAGE)
     assert_clean(at)
-    assert _metrics(at) == {"Years per 10×": "4.95", "95% interval (analytic)": "4.83–5.09",
-                            "95% interval (bootstrap)": "4.81–5.09", "Points fitted": "129"}
-    assert "slide's claim" in _infos(at)
-    assert evidence_kinds(at) == ["historical data", "historical data"]
-    both = ["historical data", "fit / extrapolation"]
-    assert [f["layout"]["meta"]["evidence_kinds"] for f in figures(at)] == [both, both]
+    assert {k: v for k, v in _metrics(at).items() if "10×" in k or "interval" in k or "Points" in k} == {
+        "Years per 10×": "4.95", "95% interval (analytic)": "4.83–5.09", "95% interval (bootstrap)": "4.81–5.09",
+        "95% interval (robust)": "4.78–5.14", "Points fitted": "129", "Years per 10× up to 2000": "5.68"}
+    assert "slide's window" in _infos(at) and "5.67 years (5.40–5.97)" in _infos(at)
+    assert evidence_kinds(at) == ["historical data", "fit / extrapolation", "fit / extrapolation", "historical data"]
+    both, fit_first = ["historical data", "fit / extrapolation"], ["fit / extrapolation", "historical data"]
+    assert [f["layout"]["meta"]["evidence_kinds"] for f in figures(at)] == [both, fit_first, fit_first, both]
+    assert _metrics(at)["Median miss of the later machines"] == "+1.43 decades"
     names = _trace_names(at)
     assert "extrapolation beyond 2023 (not data)" in names and any(n.startswith("slide 7") for n in names)
     assert "What this chart does not show" in [s.value for s in at.subheader]
@@ -108,7 +112,7 @@ def test_url_restores_a_view():
 def test_embedded_view_keeps_the_url_state_and_draws_no_controls():
     at = run_page(PAGE, controls="hidden", start="2006", precision="best available")
     assert_clean(at)
-    assert not at.slider and not at.get("file_uploader") and len(figures(at)) == 2
+    assert not at.slider and not at.get("file_uploader") and len(figures(at)) == 3  # no backtest: none before 2006
     assert _metrics(at)["Years per 10×"] == "7.06"
 
 
@@ -136,8 +140,8 @@ def test_every_malformed_upload_gets_its_message_and_a_good_one_is_fitted():
     at.file_uploader(key="upload").set_value(("mine.csv", good, "text/csv")).run()
     assert_clean(at)
     assert not at.warning
-    assert "your data" in _trace_names(at) and "your data: OLS fit 1990–2010" in _trace_names(at)
-    assert [m.value for m in at.metric][4:6] == ["5.00", "5.00–5.00"]
+    assert "your data" in _trace_names(at) and "your data: OLS fit to 5 points of 1990–2010" in _trace_names(at)
+    assert [m.value for m in at.metric][5:7] == ["5.00", "5.00–5.00"]
     two_rows = b"year,value\n1990,5\n2000,50\n"
     at.file_uploader(key="upload").set_value(("two.csv", two_rows, "text/csv")).run()
     assert_clean(at)

@@ -35,7 +35,7 @@ CLASSES = {  # name: (bytes, or a function of the validator's header; what the m
     "ZIP (an .xlsx)": (b"PK\x03\x04\x14\x00\x06\x00" + b"\x00" * 40, ("ZIP archive", "binary file")),
     "not UTF-8": ("year;café\n".encode("latin-1"), ("UTF-8", "UTF-8")),
     "JSON given to a CSV, CSV to the JSON": (None, ("must name", "Not JSON")),
-    "a 200,000-character field": (lambda header: f"{header}\n1,{'9' * 200_000}\n".encode(),
+    "a 1,100,000-character field": (lambda header: f"{header}\n1,{'9' * 1_100_000}\n".encode(),
                                   ("cannot be read as CSV", "at most")),
     "nested 100,000 deep": (b"[" * 100_000, ("cannot be read as CSV", "nested too deeply")),
     "header only": (lambda header: f"{header}\n".encode(), ("0 data rows", "Not JSON")),

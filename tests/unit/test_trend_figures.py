@@ -43,7 +43,7 @@ def test_badge_and_legend_name_each_kind_of_evidence(view):
     badge = next(a for a in fig.layout.annotations if a.name == "evidence")
     assert "HISTORICAL DATA + FIT / EXTRAPOLATION" in badge.text
     names = " | ".join(t.name for t in fig.data if t.showlegend is not False)
-    for phrase in ("Nordhaus (2001) machines (106 rows)", "Epoch AI ML hardware (51 rows)", "OLS fit 1950–2023",
+    for phrase in ("Nordhaus (2001) machines (106 rows)", "Epoch AI ML hardware (51 rows)", "OLS fit to 129 points of 1950–2023",
                    "95% confidence band (fit)", "95% prediction band (fit)", "extrapolation beyond 2023 (not data)",
                    "slide 7: 10× every 5 years"):
         assert phrase in names, phrase
@@ -80,7 +80,7 @@ def test_upload_is_drawn_and_fitted_on_the_same_axes(view):
     fig = trend_chart(rows, (1950, 2025), fit, HORIZON, upload=upload, upload_fit=trend.ols(upload["year"],
                                                                                            upload["value"]))
     names = [t.name for t in fig.data]
-    assert "your data" in names and "your data: OLS fit 1990–2020" in names
+    assert "your data" in names and "your data: OLS fit to 4 points of 1990–2020" in names
     assert "your data: extrapolation beyond 2020 (not data)" in names
 
 
