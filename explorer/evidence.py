@@ -12,7 +12,8 @@ class Kind(str, Enum):
     SIMULATION = "simulation"  # a numerical solution of a stated model (an ODE), not an observation
     BY_CONSTRUCTION = "by construction"  # holds because of how the thing is built (a mask), whatever the weights
     HISTORICAL = "historical data"  # rows with sources
-    FIT = "fit / extrapolation"  # drawn dashed or shaded, never solid like data
+    FIT = "fit"  # a line or curve fitted to data, drawn over the data's own range
+    EXTRAPOLATION = "extrapolation"  # a fit carried beyond its data: dashed or hatched, never solid like data
     FORMULA = "formula"  # a closed-form count or bound, exact for the given sizes
     SCHEMATIC = "schematic"  # an illustration of an idea, no data
 

@@ -13,6 +13,7 @@ from explorer import shipped as shipped_results
 from explorer.experiments import depth as dp
 from explorer.figures import depth as figs
 from explorer.formatting import p_text, plural
+from explorer.stats import smallest_p
 from explorer.tasks import FIRST_SYMBOL
 from ui import params, render
 from ui.frame import header, page_link
@@ -125,7 +126,7 @@ def suggestion(cfg: dp.DepthConfig, depth: int) -> str:
 
 
 def gaps(analysis: dict) -> str:
-    """Per depth: layer-aligned minus final-only accuracy in points, with the Welch p on loss."""
+    """Per depth: layer-aligned minus final-only accuracy in points, with the exact paired p on loss."""
     parts = []
     for d in analysis["depths"]:
         cells = analysis["cells"][d]
@@ -249,8 +250,10 @@ if len(cells) == 2:
     m[1].metric("Accuracy, layer-aligned", f"{aligned['accuracy']['mean']:.1%}",
                 delta=f"{(aligned['accuracy']['mean'] - final['accuracy']['mean']) * 100:+.1f} points")
     m[2].metric("Loss, final only − aligned", f"{final['loss']['mean'] - aligned['loss']['mean']:+.3f} nats")
-    m[3].metric(f"Welch p on loss (n={len(final['seeds'])}+{len(aligned['seeds'])})", p_text(test["loss"]["p"]),
-                help="Two-sided Welch t-test of the held-out loss across seeds.")
+    m[3].metric(f"Exact p on loss ({plural(test['loss']['pairs'], 'paired seed')})", p_text(test["loss"]["p"]),
+                help="Two-sided exact sign-flip test of the per-seed loss differences (a seed gives both wirings "
+                     f"the same weights and batches). With {test['loss']['pairs']} seeds it cannot go below "
+                     f"{test['loss']['smallest_p']:.3g}.")
     loss = {w: dict(zip(c["seeds"], c["loss"]["per_seed"])) for w, c in cells.items()}
     paired = sorted(set(loss["final"]) & set(loss["aligned"]))
     wins = sum(loss["aligned"][s] < loss["final"][s] for s in paired)
@@ -275,8 +278,10 @@ elif analysis["depths"]:
 render.figure(measured_figure("outcome_vs_depth", analysis_key, depth, analysis), key="depth-outcome",
               notice="What to notice: how the gap between the two wirings changes as depth grows, with the same "
                      "parameters, FLOPs per step and steps (slides 60-61). Here, layer-aligned minus final-only "
-                     f"accuracy: {gaps(analysis)}. Dots are single seeds; bars are ± one standard deviation; p is a "
-                     "Welch t-test on the held-out loss.")
+                     f"accuracy: {gaps(analysis)}. Dots are single seeds; bars are ± one standard deviation; p is an "
+                     "exact sign-flip test on the held-out loss, seeds paired (with "
+                     f"{plural(len(analysis['seeds']), 'seed')} it cannot go below "
+                     f"{smallest_p(len(analysis['seeds'])):.3g}, however large the gap).")
 
 rows = dp.table(analysis)
 if rows:
@@ -284,7 +289,7 @@ if rows:
         "depth": r["depth"], "wiring": SHORT[r["wiring"]], "seeds": r["seeds"],
         "held-out accuracy": pm(analysis["cells"][r["depth"]][r["wiring"]]["accuracy"]),
         "held-out loss": pm(analysis["cells"][r["depth"]][r["wiring"]]["loss"]),
-        "Welch p, loss": p_text(r["p_loss"]), "Welch p, accuracy": p_text(r["p_accuracy"]),
+        "exact p, loss": p_text(r["p_loss"]), "exact p, accuracy": p_text(r["p_accuracy"]),
         "loss drop, last 1/6": f"{r['late_drop_mean']:+.3f}", "parameters": f"{r['parameters']:,}"}
         for r in rows])
     st.dataframe(frame, hide_index=True)
@@ -293,9 +298,11 @@ if rows:
                for d in analysis["depths"])
     st.caption(("Both wirings have the same parameter count (counted on the models) and the same training FLOPs "
                 "per step (closed form: " + ", ".join(f"{v:.3g} at depth {d}" for d, v in flops.items()) + "). "
-                if same else "") + "Mean ± sd over seeds; the p-values come from "
-               f"{len(analysis['seeds'])} seeds per wiring, so read them as rough: three seeds cannot "
-               "show a small effect, and a p-value near 0.05 could go either way with more seeds.")
+                if same else "") + "Mean ± sd over seeds. The p-values are exact sign-flip tests over "
+               f"{len(analysis['seeds'])} seeds paired by seed: with n seeds none can go below 2/2^n "
+               f"({smallest_p(len(analysis['seeds'])):.3g} here), so a large gap that every seed shows still "
+               "needs more seeds to be significant; a Welch t-test would print smaller p-values that three "
+               "seeds cannot check.")
 
 if cells:
     drops = {w: c["late_drop"]["mean"] for w, c in cells.items()}
@@ -362,7 +369,8 @@ with st.expander("How this was measured, and what it does not show"):
         f"clipping at 1. Seeds {', '.join(map(str, c['seeds']))}: a seed fixes the initial weights, the batches "
         "and the held-out set, and both wirings of a seed share them.\n"
         f"- **Score**: teacher-forced token accuracy and cross-entropy on {c['eval_size']} held-out sequences per "
-        "seed, at the last step. The statistical test is Welch's t-test across seeds, per depth, two-sided.\n"
+        "seed, at the last step. The statistical test is the exact two-sided sign-flip test of the per-seed "
+        "differences, per depth (the seeds pair the wirings).\n"
         "- **Same parameters, same compute**: the flag only rewires which states cross-attention reads, so the "
         "parameter count is identical, and every layer runs in both wirings, so the forward FLOPs are too "
         "(counted with torch's FLOP counter in the tests). The training budget charges both 3x the forward. If "

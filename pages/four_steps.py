@@ -13,7 +13,7 @@ from explorer import shipped as shipped_results
 from explorer.experiments import four_steps as fs
 from explorer.figures import four_steps as figs
 from explorer.lecture_map import page as page_info
-from explorer.stats import compare_unpaired
+from explorer.formatting import p_text
 from explorer.steps import FINAL_STEP
 from ui import params, render
 from ui.frame import header
@@ -250,11 +250,15 @@ def show_ablation(record: dict, key: str) -> None:
     if not record.get("complete", True):
         st.warning(f"This run stopped early ({record.get('stopped', 'incomplete')}): "
                    f"{len(record['runs'])} runs finished; they are shown but not cached.")
-    if summary.get("verdict"):
-        st.markdown(f"**Verdict.** {fs.verdict_text(summary['verdict'])}")
-    path = fs.path_text(summary)
-    if path:
-        st.markdown(path)
+    paired = fs.paired_analysis(record["runs"])
+    st.markdown(f"**Verdict.** {fs.paired_text(paired)}")
+    st.markdown(fs.path_text(paired))
+    st.dataframe([{"a": fs.VARIANT_SHORT[r["a"]], "b": fs.VARIANT_SHORT[r["b"]], "seeds": r["n"],
+                   "held-out loss, a − b": round(r["mean_diff"], 4), "exact paired p": p_text(r["paired_p"]),
+                   "Holm p": p_text(r["holm_p"])} for r in paired["pairs"]], hide_index=True, height=240)
+    st.caption(f"Every pair of variants, compared seed by seed (exact sign-flip test; with these seeds no p can go "
+               f"below {paired['smallest_p']:.3g}), Holm-corrected over all {len(paired['pairs'])} pairs. Steps "
+               "that remove parameters also halve the model, so a gap mixes the change with the size.")
     exact = summary.get("final_vs_decoder")
     if exact and exact["seeds"]:
         st.markdown(f"The final change and decoder-only start from the same weights for a seed and compute the same "
@@ -341,9 +345,10 @@ def _measured(shipped: dict | None, pair: tuple[str, str]) -> str:
     losses = {v: [r["eval_loss"] for r in shipped["runs"] if r["variant"] == v] for v in pair}
     if not all(losses.values()):
         return "not in the shipped results"
-    c = compare_unpaired(losses[pair[0]], losses[pair[1]])
-    return (f"{fs.VARIANT_SHORT[pair[0]]} vs {fs.VARIANT_SHORT[pair[1]]}: {c['mean_diff']:+.3f} held-out loss "
-            f"(p = {c['p']:.2g}, {c['n'][0]} seeds)")
+    rows = {(r["a"], r["b"]): r for r in fs.paired_analysis(shipped["runs"])["pairs"]}
+    row = rows.get(pair) or {**rows[pair[::-1]], "mean_diff": -rows[pair[::-1]]["mean_diff"]}
+    return (f"{fs.VARIANT_SHORT[pair[0]]} vs {fs.VARIANT_SHORT[pair[1]]}: {row['mean_diff']:+.3f} held-out loss "
+            f"(exact paired p = {row['paired_p']:.2g}, {row['n']} seeds)")
 
 
 def why(shipped: dict | None) -> None:

@@ -31,6 +31,6 @@ for stage in STAGES:
 
 st.divider()
 st.caption("Every figure carries a badge: **measured** (real runs, with seed and config), **simulation** (a "
-           "model solved numerically), **historical data** (rows with sources), **fit / extrapolation** (dashed or "
-           "shaded), **formula** (exact count), **by construction** (true whatever the weights), **schematic** (an "
+           "model solved numerically), **historical data** (rows with sources), **fit** (a line through data), "
+           "**extrapolation** (a fit carried past its data: dashed or hatched), **formula** (exact count), **by construction** (true whatever the weights), **schematic** (an "
            "idea, no data).")

@@ -22,11 +22,11 @@ def ablation_config(record: dict) -> str:
             + (f"; run {record['date']}" if record.get("date") else ""))
 
 
-def _removal_text(c: dict, what: str, means: tuple[float, float]) -> str:
-    word = "within seed noise" if c["p"] >= c["alpha"] else "beyond seed noise"
-    return (f"Removing it ({what}) changes held-out loss by {c['mean_diff']:+.3f} ({means[0]:.3f} against "
-            f"{means[1]:.3f}; Welch p = {c['p']:.2g}, {c['n'][0]} and {c['n'][1]} seeds): {word}; these seeds "
-            f"detect a difference of {c['mde']:.3f} or more.")
+def _removal_text(row: dict, what: str, means: tuple[float, float]) -> str:
+    word = "beyond seed noise" if row["holm_p"] < 0.05 else "not beyond seed noise by this test"
+    return (f"Removing it ({what}) changes held-out loss by {row['mean_diff']:+.3f} ({means[0]:.3f} against "
+            f"{means[1]:.3f}; exact paired p = {row['paired_p']:.2g}, Holm {row['holm_p']:.2g}, {row['n']} seeds, "
+            f"which cannot go below {2 / 2 ** row['n']:.2g}): {word}.")
 
 
 STRUCTURE_REMOVED = {  # ref -> (variant without the structure, variant with it, how it is removed)
@@ -39,7 +39,6 @@ STRUCTURE_REMOVED = {  # ref -> (variant without the structure, variant with it,
 def four_steps_cells(record: dict, parameters: dict[str, int] | None = None) -> dict[str, Measured]:
     """Gain-now cells from the shipped ablation, the verdict of step 4 against decoder-only, parameter counts."""
     from explorer.experiments import four_steps as fs  # torch: imported only when the ablation is read
-    from explorer.stats import compare_unpaired
 
     config = ablation_config(record)
     runs = record["runs"]
@@ -47,20 +46,22 @@ def four_steps_cells(record: dict, parameters: dict[str, int] | None = None) -> 
     for run in runs:
         losses.setdefault(run["variant"], []).append(run["eval_loss"])
     out = {}
+    paired = fs.paired_analysis(runs)
+    rows = {(r["a"], r["b"]): r for r in paired["pairs"]}
     for ref, (without, with_, what) in STRUCTURE_REMOVED.items():
         if losses.get(without) and losses.get(with_):
-            c = compare_unpaired(losses[without], losses[with_])
+            row = rows.get((without, with_)) or rows.get((with_, without))
+            row = row if row["a"] == without else {**row, "mean_diff": -row["mean_diff"]}
             means = (sum(losses[without]) / len(losses[without]), sum(losses[with_]) / len(losses[with_]))
-            out[ref] = Measured(_removal_text(c, what, means), config, {k: c[k] for k in ("mean_diff", "p", "mde")})
-    verdict = fs.summarize(runs)["verdict"]
-    if verdict and min(verdict["n"]) >= 2:
-        differ = "more" if verdict["p"] < verdict["alpha"] else "no more"
-        out["four_steps.verdict"] = Measured(
-            f"After the four steps the label no longer matters here: step 4 against decoder-only differs by "
-            f"{verdict['mean_diff']:+.4f} held-out loss (Welch p = {verdict['p']:.3g}, {verdict['n'][0]} and "
-            f"{verdict['n'][1]} seeds), {differ} than seed noise; only a gap of {verdict['mde']:.4f} or more would be "
-            f"detected {verdict['power']:.0%} of the time.", config,
-            {k: verdict[k] for k in ("mean_diff", "p", "mde", "power")})
+            out[ref] = Measured(_removal_text(row, what, means), config,
+                                {k: row[k] for k in ("mean_diff", "paired_p", "holm_p")})
+    eq = paired["equivalence"]
+    if eq and eq["n"] >= 2:
+        row = rows[(eq["a"], eq["b"])]
+        out["four_steps.verdict"] = Measured(fs.paired_text(paired), config,
+                                             {"mean_diff": row["mean_diff"], "p": row["paired_p"],
+                                              "holm_p": row["holm_p"], "equivalence_p": eq["p"],
+                                              "margin": eq["margin"]})
     if parameters:
         before, after = parameters["0"], parameters["2"]
         out["four_steps.parameters"] = Measured(
@@ -179,6 +180,10 @@ def depth_cells(analysis: dict) -> dict[str, Measured]:
         verdict = "the sign changes along depth: see the depth page"
     if clear:
         verdict += f", beyond seed noise at depth{'s' if len(clear) > 1 else ''} {', '.join(clear)}"
+    elif aligned_ahead and all(gaps[d]["smallest_p"] >= gaps[d]["alpha"] for d in aligned_ahead):
+        smallest = min(gaps[d]["smallest_p"] for d in aligned_ahead)
+        verdict += (f"; the exact paired test cannot call it beyond seed noise with these seeds (its smallest "
+                    f"possible p is {smallest:.2g})")
     cfg = analysis["config"]
     seeds = analysis["seeds"]
     config = (f"depth page, data/depth/main.json: majority-shifted copy, {cfg.get('length', '?')} tokens of "

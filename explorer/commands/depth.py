@@ -6,7 +6,7 @@ writes `data/depth/main.json`; `--preset long` trains depth 8 for 2400 steps and
 `--depths`, `--wirings`, `--seeds` and `--steps` override the preset, e.g.
 `--preset main --depths 2 --wirings final --seeds 1` reruns one run of the shipped sweep (and writes nothing).
 The JSON holds `config`, `table` (per depth and wiring: held-out accuracy and loss, mean and sd over seeds,
-Welch p-values), `probes` (per depth and wiring: probe accuracy per encoder level), `runs` (every record),
+exact paired p-values), `probes` (per depth and wiring: probe accuracy per encoder level), `runs` (every record),
 `stopped` and `wall_seconds`.
 """
 

@@ -53,6 +53,9 @@ def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
     ablation.add_argument("--variants", nargs="+", choices=fs.VARIANTS, default=list(fs.VARIANTS),
                           help="steps 0-5 and decoder")
     ablation.add_argument("--out", type=Path, default=fs.ABLATION_PATH, help="where to write the JSON results")
+    ablation.add_argument("--from-shipped", action="store_true",
+                          help="train nothing: the paired tests (every pair, Holm-corrected) and step 4's "
+                               "equivalence test on the results already in --out")
     ablation.set_defaults(handler=run_ablation)
     return [check, ablation]
 
@@ -82,15 +85,28 @@ def _ablation_text(r: dict) -> str:
     lines = [f"{'variant':<34} {'n':>2} {'held-out loss':>14} {'sd':>8}"]
     for v in r["summary"]["variants"]:
         lines.append(f"{v['name']:<34} {v['n']:>2} {v['mean']:>14.4f} {v['sd']:>8.4f}")
-    if r["summary"]["verdict"]:
-        lines.append(fs.verdict_text(r["summary"]["verdict"]))
-    lines.append(fs.path_text(r["summary"]))
+    paired = fs.paired_analysis(r["runs"])
+    lines += [fs.paired_text(paired), fs.path_text(paired)]
     lines.append(f"{len(r['runs'])} runs in {r['wall_seconds']:.0f} s ({r['threads']} thread)"
                  + (f"; written to {r['out']}" if r.get("out") else ""))
     return "\n".join(lines)
 
 
+def _paired_text(r: dict) -> str:
+    lines = [f"{'a':<14} {'b':<14} {'n':>2} {'mean a-b':>10} {'exact p':>8} {'Holm p':>7}"]
+    for row in r["pairs"]:
+        lines.append(f"{fs.VARIANT_SHORT[row['a']]:<14} {fs.VARIANT_SHORT[row['b']]:<14} {row['n']:>2} "
+                     f"{row['mean_diff']:>+10.4f} {row['paired_p']:>8.3g} {row['holm_p']:>7.3g}")
+    return "\n".join(lines + [r["verdict"]])
+
+
 def run_ablation(args: argparse.Namespace) -> dict:
+    if args.from_shipped:
+        record = shipped.load(args.out)
+        if record is None:
+            raise ValueError(f"{args.out} is missing or unreadable; run `four-steps ablation` to write it")
+        analysis = fs.paired_analysis(record["runs"])
+        return {**analysis, "verdict": fs.paired_text(analysis), "source": str(args.out), "_text": _paired_text}
     settings = fs.AblationSettings(task=args.task, length=args.length, n_symbols=args.symbols, depth=args.depth,
                                    width=args.width, heads=args.heads, steps=args.steps,
                                    batch_size=args.batch_size, lr=args.lr, seeds=tuple(args.seeds),

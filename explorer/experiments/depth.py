@@ -38,7 +38,7 @@ from explorer.model import Transformer, TransformerConfig
 from explorer.planning import Plan
 from explorer.progress import SILENT, Progress
 from explorer.recipe import Recipe, check_seeds
-from explorer.stats import compare_unpaired
+from explorer.stats import compare_unpaired, sign_flip_p, smallest_p
 from explorer.tasks import FIRST_SYMBOL
 from explorer.train import EVAL_SEED_OFFSET, train
 
@@ -437,8 +437,26 @@ def _late_drop(history: list[dict], fraction: float = 1 / 6) -> float:
     return float(earlier[-1]["eval_loss"] - history[-1]["eval_loss"]) if earlier else float("nan")
 
 
+def _paired_test(a: dict, b: dict, metric: str) -> dict:
+    """Cell `a` minus cell `b` on `metric`, seed by seed: the exact sign-flip p (NaN under 2 shared seeds),
+    the smallest p those seeds allow, and Welch's t with its detectable difference for planning."""
+    first = dict(zip(a["seeds"], a[metric]["per_seed"]))
+    second = dict(zip(b["seeds"], b[metric]["per_seed"]))
+    shared = sorted(set(first) & set(second))
+    out = compare_unpaired(a[metric]["per_seed"], b[metric]["per_seed"])
+    out["welch_p"] = out["p"]
+    out.update(p=sign_flip_p([first[s] - second[s] for s in shared]) if len(shared) >= 2 else float("nan"),
+               pairs=len(shared), smallest_p=smallest_p(len(shared)), test="exact sign-flip test, paired by seed")
+    return out
+
+
 def analyse(swept: dict) -> dict:
-    """Per depth and wiring: final numbers with seed spread, curves, probes; per depth a Welch t-test.
+    """Per depth and wiring: final numbers with seed spread, curves, probes; per depth an exact paired test.
+
+    A seed gives both wirings the same initial weights, batches and held-out set, so the wirings are compared
+    seed by seed: the p-value is the exact sign-flip test of the per-seed differences, which with n seeds
+    cannot go below 2 / 2**n (0.25 for 3). Welch's t (`welch_p`) and its smallest detectable difference are
+    kept for planning how many seeds a question needs.
 
     Only complete runs (trained for every step) count; `incomplete` lists the others.
     """
@@ -472,9 +490,8 @@ def analyse(swept: dict) -> dict:
             final, aligned = by_wiring["final"], by_wiring["aligned"]
             with warnings.catch_warnings():  # a wiring that solves the task in every seed has (near) zero spread
                 warnings.simplefilter("ignore", RuntimeWarning)
-                tests[depth] = {"loss": compare_unpaired(final["loss"]["per_seed"], aligned["loss"]["per_seed"]),
-                                "accuracy": compare_unpaired(aligned["accuracy"]["per_seed"],
-                                                             final["accuracy"]["per_seed"])}
+                tests[depth] = {"loss": _paired_test(final, aligned, "loss"),
+                                "accuracy": _paired_test(aligned, final, "accuracy")}
     task = cfg.task
     return {"config": swept["config"], "depths": sorted(cells), "cells": cells, "tests": tests,
             "seeds": sorted({r["seed"] for r in complete}),

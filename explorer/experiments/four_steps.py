@@ -37,7 +37,7 @@ from explorer.layouts import make_batch
 from explorer.model import Transformer, TransformerConfig
 from explorer.progress import SILENT, Progress
 from explorer.recipe import Recipe, check_seeds
-from explorer.stats import compare_unpaired
+from explorer.stats import compare_unpaired, holm, sign_flip_p, smallest_p, tost_sign_flip
 from explorer.steps import FINAL_STEP, STEP_NAMES, decoder_only_config, step_config, transplant
 from explorer.tasks import RULES, Seq2SeqTask, make_task
 from explorer.train import TrainConfig, train
@@ -447,35 +447,73 @@ def summarize(runs: list[dict], alpha: float = 0.05) -> dict:
     return {"variants": variants, "path": path, "verdict": verdict, "final_vs_decoder": exact}
 
 
-def verdict_text(verdict: dict) -> str:
-    """One sentence: do step 4 and decoder-only differ by more than seed noise?"""
-    n1, n2 = verdict["n"]
-    if n1 < 2 or n2 < 2:
-        return "Too few seeds for a test: at least two per variant are needed."
-    differ = verdict["p"] < verdict["alpha"]
-    sign = "higher" if verdict["mean_diff"] > 0 else "lower"
-    head = (f"Step 4 and decoder-only differ by more than seed noise: step 4's held-out loss is "
-            f"{abs(verdict['mean_diff']):.4f} {sign}" if differ else
-            f"Step 4 and decoder-only do not differ by more than seed noise: the gap is "
-            f"{verdict['mean_diff']:+.4f}")
-    return (f"{head} (Welch t = {verdict['t']:.2f}, p = {verdict['p']:.3g}, {n1} and {n2} seeds). "
-            f"With these seeds a true difference would be detected {verdict['power']:.0%} of the time only "
-            f"if it were at least {verdict['mde']:.4f} in loss ({verdict['mde_sd']:.2f} seed standard "
-            f"deviations, α = {verdict['alpha']}).")
+EQUIVALENCE_SHARE = 0.10  # "step 4 equals decoder-only" means within 10% of decoder-only's mean held-out loss
 
 
-def path_text(summary: dict) -> str:
-    """How the held-out loss moves along the path, step by step, with each move's p-value."""
-    moves = []
-    for row in summary["path"]:
-        word = "worse" if row["mean_diff"] > 0 else "better"
-        sig = "" if row["p"] < 0.05 else ", within seed noise"
-        moves.append(f"{VARIANT_SHORT[row['to']]} {word} by {abs(row['mean_diff']):.3f} (p = {row['p']:.2g}{sig})")
+def paired_analysis(runs: list[dict]) -> dict:
+    """Every pair of variants compared seed by seed (a seed gives every variant the same batches, and the ones
+    that share a shape the same initial weights): the mean difference, the exact sign-flip p, and Holm's
+    correction over all pairs; and the equivalence test of step 4 against decoder-only with its declared
+    margin (`EQUIVALENCE_SHARE` of decoder-only's mean loss)."""
+    loss = {(r["variant"], r["seed"]): r["eval_loss"] for r in runs}
+    present = [v for v in VARIANTS if any(key[0] == v for key in loss)]
+    pairs = []
+    for i, a in enumerate(present):
+        for b in present[i + 1:]:
+            seeds = sorted(s for (v, s) in loss if v == a and (b, s) in loss)
+            diffs = [loss[(a, s)] - loss[(b, s)] for s in seeds]
+            pairs.append({"a": a, "b": b, "n": len(seeds),
+                          "mean_diff": float(np.mean(diffs)) if diffs else float("nan"),
+                          "paired_p": sign_flip_p(diffs) if len(diffs) >= 2 else float("nan")})
+    for row, adjusted in zip(pairs, holm([r["paired_p"] for r in pairs])):
+        row["holm_p"] = adjusted
+    equivalence = None
+    four, decoder = str(FINAL_STEP - 1), DECODER
+    seeds = sorted(s for (v, s) in loss if v == four and (decoder, s) in loss)
+    if seeds:
+        margin = EQUIVALENCE_SHARE * float(np.mean([loss[(decoder, s)] for s in seeds]))
+        test = tost_sign_flip([loss[(four, s)] for s in seeds], [loss[(decoder, s)] for s in seeds], margin)
+        equivalence = {"a": four, "b": decoder, "margin": margin, "p": test["p"], "mean_diff": test["mean_diff"],
+                       "n": test["n"], "smallest_p": 1 / 2 ** test["n"]}
+    return {"pairs": pairs, "equivalence": equivalence,
+            "smallest_p": smallest_p(min((r["n"] for r in pairs), default=0))}
+
+
+def paired_text(analysis: dict) -> str:
+    """The verdict on step 4 against decoder-only from the paired tests, and what they cannot say."""
+    eq = analysis["equivalence"]
+    if eq is None or eq["n"] < 2:
+        return "Too few seeds for a paired test: at least two seeds of step 4 and decoder-only are needed."
+    row = next(r for r in analysis["pairs"] if (r["a"], r["b"]) == (eq["a"], eq["b"]))
+    same = eq["p"] < 0.05
+    return (f"Seed by seed, step 4's held-out loss is {row['mean_diff']:+.4f} from decoder-only's ({row['n']} "
+            f"seeds; exact paired p = {row['paired_p']:.2g}, Holm-corrected over all {len(analysis['pairs'])} "
+            f"pairs {row['holm_p']:.2g}). Equivalence within the declared margin of ±{eq['margin']:.4f} "
+            f"({EQUIVALENCE_SHARE:.0%} of decoder-only's loss): "
+            + (f"supported (exact TOST p = {eq['p']:.2g})." if same else
+               f"not shown (exact TOST p = {eq['p']:.2g}; with {eq['n']} seeds it cannot go below "
+               f"{eq['smallest_p']:.2g}). So the data do not say they are the same, only that no difference "
+               "was found."))
+
+
+def path_text(analysis: dict) -> str:
+    """How the held-out loss moves along the path, step by step, each move with its exact paired p
+    (`paired_analysis`)."""
+    rows = {(r["a"], r["b"]): r for r in analysis["pairs"]}
+    moves, ups = [], []
+    for k in range(1, FINAL_STEP + 1):
+        row = rows.get((str(k - 1), str(k)))
+        if row is None:
+            continue
+        change = -row["mean_diff"]  # step k minus step k-1
+        ups.append(change > 0)
+        word = "worse" if change > 0 else "better"
+        moves.append(f"{VARIANT_SHORT[str(k)]} {word} by {abs(change):.3f} (exact paired p = {row['paired_p']:.2g})")
     if not moves:
         return ""
-    ups = [r["mean_diff"] > 0 for r in summary["path"]]
     shape = "monotone" if all(ups) or not any(ups) else "not monotone"
-    return f"The path is {shape}: " + "; ".join(moves) + "."
+    return (f"The path is {shape}: " + "; ".join(moves) + f". With {rows[next(iter(rows))]['n']} seeds no move "
+            f"can reach p below {analysis['smallest_p']:.2g}.")
 
 
 def ablation_args(settings: AblationSettings) -> list[str]:

@@ -81,5 +81,5 @@ def decision_rule(x: dict, budget: float, decision: Decision, typed: bool = Fals
     else:
         windows = " and ".join(map(str, x.get("windows", ()))) or "?"
         evidence = Evidence(Kind.MEASURED, f"windows {windows}, {x.get('seeds', '?')} seeds",
-                            also=(Kind.FIT,) if extrapolated else ())
+                            also=(Kind.EXTRAPOLATION,) if extrapolated else ())
     return styled(fig, f"Your budget is {CASE_TITLES[decision.case]}", evidence, height=380)

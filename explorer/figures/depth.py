@@ -80,7 +80,7 @@ def wiring_schematic(depth: int) -> go.Figure:
 
 def outcome_vs_depth(analysis: dict, selected: int | None = None) -> go.Figure:
     """Held-out token accuracy and loss per depth and wiring: mean ± sd over seeds, each seed a dot, and the
-    Welch t-test's p-value on the loss per depth."""
+    exact paired sign-flip p-value on the loss per depth."""
     fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1)
     depths = analysis["depths"]
     for col, metric in ((1, "accuracy"), (2, "loss")):
@@ -114,7 +114,7 @@ def outcome_vs_depth(analysis: dict, selected: int | None = None) -> go.Figure:
     labels = [f"{d}<br><span style='font-size:13px'>{p_label(analysis['tests'][d]['loss']['p'])}</span>"
               if d in analysis["tests"] else str(d) for d in depths]
     ticks = dict(tickmode="array", tickvals=[math.log2(d) for d in depths], ticktext=labels,
-                 title="layers per stack (log scale) · p: Welch t-test on loss",
+                 title="layers per stack (log scale) · p: exact paired test on loss",
                  range=[math.log2(depths[0]) - 0.4, math.log2(depths[-1]) + 0.4] if depths else None)
     fig.update_xaxes(**ticks)
     fig.update_yaxes(title="held-out token accuracy", range=[0, 1.02], row=1, col=1)

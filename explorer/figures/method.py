@@ -181,7 +181,7 @@ def system_prediction(traj: Trajectory, h: Horizon) -> go.Figure:
     fig.update_xaxes(title_text="time since release (s)")
     fig = styled(fig, f"{h.n_forces} force{'s' if h.n_forces > 1 else ''} acting: the fitted model vs the path",
                   Evidence(Kind.FIT, f"grey: fitted part ({h.t_fit:g} s), dashed: extrapolation, dotted: off "
-                                     "by the tolerance"), height=560)
+                                     "by the tolerance", also=(Kind.EXTRAPOLATION, Kind.SIMULATION)), height=560)
     fig.update_layout(legend=dict(orientation="h", x=0, y=-0.3, yanchor="top"), margin=dict(b=130))
     return fig
 
@@ -206,7 +206,8 @@ def prediction_errors(t: np.ndarray, horizons: Sequence[Horizon], current: int) 
     fig.update_yaxes(title_text="prediction error (m)", **DECADES, range=[math.log10(ERROR_FLOOR_M) - 0.2, 2.5])
     fig.update_layout(legend=dict(x=0.99, y=0.02, xanchor="right", yanchor="bottom"))
     return styled(fig, "Prediction error of the fitted model, per number of forces",
-                   Evidence(Kind.FIT, f"grey: fitted part ({t_fit:g} s) · dots: off by the tolerance"))
+                   Evidence(Kind.FIT, f"grey: fitted part ({t_fit:g} s) · dots: off by the tolerance",
+                            also=(Kind.EXTRAPOLATION,)))
 
 
 def horizon_bars(horizons: Sequence[Horizon], current: int) -> go.Figure:

@@ -33,6 +33,7 @@ EVIDENCE_COLORS = {
     Kind.BY_CONSTRUCTION: "#332288",
     Kind.HISTORICAL: "#0072B2",
     Kind.FIT: "#D55E00",
+    Kind.EXTRAPOLATION: "#B2182B",
     Kind.FORMULA: "#CC79A7",
     Kind.SCHEMATIC: "#777777",
 }

@@ -204,7 +204,9 @@ def trend_chart(rows: pd.DataFrame, window: tuple[float, float], fit: Fit | None
                                    title=dict(text="technology")),
                       hovermode="closest", margin=dict(b=230))
     rate = "no fit" if fit is None else f"{fit.years_per_10x:.3g} years per 10×" if fit.b > 0 else "no growth"
-    kinds = [Kind.HISTORICAL, Kind.FIT] if fit is not None or upload_fit is not None else [Kind.HISTORICAL]
+    fits = [f for f in (fit, upload_fit) if f is not None]
+    kinds = [Kind.HISTORICAL] + ([Kind.FIT] if fits else []) + (
+        [Kind.EXTRAPOLATION] if any(horizon > f.x1 for f in fits) else [])
     fitted = f", {fit.n} in the fit" if fit is not None else ""
     detail = f"{len(rows)} cited rows shown{fitted} · GPUs in {'FP32' if precision == 'fp32' else 'best precision'}"
     return styled(fig, f"Compute per 2024 dollar, fit window {window[0]:.0f}–{window[1]:.0f}: {rate}",
@@ -238,4 +240,4 @@ def precision_chart(rows: pd.DataFrame, fp32: Fit, best: Fit) -> go.Figure:
     fig.update_layout(legend=dict(BOTTOM_LEGEND, y=-0.2), margin=dict(b=170))
     return styled(fig, "GPU era: how much of the gain is lower precision?",
                   Evidence(Kind.HISTORICAL, f"Epoch AI ML hardware (CC BY 4.0), {len(rows)} chips",
-                           also=(Kind.FIT,), note="fit only, no extrapolation"), height=600)
+                           also=(Kind.FIT,)), height=600)

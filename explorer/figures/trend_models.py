@@ -90,10 +90,10 @@ def backtest_chart(result: dict) -> go.Figure:
     fig.add_hline(y=median, line=dict(color=OKABE_ITO[3], dash="dash", width=2),
                   annotation_text=f"median {median:+.2f} decades", annotation_position="top left")
     fig.update_xaxes(title="year")
-    fig.update_yaxes(title="observed − forecast (decades; above 0: better than forecast)", zeroline=False)
+    fig.update_yaxes(title="observed − forecast (decades)", zeroline=False)
     fig.update_layout(showlegend=False)
     rate = "no growth" if result["years_per_10x"] is None else f"{result['years_per_10x']:.2f} years per 10×"
     detail = (f"line fitted to {result['n_train']} machines up to {result['train_end']:.0f} ({rate}), carried "
               f"forward to {result['n_forecast']} later ones")
     return styled(fig, f"Rolled forward from {result['train_end']:.0f}: how far later machines land from the line",
-                  Evidence(Kind.FIT, detail, also=(Kind.HISTORICAL,)), height=440)
+                  Evidence(Kind.EXTRAPOLATION, detail, also=(Kind.HISTORICAL,)), height=440)

@@ -61,7 +61,7 @@ class Trainer:
 
 
 TRAINERS = (
-    Trainer("depth", "depth=2&steps=150&seeds=1", "Train 2 models", "Welch p on loss (n=1+1)"),
+    Trainer("depth", "depth=2&steps=150&seeds=1", "Train 2 models", "Exact p on loss (1 paired seed)"),
     Trainer("lengths", "run_lx=4&run_ly=4&run_seeds=1&run_steps=100", "Train 3 models",
             "With one seed there is no spread"),
 )

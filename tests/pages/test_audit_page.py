@@ -41,7 +41,7 @@ def test_default_view_prefills_the_lecture_rows_with_their_sources():
     text = _text(at)
     for label in ("measured", "lecture's claim", "not measured yet", "to fill in"):
         assert f"-badge[{label}]" in text
-    assert "Welch p = 0.743" in text  # the four-steps verdict, escaped for Markdown
+    assert "exact paired p = 0.69" in text  # the four-steps verdict, escaped for Markdown
     assert "Removing it (steps 1-2, shared parameters)" in text
     assert "w=48 (full attention) overtakes w=2 at 1.11e10" in text
     assert "**Ship now:** w=2" in text
@@ -55,7 +55,7 @@ def test_controls_at_their_low_extremes_make_the_budget_an_extrapolation():
     at = run_page(PAGE, n="1", m="1", deploy="6", pair="2-4")
     assert_clean(at)
     assert _title(at) == "Your budget is outside the measured range"
-    assert set(evidence_kinds(at)) == {"measured"} and "fit / extrapolation" in figures(at)[0]["layout"]["meta"][
+    assert set(evidence_kinds(at)) == {"measured"} and "extrapolation" in figures(at)[0]["layout"]["meta"][
         "evidence_kinds"]
     assert any("extrapolation, not a measurement" in w.value for w in at.warning)
     text = _text(at)

@@ -14,7 +14,7 @@ def test_default_view_shows_every_figure_with_its_evidence():
     at = wait_for_jobs(run_page(PAGE))
     assert_clean(at)
     kinds = evidence_kinds(at)
-    assert {"schematic", "formula", "measured", "fit / extrapolation"} <= set(kinds)
+    assert {"schematic", "formula", "measured", "fit"} <= set(kinds)
     titles = _titles(at)
     assert titles[0].startswith("Turn 3: 64 old tokens + 8 new, layer 2")
     assert any(t.startswith("Measured speedup") for t in titles)

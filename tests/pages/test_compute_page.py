@@ -43,9 +43,10 @@ def test_default_view_is_the_slides_window_with_both_figures():
         "Years per 10×": "4.95", "95% interval (analytic)": "4.83–5.09", "95% interval (bootstrap)": "4.81–5.09",
         "95% interval (robust)": "4.78–5.14", "Points fitted": "129", "Years per 10× up to 2000": "5.68"}
     assert "slide's window" in _infos(at) and "5.67 years (5.40–5.97)" in _infos(at)
-    assert evidence_kinds(at) == ["historical data", "fit / extrapolation", "fit / extrapolation", "historical data"]
-    both, fit_first = ["historical data", "fit / extrapolation"], ["fit / extrapolation", "historical data"]
-    assert [f["layout"]["meta"]["evidence_kinds"] for f in figures(at)] == [both, fit_first, fit_first, both]
+    assert evidence_kinds(at) == ["historical data", "fit", "extrapolation", "historical data"]
+    assert [f["layout"]["meta"]["evidence_kinds"] for f in figures(at)] == [
+        ["historical data", "fit", "extrapolation"], ["fit", "historical data"], ["extrapolation", "historical data"],
+        ["historical data", "fit"]]  # the precision chart's fits stay over the chips' years
     assert _metrics(at)["Median miss of the later machines"] == "+1.43 decades"
     names = _trace_names(at)
     assert "extrapolation beyond 2023 (not data)" in names and any(n.startswith("slide 7") for n in names)

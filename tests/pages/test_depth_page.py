@@ -32,7 +32,7 @@ def test_default_view_shows_the_wirings_the_depth_sweep_curves_and_probes():
     figs = figures(at)
     assert "same parameters, compute and steps" in figs[1]["layout"]["title"]["text"]
     assert "seeds 0, 1, 2" in figs[1]["layout"]["meta"]["evidence_detail"]
-    assert "Welch p on loss (n=3+3)" in _metrics(at) and "Accuracy, final only (depth 4)" in _metrics(at)
+    assert "Exact p on loss (3 paired seeds)" in _metrics(at) and "Accuracy, final only (depth 4)" in _metrics(at)
     assert len(at.dataframe) == 2  # the depth table and the error anatomy
     assert not at.warning
     assert "Four steps to decoder-only" in _text(at)  # the link back (as text: no router in AppTest)
@@ -54,7 +54,7 @@ def test_depth_slider_extremes_redraw_from_the_shipped_run(depth):
 def test_one_seed_shows_numbers_without_a_test():
     at = run_page(PAGE, seeds="1")
     assert_clean(at)
-    assert _metrics(at)["Welch p on loss (n=1+1)"] == "n/a" and "no test" in _text(at)
+    assert _metrics(at)["Exact p on loss (1 paired seed)"] == "n/a" and "no test" in _text(at)
     assert not at.warning
 
 
@@ -88,7 +88,7 @@ def test_url_restores_a_view():
     at = run_page(PAGE, depth="8", seeds="2")
     assert_clean(at)
     assert at.select_slider(key="depth").value == 8 and at.slider(key="seeds").value == 2
-    assert "Welch p on loss (n=2+2)" in _metrics(at)
+    assert "Exact p on loss (2 paired seeds)" in _metrics(at)
     assert not any("URL parameter" in c.value for c in at.caption)
 
 

@@ -31,9 +31,9 @@ def test_default_view_shows_every_figure_with_its_evidence_and_the_shipped_resul
     assert kinds.count("schematic") == 3  # table, wiring, masks
     assert kinds.count("measured") == 5  # parameters, logit check, causes, ablation dots and curves
     text = _markdown(at)
-    assert "Verdict." in text and "p = " in text and "seed standard deviations" in text
+    assert "Verdict." in text and "exact paired p = " in text and "Equivalence within the declared margin" in text
     assert "The path is" in text
-    assert at.dataframe and len(at.dataframe[0].value) == len(fs.VARIANTS)
+    assert len(at.dataframe[0].value) == 21 and len(at.dataframe[1].value) == len(fs.VARIANTS)  # pairs; variants
 
 
 def test_walking_all_steps_highlights_exactly_the_rows_each_step_changes():

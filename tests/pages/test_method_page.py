@@ -11,7 +11,7 @@ from tests.conftest import ROOT
 from tests.pages.conftest import TIMEOUT, assert_clean, evidence_kinds, figures, run_page
 
 PAGE = "method.py"
-KINDS = ["simulation"] * 4 + ["fit / extrapolation"] * 2  # fall, error, heights, horizons; prediction, errors
+KINDS = ["simulation"] * 4 + ["fit"] * 2  # fall, error, heights, horizons; prediction, errors
 SLIDERS = ["v0", "rho", "mass_pen", "area_pen", "cd_pen", "forces", "fit_s", "wind"]
 SELECT_SLIDERS = ["height", "tol_cm", "tol_pct", "tol_m"]
 

@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
 
 from explorer import audit
 from explorer.costs import parameter_count
@@ -36,15 +35,17 @@ def measured(ablation, crossover):
 
 
 def _losses(record: dict, variant: str) -> np.ndarray:
-    return np.array([r["eval_loss"] for r in record["runs"] if r["variant"] == variant], dtype=np.float64)
+    runs = sorted((r for r in record["runs"] if r["variant"] == variant), key=lambda r: r["seed"])
+    return np.array([r["eval_loss"] for r in runs], dtype=np.float64)
 
 
-def test_the_verdict_cell_quotes_the_four_steps_welch_test(ablation, measured):
-    verdict = fs.summarize(fs.load_shipped()["runs"])["verdict"]
+def test_the_verdict_cell_quotes_the_four_steps_paired_and_equivalence_tests(ablation, measured):
+    paired = fs.paired_analysis(fs.load_shipped()["runs"])
+    row = next(r for r in paired["pairs"] if (r["a"], r["b"]) == ("4", "decoder"))
     cell = measured["four_steps.verdict"]
-    assert cell.values["p"] == verdict["p"] and cell.values["mean_diff"] == verdict["mean_diff"]
-    assert f"p = {verdict['p']:.3g}" in cell.text and f"{verdict['mean_diff']:+.4f}" in cell.text
-    assert f"{verdict['mde']:.4f}" in cell.text and "no more than seed noise" in cell.text
+    assert cell.values["p"] == row["paired_p"] and cell.values["mean_diff"] == row["mean_diff"]
+    assert f"exact paired p = {row['paired_p']:.2g}" in cell.text and f"{row['mean_diff']:+.4f}" in cell.text
+    assert "Equivalence within the declared margin" in cell.text and "only that no difference" in cell.text
     assert cell.config.startswith("four-steps ablation, data/four_steps/ablation.json: task sort")
     assert "seeds 0-4" in cell.config
 
@@ -52,12 +53,14 @@ def test_the_verdict_cell_quotes_the_four_steps_welch_test(ablation, measured):
 @pytest.mark.parametrize("ref, without, with_", [("four_steps.separate", "2", "0"),
                                                  ("four_steps.final_layer", "3", "2"),
                                                  ("four_steps.bidirectional", "4", "3")])
-def test_each_removal_cell_is_a_welch_test_of_the_shipped_losses(ablation, measured, ref, without, with_):
+def test_each_removal_cell_is_an_exact_paired_test_of_the_shipped_losses(ablation, measured, ref, without, with_):
+    from explorer.stats import sign_flip_p
+
     record, _ = ablation
-    a, b = _losses(record, without), _losses(record, with_)
+    a, b = _losses(record, without), _losses(record, with_)  # in seed order: the seeds pair the variants
     cell = measured[ref]
-    assert cell.values["mean_diff"] == pytest.approx(a.mean() - b.mean(), abs=1e-15)
-    assert cell.values["p"] == pytest.approx(stats.ttest_ind(a, b, equal_var=False).pvalue, rel=1e-12)
+    assert cell.values["mean_diff"] == pytest.approx(a.mean() - b.mean(), abs=1e-12)
+    assert cell.values["paired_p"] == pytest.approx(sign_flip_p(a - b)) and cell.values["holm_p"] >= cell.values["paired_p"]
     assert f"{a.mean() - b.mean():+.3f} ({a.mean():.3f} against {b.mean():.3f}" in cell.text
 
 

@@ -171,7 +171,7 @@ def _welch_p(a, b):
     return 2 * stats.t.sf(abs(t), df)
 
 
-def test_analysis_spreads_and_welch_p_values_match_hand_computation():
+def test_analysis_spreads_and_exact_paired_p_values_match_hand_computation():
     cfg = replace(MAIN, depths=(2, 4))
     final_loss, aligned_loss = [1.0, 1.2, 1.1], [0.5, 0.55, 0.7]
     runs = [_record(2, w, s, 1.0 + 0.2 * s, 0.5 + 0.1 * s) for s in range(3) for w in dp.WIRINGS]
@@ -182,7 +182,10 @@ def test_analysis_spreads_and_welch_p_values_match_hand_computation():
     assert a["depths"] == [2, 4] and a["incomplete"] == [{"depth": 4, "wiring": "final", "seed": 9, "steps_done": 50}]
     cell = a["cells"][4]["final"]
     assert cell["loss"]["mean"] == pytest.approx(1.1) and cell["loss"]["sd"] == pytest.approx(0.1)
-    assert a["tests"][4]["loss"]["p"] == pytest.approx(_welch_p(final_loss, aligned_loss), rel=1e-9)
+    test = a["tests"][4]["loss"]
+    assert test["welch_p"] == pytest.approx(_welch_p(final_loss, aligned_loss), rel=1e-9)  # kept for planning
+    # every seed has final-only worse, so the exact sign-flip p is its floor: 2 of the 8 sign patterns, 0.25
+    assert test["p"] == pytest.approx(0.25) and test["smallest_p"] == pytest.approx(0.25) and test["pairs"] == 3
     assert a["tests"][2]["loss"]["p"] == pytest.approx(1.0)  # identical samples per wiring
     assert cell["late_drop"]["mean"] == pytest.approx(0.1)  # the loss at step 500 minus the loss at step 600
     assert cell["curves"]["eval_loss"].shape == (3, 6)

@@ -153,18 +153,33 @@ def _runs(losses: dict[str, list[float]]) -> list[dict]:
     return [{"variant": v, "seed": s, "eval_loss": x} for v, xs in losses.items() for s, x in enumerate(xs)]
 
 
-def test_summary_tests_step_four_against_decoder_only_and_describes_the_path():
+def test_summary_keeps_welch_for_planning_and_the_same_seed_gap():
     losses = {"0": [0.10, 0.12, 0.11], "1": [0.20, 0.22, 0.21], "2": [0.30, 0.31, 0.29], "3": [0.40, 0.41, 0.42],
               "4": [0.11, 0.13, 0.12], "5": [0.111, 0.121, 0.131], "decoder": [0.111, 0.121, 0.131]}
     summary = fs.summarize(_runs(losses))
     verdict = summary["verdict"]
     assert verdict["p"] > 0.05 and verdict["n"] == [3, 3]
     assert verdict["mde"] == pytest.approx(verdict["mde_sd"] * verdict["pooled_sd"])
-    assert "do not differ by more than seed noise" in fs.verdict_text(verdict)
-    assert fs.path_text(summary).startswith("The path is not monotone")
     assert summary["final_vs_decoder"] == {"max_same_seed_gap": 0.0, "seeds": 3}
-    far = fs.summarize(_runs({"4": [1.0, 1.01, 1.02], "decoder": [0.1, 0.11, 0.12]}))["verdict"]
-    assert far["p"] < 1e-4 and "differ by more than seed noise" in fs.verdict_text(far)
+
+
+def test_paired_analysis_compares_every_pair_seed_by_seed_and_never_beats_its_floor():
+    losses = {"0": [0.10, 0.12, 0.11, 0.10, 0.12], "1": [0.20, 0.22, 0.21, 0.23, 0.20],
+              "2": [0.30, 0.31, 0.29, 0.30, 0.32], "3": [0.40, 0.41, 0.42, 0.40, 0.41],
+              "4": [0.11, 0.13, 0.12, 0.11, 0.13], "5": [0.111, 0.121, 0.131, 0.111, 0.121],
+              "decoder": [0.111, 0.121, 0.131, 0.111, 0.121]}
+    paired = fs.paired_analysis(_runs(losses))
+    rows = {(r["a"], r["b"]): r for r in paired["pairs"]}
+    assert len(rows) == 21 and paired["smallest_p"] == pytest.approx(2 / 32)
+    assert rows[("0", "1")]["paired_p"] == pytest.approx(2 / 32)  # every seed one way: the exact floor
+    assert rows[("0", "1")]["holm_p"] == pytest.approx(min(1.0, 21 * 2 / 32))
+    assert rows[("5", "decoder")]["paired_p"] == pytest.approx(1.0)
+    eq = paired["equivalence"]
+    assert eq["margin"] == pytest.approx(0.1 * np.mean(losses["decoder"])) and eq["p"] >= eq["smallest_p"]
+    assert fs.path_text(paired).startswith("The path is not monotone") and "p below 0.062" in fs.path_text(paired)
+    assert "Equivalence within the declared margin" in fs.paired_text(paired)
+    close = fs.paired_analysis(_runs({"4": [0.2 + 1e-4 * k for k in range(8)], "decoder": [0.2] * 8}))
+    assert close["equivalence"]["p"] == pytest.approx(1 / 256) and "supported" in fs.paired_text(close)
 
 
 def test_ablation_settings_refuse_what_they_cannot_run():

@@ -64,3 +64,15 @@ def test_an_ablation_stopped_early_returns_its_finished_runs():
     partial = fs.run_ablation(settings, OutOfTimeAfterOneRun())
     assert partial["complete"] is False and partial["stopped"] == "stopped early"
     assert [r["variant"] for r in partial["runs"]] == ["decoder"]
+
+
+def test_ablation_from_shipped_prints_paired_tests_with_holm_and_the_equivalence_test(capsys):
+    from explorer import cli
+
+    assert cli.main(["four-steps", "ablation", "--from-shipped", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert len(out["pairs"]) == 21 and set(out["pairs"][0]) >= {"a", "b", "mean_diff", "paired_p", "holm_p"}
+    assert all(r["holm_p"] >= r["paired_p"] for r in out["pairs"])
+    assert all(r["paired_p"] >= 2 / 2 ** r["n"] - 1e-12 for r in out["pairs"])  # exact: never below its floor
+    eq = out["equivalence"]
+    assert set(eq) >= {"a", "b", "margin", "p"} and (eq["a"], eq["b"]) == ("4", "decoder") and eq["margin"] > 0

@@ -39,9 +39,9 @@ def test_badge_and_legend_name_each_kind_of_evidence(view):
     rows, fit = view
     fig = trend_chart(rows, (1950, 2025), fit, HORIZON)
     assert fig.layout.meta["evidence"] == "historical data"
-    assert fig.layout.meta["evidence_kinds"] == ["historical data", "fit / extrapolation"]
+    assert fig.layout.meta["evidence_kinds"] == ["historical data", "fit", "extrapolation"]
     badge = next(a for a in fig.layout.annotations if a.name == "evidence")
-    assert "HISTORICAL DATA + FIT / EXTRAPOLATION" in badge.text
+    assert "HISTORICAL DATA + FIT + EXTRAPOLATION" in badge.text
     names = " | ".join(t.name for t in fig.data if t.showlegend is not False)
     for phrase in ("Nordhaus (2001) machines (106 rows)", "Epoch AI ML hardware (51 rows)", "OLS fit to 129 points of 1950–2023",
                    "95% confidence band (fit)", "95% prediction band (fit)", "extrapolation beyond 2023 (not data)",
@@ -95,7 +95,7 @@ def test_precision_chart_joins_each_chip_and_draws_no_extrapolation():
     chips = gain["rows"]
     fig = precision_chart(chips, gain["fp32"], gain["best"])
     badge = next(a for a in fig.layout.annotations if a.name == "evidence")
-    assert "HISTORICAL DATA + FIT" in badge.text and "(FIT ONLY, NO EXTRAPOLATION)" in badge.text
+    assert "HISTORICAL DATA + FIT" in badge.text and "EXTRAPOLATION" not in badge.text
     assert not any("extrapolation" in (t.name or "") for t in fig.data)
     joins = fig.data[0]
     assert len(joins.x) == 3 * len(chips) and np.isnan(np.asarray(joins.y, float)[2::3]).all()
