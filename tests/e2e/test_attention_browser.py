@@ -1,5 +1,7 @@
 """The attention page in a real headless Chromium: it loads, switches architecture, and redraws a slider move."""
 
+from playwright.sync_api import expect
+
 from explorer.experiments.attention import ARCH_NAMES
 from tests.e2e.conftest import assert_no_exception, wait_for_app
 
@@ -9,7 +11,8 @@ def test_attention_page_switches_architecture_and_moves_a_slider(page, app_url, 
     wait_for_app(page, "Who may read whom: the masks")
     page.wait_for_selector(".js-plotly-plot")
     assert_no_exception(page)
-    assert page.get_by_text("Encoder-decoder: attention weights, layer 2, head 1").count() == 1
+    expect(page.get_by_text("Encoder-decoder: attention weights, layer 2, head 1")).to_have_count(1)  # the weights
+    # figure comes after the masks: waited for, not counted mid-draw
     page.screenshot(path=str(tmp_path / "attention-encoder-decoder.png"), full_page=True)
 
     weights = page.locator(".js-plotly-plot").last  # hover a cross-attention cell: query, key and weight

@@ -35,7 +35,8 @@ def test_moving_the_window_refits_and_redraws(page, app_url, tmp_path):
     expect(page).to_have_url(re.compile(r"horizon=2060"), timeout=TIMEOUT_MS)
     wait_for_app(page, "6.38")
     assert_no_exception(page)
-    expect(page.locator(".js-plotly-plot")).to_have_count(2)  # retried: a rerun may still be replacing charts
+    expect(page.locator(".js-plotly-plot")).to_have_count(4)  # trend, rates, backtest, precision; retried: a rerun
+    # may still be replacing charts
     page.screenshot(path=str(tmp_path / "compute-window.png"), full_page=True)
     page.locator(".js-plotly-plot").first.screenshot(path=str(tmp_path / "compute-chart.png"))
 
