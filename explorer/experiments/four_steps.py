@@ -487,8 +487,8 @@ def paired_text(analysis: dict) -> str:
     row = next(r for r in analysis["pairs"] if (r["a"], r["b"]) == (eq["a"], eq["b"]))
     same = eq["p"] < 0.05
     return (f"Seed by seed, step 4's held-out loss is {row['mean_diff']:+.4f} from decoder-only's ({row['n']} "
-            f"seeds; exact paired p = {row['paired_p']:.2g}, Holm-corrected over all {len(analysis['pairs'])} "
-            f"pairs {row['holm_p']:.2g}). Equivalence within the declared margin of ±{eq['margin']:.4f} "
+            f"seeds; exact paired p = {row['paired_p']:.2g}, or {row['holm_p']:.2g} after Holm's correction over all "
+            f"{len(analysis['pairs'])} pairs). Equivalence within the declared margin of ±{eq['margin']:.4f} "
             f"({EQUIVALENCE_SHARE:.0%} of decoder-only's loss): "
             + (f"supported (exact TOST p = {eq['p']:.2g})." if same else
                f"not shown (exact TOST p = {eq['p']:.2g}; with {eq['n']} seeds it cannot go below "
