@@ -147,7 +147,7 @@ class JobProgress(Progress):
         return self._job.should_cancel()
 
     def time_left(self) -> float:
-        return self._job.seconds_left() if self._job.started else self._job.time_limit_s
+        return self._job.seconds_left()
 
 
 @contextlib.contextmanager

@@ -107,9 +107,10 @@ def examples() -> list[dict]:
     return dp.examples(RECIPE.task, 3, seed=3)
 
 
-def seconds_to_train(cfg: dp.DepthConfig, depth: int) -> tuple[list[tuple], float]:
-    """The runs at `depth` that neither the shipped results nor the cache hold, and the seconds to train them."""
-    missing = [m for m in dp.available(cfg, shipped_runs())[1] if m[0] == depth]
+def seconds_to_train(cfg: dp.DepthConfig, depth: int, missing: list[tuple] | None = None) -> tuple[list[tuple], float]:
+    """The runs at `depth` that neither the shipped results nor the cache hold (`missing`, if the caller has
+    already looked), and the seconds to train them."""
+    missing = [m for m in (dp.available(cfg, shipped_runs())[1] if missing is None else missing) if m[0] == depth]
     return missing, dp.estimate_seconds(cfg, missing, step_rate(_mtimes())) if missing else 0.0
 
 
@@ -189,12 +190,13 @@ if shipped() is None:
                "`python -m explorer depth --preset main` to produce them. Only on-demand runs work meanwhile.")
 
 cfg = settings(steps, n_seeds, width)
-rejected = dp.available(cfg, shipped_runs())[0]["rejected"]  # the first look removes what cannot be used
+swept, missing = dp.available(cfg, shipped_runs())  # one look at the cache per run; it removes what cannot be used
+rejected = swept["rejected"]
 if rejected:
     st.warning(f"{plural(len(rejected), 'cached result')} for these settings could not be used and "
                f"{'was' if len(rejected) == 1 else 'were'} removed ({rejected[0]}); those models count as not "
                "trained.")
-here, seconds = seconds_to_train(cfg, depth)
+here, seconds = seconds_to_train(cfg, depth, missing)
 if here:
     if seconds > TIME_LIMIT_S:
         st.warning(f"Refused: training {len(here)} models at depth {depth} ({steps} steps each) would take about "
@@ -218,7 +220,6 @@ if here:
                           time_limit_s=TIME_LIMIT_S,
                           button=f"Train {plural(len(here), 'model')} (about {seconds:.0f} s)")
 
-swept, _ = dp.available(cfg, shipped_runs())
 ready_keys = tuple((r["depth"], r["wiring"], r["seed"]) for r in swept["runs"])
 analysis_key = (steps, n_seeds, width, ready_keys, _mtimes())
 analysis = None
