@@ -36,21 +36,36 @@ def _trace_names(at, index: int = 0) -> list[str]:
     return [t.get("name", "") for t in figures(at)[index]["data"]]
 
 
-def test_default_view_is_the_slides_window_with_both_figures():
+def test_default_view_opens_on_the_slide_with_the_fit_in_numbers_below():
     at = run_page(PAGE)
     assert_clean(at)
     assert {k: v for k, v in _metrics(at).items() if "10×" in k or "interval" in k or "Points" in k} == {
         "Years per 10×": "4.95", "95% interval (analytic)": "4.83–5.09", "95% interval (bootstrap)": "4.81–5.09",
-        "95% interval (robust)": "4.78–5.14", "Points fitted": "129", "Years per 10× up to 2000": "5.68"}
+        "95% interval (robust)": "4.78–5.14", "Points fitted": "129"}
     assert "slide's window" in _infos(at) and "5.67 years (5.40–5.97)" in _infos(at)
-    assert evidence_kinds(at) == ["historical data", "fit", "extrapolation", "historical data"]
+    assert "10× every 5.0 years" in " ".join(m.value for m in at.markdown)  # the takeaway under the figure
+    assert evidence_kinds(at) == ["historical data", "fit"]  # closed sections draw nothing
     assert [f["layout"]["meta"]["evidence_kinds"] for f in figures(at)] == [
-        ["historical data", "fit", "extrapolation"], ["fit", "historical data"], ["extrapolation", "historical data"],
-        ["historical data", "fit"]]  # the precision chart's fits stay over the chips' years
-    assert _metrics(at)["Median miss of the later machines"] == "+1.43 decades"
+        ["historical data", "fit", "extrapolation"], ["fit", "historical data"]]
     names = _trace_names(at)
     assert "extrapolation beyond 2023 (not data)" in names and any(n.startswith("slide 7") for n in names)
-    assert "What this chart does not show" in [s.value for s in at.subheader]
+
+
+@pytest.mark.parametrize("section, kinds", [
+    ("Roll it forward", ["historical data", "extrapolation"]), ("GPU era: precision", ["historical data"] * 2),
+    ("Data and sources", ["historical data"]), ("What it does not show", ["historical data"])])
+def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section, kinds):
+    at = run_page(PAGE, section=section)
+    assert_clean(at)
+    assert evidence_kinds(at) == kinds
+    if section == "Roll it forward":
+        assert _metrics(at)["Years per 10× up to 2000"] == "5.68"
+        assert _metrics(at)["Median miss of the later machines"] == "+1.43 decades"
+        assert [f["layout"]["meta"]["evidence_kinds"] for f in figures(at)][1] == ["extrapolation", "historical data"]
+    if section == "GPU era: precision":
+        assert figures(at)[1]["layout"]["meta"]["evidence_kinds"] == ["historical data", "fit"]
+    if section == "What it does not show":
+        assert "The future slope" in " ".join(m.value for m in at.markdown)
 
 
 def test_window_extremes_and_a_reversed_window():
@@ -113,7 +128,7 @@ def test_url_restores_a_view():
 def test_embedded_view_keeps_the_url_state_and_draws_no_controls():
     at = run_page(PAGE, controls="hidden", start="2006", precision="best available")
     assert_clean(at)
-    assert not at.slider and not at.get("file_uploader") and len(figures(at)) == 3  # no backtest: none before 2006
+    assert not at.slider and not at.get("file_uploader") and len(figures(at)) == 2  # the trend, the rates
     assert _metrics(at)["Years per 10×"] == "7.06"
 
 
@@ -142,7 +157,7 @@ def test_every_malformed_upload_gets_its_message_and_a_good_one_is_fitted():
     assert_clean(at)
     assert not at.warning
     assert "your data" in _trace_names(at) and "your data: OLS fit to 5 points of 1990–2010" in _trace_names(at)
-    assert [m.value for m in at.metric][5:7] == ["5.00", "5.00–5.00"]
+    assert [m.value for m in at.metric][5:7] == ["5.00", "5.00–5.00"]  # after the window's five readouts
     two_rows = b"year,value\n1990,5\n2000,50\n"
     at.file_uploader(key="upload").set_value(("two.csv", two_rows, "text/csv")).run()
     assert_clean(at)

@@ -1,0 +1,62 @@
+"""The app's prose, out of the code: one Markdown file per page and language, in named sections.
+
+A file `content/<lang>/<page>.md` is a run of sections, each opened by a line `## <name>` (lower case,
+digits and hyphens). A section's text may hold placeholders `{{name}}` or `{{name:.2f}}` (a Python format
+spec), filled from the values a page passes; double braces leave LaTeX's single braces alone. A
+translation is the same file under another language folder, with the same section names.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent / "content"
+DEFAULT_LANGUAGE = "en"
+_SECTION = re.compile(r"^## ([a-z0-9][a-z0-9-]*)\s*$", re.MULTILINE)
+_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?::([^}]*))?\}\}")
+
+
+class ContentError(LookupError):
+    """A section or a placeholder value that the content file and the page disagree on."""
+
+
+def path(page: str, lang: str = DEFAULT_LANGUAGE) -> Path:
+    return ROOT / lang / f"{page}.md"
+
+
+@lru_cache(maxsize=64)
+def sections(page: str, lang: str = DEFAULT_LANGUAGE) -> dict[str, str]:
+    """Every section of one page's file, by name, its text stripped; a name used twice is an error."""
+    source = path(page, lang)
+    if not source.is_file():
+        raise ContentError(f"no content file {source.relative_to(ROOT.parent)}")
+    raw = source.read_text(encoding="utf-8")
+    names = _SECTION.findall(raw)
+    if len(names) != len(set(names)):
+        twice = sorted({n for n in names if names.count(n) > 1})
+        raise ContentError(f"{source.name}: sections named twice: {', '.join(twice)}")
+    bodies = _SECTION.split(raw)[2::2]  # split gives [preamble, name, body, name, body, ...]
+    return {name: body.strip() for name, body in zip(names, bodies)}
+
+
+def placeholders(template: str) -> set[str]:
+    """The value names a section's text asks for."""
+    return {m.group(1) for m in _PLACEHOLDER.finditer(template)}
+
+
+def fill(template: str, values: dict[str, object]) -> str:
+    """The text with every placeholder replaced by its formatted value."""
+    missing = placeholders(template) - set(values)
+    if missing:
+        raise ContentError(f"no value for {', '.join(sorted(missing))}")
+    return _PLACEHOLDER.sub(lambda m: format(values[m.group(1)], m.group(2) or ""), template)
+
+
+def text(page: str, section: str, /, lang: str = DEFAULT_LANGUAGE, **values: object) -> str:
+    """One section of a page's prose, filled in (positional names, so any word can be a placeholder)."""
+    found = sections(page, lang)
+    if section not in found:
+        raise ContentError(f"{path(page, lang).name} has no section {section!r}")
+    return fill(found[section], values)
