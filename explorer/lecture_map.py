@@ -66,6 +66,8 @@ PAGES = (
              "What does each chat turn recompute, bidirectional vs causal, and what does it cost?"),
     PageInfo("audit", "Bias-audit workbook", "67", "audit", "pages/bias_audit.py",
              "Audit your own model's structures the way the lecture audits the Transformer."),
+    PageInfo("path", "Learning path", "1-67", "home", "pages/path.py",
+             "Ten questions from the course notes: predict, then let the live figures answer."),
 )
 
 

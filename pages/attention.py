@@ -10,14 +10,16 @@ import streamlit as st
 from explorer import checkpoints, tokenizer
 from explorer.experiments import attention as att
 from explorer.figures import attention as figs
-from ui import jobs, params, render
+from ui import jobs, layout, params, render
 from ui.frame import header
+from ui.text import say, t
 
 DEFAULT_TEXT = "hello world"
 ON_DEMAND_LIMIT_S = 480.0  # a missing model trains for at most this long (the full recipe fits on a free server)
 SPEC = att.demo_spec("encoder_decoder")  # every demo model has the same depth and head count
 N_LAYERS, N_HEADS = SPEC.model.n_layers, SPEC.model.n_heads
 ARCH_BY_NAME = {att.ARCH_NAMES[a]: a for a in att.ARCHS}
+FIRST_SCREEN_HEIGHT = 520  # px: the masks whole on a 1440x900 screen, even for 16 characters
 
 
 @st.cache_resource(show_spinner="Loading the demo model ...")
@@ -39,18 +41,32 @@ def _embedding_figure(path: str, stamp: int, ids: tuple[int, ...], detail: str):
     return figs.embedding_figure(att.embedding_rows(model, ids), detail)
 
 
-@st.cache_data(show_spinner=False, max_entries=128)
-def _mask_figures(arch: str, ids: tuple[int, ...], causal_input: bool, aligned: bool) -> tuple:
-    """The schematic figures: the role masks, the combined view (None for encoder-only), the wiring (None
-    unless encoder-decoder). Target labels assume the right answer."""
+def _layout(arch: str, ids: tuple[int, ...]) -> tuple[list[str], list[str], dict]:
+    """Input labels, target labels and each role's axes; target labels assume the right answer."""
     x_ids, target_side = att.expected_layout(arch, ids)
-    inputs, targets, axes = att.layout_labels(arch, x_ids, target_side)
+    return att.layout_labels(arch, x_ids, target_side)
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def _masks(arch: str, ids: tuple[int, ...], causal_input: bool) -> tuple:
+    """The slide's figure, every role's mask, and (allowed, all) query-key pairs over [input ; target]."""
+    inputs, targets, axes = _layout(arch, ids)
     n_in, m = len(inputs), len(targets)
-    gallery = figs.mask_gallery(arch, att.role_categories(arch, n_in, m, causal_input), axes)
+    gallery = figs.mask_gallery(arch, att.role_categories(arch, n_in, m, causal_input), axes,
+                                height=FIRST_SCREEN_HEIGHT)
+    codes = att.combined_categories(arch, n_in, m, causal_input)
+    return gallery, int((codes != att.BLOCKED).sum()), int(codes.size)
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def _sequence_figures(arch: str, ids: tuple[int, ...], causal_input: bool, aligned: bool) -> tuple:
+    """The combined [input ; target] view (None for encoder-only) and the wiring (None unless encoder-decoder)."""
+    inputs, targets, _ = _layout(arch, ids)
+    n_in, m = len(inputs), len(targets)
     combined = figs.combined_view(arch, att.combined_categories(arch, n_in, m, causal_input), inputs + targets,
                                   n_in) if m else None
     wiring = figs.wiring_figure(att.wiring(N_LAYERS, aligned, causal_input)) if arch == "encoder_decoder" else None
-    return gallery, combined, wiring
+    return combined, wiring
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
@@ -79,10 +95,9 @@ def _model(arch: str) -> tuple[str, int, dict] | None:
             _, sidecar = _load(str(path), stamp)
             return str(path), stamp, sidecar
         except (ValueError, OSError) as err:
-            st.warning(f"The model file {path.name} could not be loaded ({err}); training a fresh copy instead.")
+            st.warning(t("load-failed", name=path.name, error=err))
     name = att.ARCH_NAMES[arch]
-    st.info(f"The {name} demo model is not on disk (`python -m explorer demo-models` ships it); this page can "
-            "train it here, seeded, on this server. The masks below need no model and are already drawn.")
+    st.info(t("not-on-disk", name=name))
     result = jobs.run_in_background(f"attention-demo-{arch}", lambda progress: _train_on_demand(arch, progress),
                                     label=f"Training the {name} demo model", time_limit_s=ON_DEMAND_LIMIT_S,
                                     button=f"Train the {name} demo model (up to {ON_DEMAND_LIMIT_S:.0f} s)")
@@ -94,6 +109,7 @@ def _model(arch: str) -> tuple[str, int, dict] | None:
 
 
 def _output_panel(read: dict, sidecar: dict) -> None:
+    """What the model wrote against the right answer, and how often it is right on held-out strings."""
     meta = sidecar.get("meta", {})
     acc = meta.get("accuracy", {})
     wrong = read["wrong_positions"]
@@ -108,134 +124,127 @@ def _output_panel(read: dict, sidecar: dict) -> None:
         shown = ", ".join(f"{i + 1} (wrote {tokenizer.decode([got[i]])!r}, expected {tokenizer.decode([want[i]])!r})"
                           for i in wrong[:6])
         more = f", and {len(wrong) - 6} more" if len(wrong) > 6 else ""
-        st.caption(f":orange[Wrong at output position(s) {shown}{more}.]")
+        st.caption(t("wrong", shown=shown, more=more))
     if acc:
         stopped = meta.get("training", {}).get("stopped")
-        note = " It was trained on demand and stopped at the time limit." if stopped == "time_budget" else ""
-        st.caption(f"This model, measured on {acc['strings']:,} held-out random strings of 1-{att.MAX_CHARS} "
-                   f"characters: {acc['char_accuracy']:.1%} of characters and {acc['exact_match']:.1%} of whole "
-                   f"strings right (greedy decoding).{note}")
+        note = " " + t("stopped-at-limit") if stopped == "time_budget" else ""
+        st.caption(t("accuracy", strings=acc["strings"], max=att.MAX_CHARS, chars=acc["char_accuracy"],
+                     exact=acc["exact_match"], note=note))
+
+
+
+
+def _takeaway(arch: str, causal_input: bool, allowed: int, cells: int, slots: int) -> None:
+    """One sentence under the masks: how many query-key pairs the mask allows, and who reads whom."""
+    values = dict(allowed=allowed, cells=cells, share=allowed / cells)
+    if arch == "encoder":
+        say("takeaway-encoder", cells=cells, slots=slots)
+    elif arch == "decoder":
+        say("takeaway-decoder", **values)
+    elif arch == "prefix_lm":
+        say("takeaway-prefix-lm", **values)
+    elif causal_input:
+        say("takeaway-encoder-decoder-causal", **values)
+    else:
+        say("takeaway-encoder-decoder", **values)
+
+
+def _weights_section(arch: str, ids: tuple[int, ...], model: tuple[str, int, dict] | None,
+                     variant: bool) -> None:
+    """What a trained model reads: its output, every head at a glance, and one head's weights."""
+    say("models-intro")
+    row = st.columns(2, gap="large")
+    layer = params.slider("Layer", "layer", 1, N_LAYERS, N_LAYERS, where=row[0])
+    head = params.slider("Head", "head", 1, N_HEADS, 1, where=row[1])
+    if model is None:
+        st.info(t("weights-wait"))
+        return
+    if variant:
+        st.caption(t("variants-caption"))
+    path, stamp, sidecar = model
+    detail = att.config_text(sidecar)
+    read = _read(path, stamp, ids)
+    _output_panel(read, sidecar)
+    overview_role = "cross" if arch == "encoder_decoder" else next(iter(read["roles"]))
+    render.figure(figs.frame_head(_overview(path, stamp, ids, overview_role, detail), layer - 1, head - 1, N_HEADS),
+                  key="attention-heads", notice=t("heads-notice"))
+    render.figure(_weights_figure(path, stamp, ids, layer - 1, head - 1, detail), key="attention-weights",
+                  notice=t("weights-notice"))
+
+
+def _sequence_section(arch: str, ids: tuple[int, ...], causal_input: bool, aligned: bool) -> None:
+    """The whole [input ; target] sequence in one matrix (slide 37) and the step-3/4 wiring."""
+    combined, wiring = _sequence_figures(arch, ids, causal_input, aligned)
+    if combined is not None:
+        render.figure(combined, key="attention-combined", notice=t("combined-notice"))
+    else:
+        st.caption(t("encoder-combined"))
+    if wiring is not None:
+        render.figure(wiring, key="attention-wiring", notice=t("wiring-notice"))
+    else:
+        st.caption(t("wiring-caption"))
+
+
+def _tokens_section(encoding: tokenizer.Encoding, ids: tuple[int, ...],
+                    model: tuple[str, int, dict] | None) -> None:
+    """Text, tokens, ids and the vectors entering layer 1 (slides 18, 21)."""
+    say("tokenizer", name=tokenizer.NAME, vocab=tokenizer.VOCAB_SIZE)
+    table = pd.DataFrame([["␣" if c == " " else c for c in encoding.characters],
+                          [tokenizer.label(i) for i in ids], [str(i) for i in ids]],
+                         index=["character", "token", "id"], columns=[f"t={t}" for t in range(len(ids))])
+    st.dataframe(table, width="stretch")
+    if model is not None:
+        path, stamp, sidecar = model
+        render.figure(_embedding_figure(path, stamp, ids, att.config_text(sidecar)), key="attention-embeddings",
+                      notice=t("embedding-notice"))
 
 
 header("attention")
-st.markdown(
-    "Every Transformer family in the lecture runs the same core: tokens become vectors, then attention lets "
-    "positions read each other. What differs is **who may read whom** (the mask) and how the input and the "
-    "target are laid out. Pick an architecture and type a short text; each demo model below was trained on "
-    "this machine to **reverse** text, so to write output character *t* it must read input character "
-    "*n-1-t*, which makes its attention easy to read."
-)
-
-with st.container(border=True):
-    top = st.columns([5, 3])
+say("lead")
+figure_col, controls_col = layout.stage(figure_share=4)  # three mask panels side by side need the width
+with controls_col:
     # the options are the display names: Streamlit writes a widget's formatted label into the URL
     picked = params.choice("Architecture", "arch", list(ARCH_BY_NAME), att.ARCH_NAMES["encoder_decoder"],
-                           where=top[0])
+                           widget="radio")
     arch = ARCH_BY_NAME[picked]
     text = params.text(f"Your text (at most {att.MAX_CHARS} characters)", "text", DEFAULT_TEXT,
-                       max_chars=att.MAX_CHARS, where=top[1],
-                       help=f"Tokenizer: {tokenizer.NAME}. Capitals are lowercased, accents dropped, "
-                            "anything else becomes '?'.")
-    row = st.columns([1, 1, 2], gap="large")
-    layer = params.slider("Layer", "layer", 1, N_LAYERS, N_LAYERS, where=row[0])
-    head = params.slider("Head", "head", 1, N_HEADS, 1, where=row[1])
-    with row[2]:
-        encdec = arch == "encoder_decoder"
-        only = "" if encdec else " These variants rewire an encoder-decoder: choose Encoder-decoder to use them."
+                       max_chars=att.MAX_CHARS, help=t("help-text", name=tokenizer.NAME))
+    encdec = arch == "encoder_decoder"
+    only = "" if encdec else " " + t("only-encoder-decoder")
+    with st.expander("More settings: steps 3 and 4 of the encoder-decoder"):
         causal_input = params.toggle("Step 4: causal input", "causal_input", False, disabled=not encdec,
-                                     help="Slide 50: the encoder's self-attention becomes causal and the target "
-                                          "positions continue after the input." + only)
+                                     help=t("help-causal", only=only))
         aligned = params.toggle("Step 3: decoder layer l reads encoder layer l", "aligned", False,
-                                disabled=not encdec, help="Slides 47, 62-63: layer-aligned cross-attention "
-                                                          "instead of every decoder layer reading the final "
-                                                          "encoder output." + only)
+                                disabled=not encdec, help=t("help-aligned", only=only))
 causal_input, aligned = causal_input and encdec, aligned and encdec
 
 encoding = tokenizer.encode(text, max_len=att.MAX_CHARS)
-for note in encoding.notices(att.MAX_CHARS):
-    st.info(note)
-if not encoding.ids:
-    st.info(f"There is no text to read: type 1 to {att.MAX_CHARS} characters (for example `{DEFAULT_TEXT}`).")
-    st.stop()
 ids = tuple(encoding.ids)
-if len(ids) == 1:
-    st.caption("With a single character every matrix below is tiny; longer text shows the patterns better.")
+with figure_col:
+    for note in encoding.notices(att.MAX_CHARS):
+        st.info(note)
+    if not ids:
+        st.info(t("no-text", max=att.MAX_CHARS, example=DEFAULT_TEXT))
+        st.stop()
+    gallery, allowed, cells = _masks(arch, ids, causal_input)
+    render.figure(gallery, key="attention-masks",
+                  notice=t(f"masks-notice-{arch.replace('_', '-')}") + " " + t("masks-empty-cells"))
+    _takeaway(arch, causal_input, allowed, cells, slots=len(_layout(arch, ids)[0]))
+    if len(ids) == 1:
+        st.caption(t("single-character"))
 
-model = _model(arch)
-
-# --- 1. the pipeline ----------------------------------------------------------------------------------
-st.subheader("1 · Text, tokens, ids, vectors (slides 18, 21)", anchor=False)
-st.markdown(f"Tokenizer: **{tokenizer.NAME}**. One character is one token; the id is its row in the "
-            f"embedding table E ({tokenizer.VOCAB_SIZE} rows: `<pad>`, `<bos>` and the alphabet).")
-table = pd.DataFrame([["␣" if c == " " else c for c in encoding.characters],
-                      [tokenizer.label(i) for i in ids], [str(i) for i in ids]],
-                     index=["character", "token", "id"], columns=[f"t={t}" for t in range(len(ids))])
-st.dataframe(table, width="stretch")
-if model is not None:
-    path, stamp, sidecar = model
-    detail = att.config_text(sidecar)
-    render.figure(_embedding_figure(path, stamp, ids, detail), key="attention-embeddings",
-                  notice="h⁽⁰⁾ₜ = E[iₜ] + pₜ (slide 21). A repeated character takes the same row of E every time "
-                         "(left), but each position adds its own row pₜ (middle), so the vectors entering layer 1 "
-                         "differ (right): the model knows both what and where.")
-
-# --- 2. the masks ---------------------------------------------------------------------------------------
-st.subheader("2 · Who may read whom: the masks (slides 23-37, 50)", anchor=False)
-gallery, combined, wiring = _mask_figures(arch, ids, causal_input, aligned)
-gallery_notice = {
-    "encoder_decoder": "Three roles (slide 22): encoder self-attention is full, every input token reads every other "
-                       "(slide 23); decoder self-attention is lower-triangular, M_ij = -inf for j > i (slide 25); "
-                       "cross-attention lets every target position read every input position (slide 27).",
-    "encoder": "One bidirectional stack over a fixed window of slots (slide 32): the text, then `<pad>` tokens. "
-               "Every slot reads every other, and a task head labels each slot. This simple encoder-only model "
-               "has no built-in way to generate token by token (one can be added, but then it is no longer this "
-               "model), so the reversed text is read off the last slots.",
-    "decoder": "One causal stack over [input ; `<bos>` ; target] (slide 37): each position reads itself and what "
-               "came before, so the target reads all of the input but the input never reads the target.",
-    "prefix_lm": "One stack, two rules: the input and `<bos>` form a bidirectional prefix, the target after it is "
-                 "causal. A prefix-LM sits between decoder-only and encoder-decoder.",
-}[arch]
-render.figure(gallery, key="attention-masks",
-              notice=gallery_notice + " Empty cells are forbidden: softmax gives them weight exactly 0. Target "
-                                      "labels here assume the right answer.")
-if combined is not None:
-    render.figure(combined, key="attention-combined",
-                  notice="The whole [input ; target] sequence in one matrix, the way slide 37 lays it out. "
-                         "Decoder-only is one causal triangle; a prefix-LM makes the input block bidirectional; "
-                         "an encoder-decoder splits the triangle into an input block (bidirectional, or causal "
-                         "after step 4), a cross block and a causal target block. In none of them does the input "
-                         "read the target.")
-else:
-    st.caption("An encoder-only model has no target tokens in its sequence, so its [input ; target] view is the "
-               "single bidirectional block above; the task head turns each slot's final vector into a label.")
-if wiring is not None:
-    render.figure(wiring, key="attention-wiring",
-                  notice="Slide 28: every decoder layer reads the encoder's final output. Step 3 (slides 47, 63) "
-                         "lets decoder layer l read what encoder layer l reads instead; step 4 (slide 50) makes "
-                         "the input causal and numbers the target positions after the input. Together they make "
-                         "the encoder-decoder wire up like one decoder-only stack.")
-else:
-    st.caption("The step-3 and step-4 variants rewire an encoder-decoder; choose Encoder-decoder to draw them.")
-
-# --- 3. the trained model -------------------------------------------------------------------------------
-st.subheader("3 · What a trained model reads: real attention weights", anchor=False)
-if model is None:
-    st.info("The attention weights appear here when the demo model is ready.")
-    st.stop()
-if causal_input or aligned:
-    st.caption(":orange[The variant toggles change the schematic figures above; the weights below come from the "
-               "standard encoder-decoder demo model (the four-steps page trains the variants).]")
-read = _read(path, stamp, ids)
-_output_panel(read, sidecar)
-overview_role = "cross" if arch == "encoder_decoder" else next(iter(read["roles"]))
-render.figure(figs.frame_head(_overview(path, stamp, ids, overview_role, detail), layer - 1, head - 1, N_HEADS),
-              key="attention-heads",
-              notice="Where to look: every layer and head at once, the one picked above framed. A head that "
-                     "concentrates its weight draws a sharp line (for reversal, the anti-diagonal); others "
-                     "spread it. Different heads of one layer often split the work.")
-render.figure(_weights_figure(path, stamp, ids, layer - 1, head - 1, detail), key="attention-weights",
-              notice="Each row is one query's softmax over the keys its mask allows: it sums to 1, and the empty "
-                     "cells are exactly 0. To reverse, output t reads input n-1-t: look for the anti-diagonal "
-                     "(in the encoder-decoder it shows in the cross-attention, target position t reading input "
-                     "n-1-t). Weights show where a model looked, not why. Hover a cell for the query, "
-                     "the key and the weight.")
+weights_tab, sequence_tab, tokens_tab = layout.sections(
+    ["What a trained model reads", "One sequence, one matrix", "Text, tokens and vectors"])
+model = None
+if weights_tab or tokens_tab:
+    with weights_tab or tokens_tab:  # the open one tells that the model is missing, and trains it on demand
+        model = _model(arch)
+if weights_tab:
+    with weights_tab:
+        _weights_section(arch, ids, model, causal_input or aligned)
+if sequence_tab:
+    with sequence_tab:
+        _sequence_section(arch, ids, causal_input, aligned)
+if tokens_tab:
+    with tokens_tab:
+        _tokens_section(encoding, ids, model)

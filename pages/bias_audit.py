@@ -13,8 +13,9 @@ from explorer import audit
 from explorer.experiments import cache as cache_exp
 from explorer.figures import audit as figs
 from explorer.lecture_map import page as page_info
-from ui import params, render
+from ui import layout, params, render
 from ui.frame import header, page_link
+from ui.text import say, t
 
 # the cache page's sizes, so the two pages read the same n and m from a shared URL (and share their widget keys);
 # the budget's key is "deploy": the inductive-bias page's "budget" has a narrower range
@@ -94,8 +95,7 @@ def _restore_controls(controls: dict, pairs: list[str]) -> list[str]:
         elif key in allowed and value in allowed[key]:
             st.session_state[key] = value
         else:
-            notes.append(f"controls.{key}: {json.dumps(value)[:40]} is not a value of this page's control; kept the "
-                         "current one.")
+            notes.append(t("refused-control", key=key, value=json.dumps(value)[:40]))
     return notes
 
 
@@ -107,13 +107,12 @@ def _import(measured: dict[str, audit.Measured], pairs: list[str]) -> None:
     try:
         workbook, controls, notes = audit.import_json(upload.getvalue(), measured)
     except audit.AuditError as err:
-        st.session_state[IMPORTED] = ("warning", f"**{escape(upload.name)}** was not imported. {escape(str(err))}", [])
+        st.session_state[IMPORTED] = ("warning", t("not-imported", name=escape(upload.name), problem=escape(str(err))), [])
         return
     notes += _restore_controls(controls, pairs)
     st.session_state[WORKBOOK] = workbook
     _bump()
-    st.session_state[IMPORTED] = ("success", f"Imported {len(workbook)} rows from **{escape(upload.name)}**; "
-                                             "measured cells are measured again here, not read from the file.", notes)
+    st.session_state[IMPORTED] = ("success", t("imported", rows=len(workbook), name=escape(upload.name)), notes)
 
 
 def _editor_frame(rows: list[dict], workbook: list[audit.Row]) -> pd.DataFrame:
@@ -143,60 +142,51 @@ def _card(i: int, row: dict) -> None:
 
 # --- page ----------------------------------------------------------------------------------------------------
 header("audit")
-st.markdown(
-    "The lecture closes by turning its history into a method (slide 67): for every structure your model "
-    "carries, write down the problem it solved, what it gains now, the scale axes along which it could become "
-    "a ceiling, the single-variable ablation that would show it, and the crossover point with its "
-    "uncertainty. The table below starts with the four structures of the lecture's closing table, plus this "
-    "app's own worked example. Cells this app has measured are filled from its results and say so; edit any "
-    "cell, add rows for your own model, then export or share the workbook.")
-
+say("lead")
 stamp = audit.shipped_stamp()  # new shipped results (another page's CLI run) are picked up without a restart
 analysis = _crossover(stamp)
 pairs = audit.crossover_pairs(analysis) if analysis is not None else []
-with st.container(border=True):
-    c1, c2, c3 = st.columns([3, 3, 3])
-    n = params.select_slider("Chat history n (tokens), for the cache cost", "n", N_OPTIONS, 48, where=c1)
-    m = params.select_slider("New message m (tokens), for the cache cost", "m", M_OPTIONS, 8, where=c2)
-    covers = (f"The crossover run covers 10^{math.log10(analysis['flops'][0]):.1f} to "
-              f"10^{math.log10(analysis['flops'][-1]):.1f}; " if analysis is not None else "")
+covers = (t("covers", first=math.log10(analysis["flops"][0]), last=math.log10(analysis["flops"][-1])) + " "
+          if analysis is not None else "")
+figure_col, controls_col = layout.stage()
+with controls_col:
     budget_log = params.slider("Deployment budget: log10 of training FLOPs", "deploy", *BUDGET_RANGE, 9.8, step=0.1,
-                               where=c3, help=f"The compute you can spend per model. {covers}anything outside the "
-                                              "measured range is an extrapolation.")
-    d1, d2, d3 = st.columns([3, 3, 3])
-    source = params.choice("Crossover for the decision rule", "xsrc", SOURCES, SOURCES[0], where=d1)
+                               help=t("help-budget", covers=covers))
     pair = None
     if pairs:
         pair = params.choice("Window pair: narrow w - wide w (more - less structure)", "pair", pairs,
-                             DEFAULT_PAIR if DEFAULT_PAIR in pairs else pairs[0], where=d2, widget="selectbox",
-                             help="From the inductive-bias page: attention windows w; 48 is full attention.")
+                             DEFAULT_PAIR if DEFAULT_PAIR in pairs else pairs[0], widget="selectbox",
+                             help=t("help-pair"))
     else:
-        d2.caption("No shipped crossover run was found, so only your own numbers can drive the decision rule.")
-    timed = params.toggle("Also time the chat turn here (about a second)", "timed", False, where=d3)
-    if source == SOURCES[1] or not pairs:
-        e1, e2, e3, e4 = st.columns(4)
-        more = params.text("More-structured method", "more", "the structured method", 60, where=e1)
-        less = params.text("Less-structured method", "less", "the less-structured method", 60, where=e2)
-        xc = params.slider("Your crossover: log10 FLOPs", "xc", *BUDGET_RANGE, 21.0, step=0.1, where=e3)
-        xu = params.slider("± uncertainty (decades)", "xu", 0.0, 3.0, 0.3, step=0.1, where=e4)
-        f1, f2 = st.columns(2)
-        xlo = params.slider("Your measured range from: log10 FLOPs", "xlo", *BUDGET_RANGE, 18.0, step=0.1, where=f1)
-        xhi = params.slider("... to: log10 FLOPs", "xhi", *BUDGET_RANGE, 22.0, step=0.1, where=f2)
+        st.caption(t("no-crossover-run"))
+    n = params.select_slider("Chat history n (tokens), for the cache cost", "n", N_OPTIONS, 48)
+    with st.expander("More settings: message, crossover source, timing"):
+        m = params.select_slider("New message m (tokens), for the cache cost", "m", M_OPTIONS, 8)
+        source = params.choice("Crossover for the decision rule", "xsrc", SOURCES, SOURCES[0])
+        timed = params.toggle("Also time the chat turn here (about a second)", "timed", False)
+        typed = source == SOURCES[1] or not pairs
+        if typed:
+            more = params.text("More-structured method", "more", "the structured method", 60)
+            less = params.text("Less-structured method", "less", "the less-structured method", 60)
+            xc = params.slider("Your crossover: log10 FLOPs", "xc", *BUDGET_RANGE, 21.0, step=0.1)
+            xu = params.slider("± uncertainty (decades)", "xu", 0.0, 3.0, 0.3, step=0.1)
+            xlo = params.slider("Your measured range from: log10 FLOPs", "xlo", *BUDGET_RANGE, 18.0, step=0.1)
+            xhi = params.slider("... to: log10 FLOPs", "xhi", *BUDGET_RANGE, 22.0, step=0.1)
 budget_log = round(float(budget_log), 1)
 budget = 10 ** budget_log
 measured = _measured(int(n), int(m), budget_log, pair, bool(timed), stamp)
 
 # --- the workbook: restored from the URL on a session's first run, edited in place -----------------------
+link_notice = None
 if WORKBOOK not in st.session_state:
     st.session_state[WORKBOOK] = audit.default_workbook()
     raw_state = st.query_params.get("wb")
     if raw_state:
         try:
             st.session_state[WORKBOOK] = audit.decode_state(raw_state)
-            st.caption("Workbook restored from the link.")
+            link_notice = (st.caption, "Workbook restored from the link.")
         except audit.AuditError as err:
-            st.warning(f"The workbook in this link could not be read: {escape(str(err))} The pre-filled workbook "
-                       "is shown instead.")
+            link_notice = (st.warning, t("damaged-link", problem=escape(str(err))))
 version = st.session_state.setdefault(VERSION, 0)
 edits = st.session_state.get(f"audit-editor-{version}")
 if isinstance(edits, dict) and any(edits.get(k) for k in ("edited_rows", "added_rows", "deleted_rows")):
@@ -206,123 +196,107 @@ if isinstance(edits, dict) and any(edits.get(k) for k in ("edited_rows", "added_
 workbook = st.session_state[WORKBOOK]
 rows = audit.table(workbook, measured)
 
-st.header("Your workbook", divider="gray")
-st.markdown("Double-click a cell to edit it; the last line adds a row, the row's checkbox deletes it. A cell you "
-            "change becomes **typed by the student**; typing back the pre-filled text restores its source. "
-            f"At most {audit.MAX_ROWS} rows of {audit.MAX_CELL_CHARS} characters per cell.")
-if params.controls_hidden():
-    st.dataframe(_editor_frame(rows, workbook), hide_index=True)
-else:
-    st.data_editor(
-        _editor_frame(rows, workbook), key=f"audit-editor-{st.session_state[VERSION]}", num_rows="dynamic",
-        hide_index=True, disabled=["row"],
-        column_config={"row": st.column_config.TextColumn("Row", width="small",
-                                                          help="slide 67: the lecture's table; example: the "
-                                                               "inductive-bias page's; yours: added by you"),
-                       **{c: st.column_config.TextColumn(label, width="medium", max_chars=audit.MAX_CELL_CHARS)
-                          for c, label in audit.COLUMNS.items()}})
-    st.button("Restore the pre-filled workbook", on_click=_restore_defaults,
-              disabled=workbook == audit.default_workbook())
-for note in st.session_state.get(NOTES, []):
-    st.info(escape(note))
-
-st.header("Where each cell comes from", divider="gray")
-st.markdown(" · ".join(f"{BADGES[audit.SOURCES[k]]} {what}" for k, what in (
-    (audit.MEASURED, "by this app, with the config that produced it"),
-    (audit.CLAIM, "the lecture's claim, in our words"),
-    (audit.TYPED, "your text"), (audit.PENDING, "with the page that would measure it"))) + f" · {BADGES[audit.EMPTY]} "
-            "an empty cell. Measured cells follow the controls above.")
-left, right = st.columns(2)
-for i, row in enumerate(rows, 1):
-    with left if i % 2 else right:
-        _card(i, row)
-
-# --- the decision rule -------------------------------------------------------------------------------------------
-st.header("Decision rule: what to ship now, what to validate next", divider="gray")
-typed = source == SOURCES[1] or not pairs
+# --- the decision rule: the first screen's figure --------------------------------------------------------------
 if typed:
-    if xlo > xhi:
-        st.info(f"Your measured range starts ({xlo}) after it ends ({xhi}); it is read as {xhi} to {xlo}.")
+    reversed_range = xlo > xhi
+    if reversed_range:
         xlo, xhi = xhi, xlo
     crossing = {"crossover": 10 ** xc, "lo": 10 ** (xc - xu), "hi": 10 ** (xc + xu), "per_seed": [],
                 "range": (10 ** xlo, 10 ** xhi), "more": more.strip() or "the structured method",
                 "less": less.strip() or "the less-structured method"}
-    inputs = (f"Your numbers: crossover 10^{xc:g} FLOPs ± {xu:g} decades, measured from 10^{xlo:g} to 10^{xhi:g}; "
-              f"budget 10^{budget_log:g}.")
+    inputs = t("own-inputs", xc=xc, xu=xu, xlo=xlo, xhi=xhi, budget=budget_log)
 else:
     crossing = audit.crossover_input(analysis, pair)
-    inputs = f"Measured crossover of {crossing['less']} over {crossing['more']} ({crossing['config']}); budget " \
-             f"10^{budget_log:g}."
-st.markdown("A rule this page proposes, not one the slides state: *if the deployment budget is below the observed "
-            "crossover, ship the method that is efficient now; otherwise validate the less-structured one*, keeping "
-            "both curves and their failure cases, and never calling an extrapolation a measurement. It puts into "
-            "practice the course notes' closing template (for each structure: the old problem it solved, its gain "
-            "today, the scaling axis it may cap, and an ablation that isolates it).")
+    inputs = t("measured-inputs", less=crossing["less"], more=crossing["more"], config=crossing["config"],
+               budget=budget_log)
 decision = audit.decide(budget, crossing["crossover"], crossing["lo"], crossing["hi"], crossing["range"],
                         crossing["more"], crossing["less"])
-cols = st.columns(2)
-cols[0].markdown(f"**Ship now:** {escape(decision.ship)}")
-cols[1].markdown(f"**Validate next:** {escape(decision.validate)}")
-badge = BADGES[audit.SOURCES[audit.MEASURED]] if decision.evidence == audit.MEASURED else ":red-badge[extrapolation]"
-st.markdown(f"{badge} {escape(decision.reason)}")
-if decision.evidence != audit.MEASURED:
-    st.warning("This answer rests on an extrapolation, not a measurement: measure at your budget before you rely "
-               "on it.")
-if decision.years:
-    st.caption(f"Arithmetic only: if what a fixed spend buys grew 10x every 5 years (slide 7's hardware trend, "
-               f"carried forward: an extrapolation), the budget would reach the crossover in about "
-               f"{decision.years:.1f} years. Slide 7 measures chips per dollar, not the training FLOPs of these toy "
-               "models, so this is not a forecast for them.")
-render.figure(figs.decision_rule(crossing, budget, decision, typed), key="audit-decision",
-              notice="What to notice: the shaded band is where the curves were measured; the hatched parts are "
-                     "not data. The diamond is the crossover with its seed spread (circles: single seeds). Left "
-                     "of it the structured method is ahead, right of it the less-structured one (slides 13, 67).")
+with figure_col:
+    render.figure(figs.decision_rule(crossing, budget, decision, typed), key="audit-decision",
+                  notice=t("decision-notice"))
+    say("takeaway", ship=escape(decision.ship), validate=escape(decision.validate))
+    if typed and reversed_range:
+        st.info(t("reversed-range", lo=xhi, hi=xlo))
+    if decision.evidence != audit.MEASURED:
+        st.warning(t("extrapolated"))
+    if link_notice:
+        link_notice[0](link_notice[1])
 
-# --- export, import, share -------------------------------------------------------------------------------------
-st.header("Export, import and share", divider="gray")
-controls = {"n": int(n), "m": int(m), "budget": budget_log, **({"pair": pair} if pair else {})}
-c1, c2, c3 = st.columns(3)
-c1.download_button("Markdown", audit.to_markdown(workbook, measured, decision, inputs), "bias-audit.md",
-                   "text/markdown", on_click="ignore", width="stretch")
-c2.download_button("CSV", audit.to_csv(workbook, measured), "bias-audit.csv", "text/csv", on_click="ignore", width="stretch")
-c3.download_button("JSON (can be imported again)", audit.to_json(workbook, measured, controls, decision),
-                   "bias-audit.json", "application/json", on_click="ignore",
-                   width="stretch")
-if not params.controls_hidden():
-    st.file_uploader(f"Import a workbook: a JSON file exported from this page, at most "
-                     f"{audit.MAX_IMPORT_BYTES / 1e6:g} MB", type=["json"], key="audit-upload",
-                     max_upload_size=math.ceil(audit.MAX_IMPORT_BYTES / 2 ** 20), on_change=_import,
-                     args=(measured, pairs))
-    outcome = st.session_state.get(IMPORTED)
-    if outcome:
-        kind, message, notes = outcome
-        (st.success if kind == "success" else st.warning)(message)
-        for note in notes:
+workbook_tab, rule_tab, share_tab, how_tab = layout.sections(
+    ["Your workbook", "The decision rule", "Export, import and share", "How it works and its limits"])
+if workbook_tab:
+    with workbook_tab:
+        say("intro")
+        say("editor-help", rows=audit.MAX_ROWS, chars=audit.MAX_CELL_CHARS)
+        if params.controls_hidden():
+            st.dataframe(_editor_frame(rows, workbook), hide_index=True)
+        else:
+            st.data_editor(
+                _editor_frame(rows, workbook), key=f"audit-editor-{st.session_state[VERSION]}", num_rows="dynamic",
+                hide_index=True, disabled=["row"],
+                column_config={"row": st.column_config.TextColumn("Row", width="small", help=t("help-row")),
+                               **{c: st.column_config.TextColumn(label, width="medium",
+                                                                 max_chars=audit.MAX_CELL_CHARS)
+                                  for c, label in audit.COLUMNS.items()}})
+            st.button("Restore the pre-filled workbook", on_click=_restore_defaults,
+                      disabled=workbook == audit.default_workbook())
+        for note in st.session_state.get(NOTES, []):
             st.info(escape(note))
+        st.subheader("Where each cell comes from")
+        st.markdown(" · ".join(f"{BADGES[audit.SOURCES[k]]} {what}" for k, what in (
+            (audit.MEASURED, "by this app, with the config that produced it"),
+            (audit.CLAIM, "the lecture's claim, in our words"),
+            (audit.TYPED, "your text"), (audit.PENDING, "with the page that would measure it")))
+            + f" · {BADGES[audit.EMPTY]} " + t("legend-tail"))
+        left, right = st.columns(2)
+        for i, row in enumerate(rows, 1):
+            with left if i % 2 else right:
+                _card(i, row)
 
-state = audit.encode_state(workbook)
-if not state:
+if rule_tab:
+    with rule_tab:
+        say("rule")
+        badge = (BADGES[audit.SOURCES[audit.MEASURED]] if decision.evidence == audit.MEASURED
+                 else ":red-badge[extrapolation]")
+        st.markdown(f"{badge} {escape(decision.reason)}")
+        st.caption(inputs)
+        if decision.years:
+            st.caption(t("years", years=decision.years))
+
+state = audit.encode_state(workbook)  # the link holds the workbook whichever section is open
+if not state or len(state) > audit.MAX_URL_CHARS:
     st.query_params.pop("wb", None)
-    st.caption(f"The link holds your workbook once you change it (up to {audit.MAX_URL_CHARS:,} characters).")
-elif len(state) <= audit.MAX_URL_CHARS:
-    st.query_params["wb"] = state
-    st.caption(f"The link in the address bar now holds this workbook ({len(state):,} of at most "
-               f"{audit.MAX_URL_CHARS:,} characters): copy it to share.")
 else:
-    st.query_params.pop("wb", None)
-    st.info(f"This workbook needs {len(state):,} characters in the link; links hold at most "
-            f"{audit.MAX_URL_CHARS:,}. Share it as a JSON export instead (the link no longer holds it).")
+    st.query_params["wb"] = state
+if share_tab:
+    with share_tab:
+        controls = {"n": int(n), "m": int(m), "budget": budget_log, **({"pair": pair} if pair else {})}
+        c1, c2, c3 = st.columns(3)
+        c1.download_button("Markdown", audit.to_markdown(workbook, measured, decision, inputs), "bias-audit.md",
+                           "text/markdown", on_click="ignore", width="stretch")
+        c2.download_button("CSV", audit.to_csv(workbook, measured), "bias-audit.csv", "text/csv", on_click="ignore",
+                           width="stretch")
+        c3.download_button("JSON (can be imported again)", audit.to_json(workbook, measured, controls, decision),
+                           "bias-audit.json", "application/json", on_click="ignore", width="stretch")
+        if not params.controls_hidden():
+            st.file_uploader(t("import-label", mb=audit.MAX_IMPORT_BYTES / 1e6), type=["json"], key="audit-upload",
+                             max_upload_size=math.ceil(audit.MAX_IMPORT_BYTES / 2 ** 20), on_change=_import,
+                             args=(measured, pairs))
+            outcome = st.session_state.get(IMPORTED)
+            if outcome:
+                kind, message, notes = outcome
+                (st.success if kind == "success" else st.warning)(message)
+                for note in notes:
+                    st.info(escape(note))
+        chars = f"{audit.MAX_URL_CHARS:,}"
+        if not state:
+            st.caption(t("link-empty", chars=chars))
+        elif len(state) <= audit.MAX_URL_CHARS:
+            st.caption(t("link-holds", used=f"{len(state):,}", chars=chars))
+        else:
+            st.info(t("link-too-long", used=f"{len(state):,}", chars=chars))
 
-with st.expander("How this page works, and its limits"):
-    st.markdown(
-        "- **Measured cells** are computed from this app's shipped results every time the page runs: the "
-        "four-steps ablation (held-out loss of each step, Welch tests across seeds), the inductive-bias crossover "
-        f"(score mix {audit.LONG_SHARE:g} on the long-range lags, that page's default), the exact FLOPs of one chat "
-        f"turn on the cache page's {audit.CACHE_DEPTH}-layer model and, once the depth page ships its sweep, "
-        "final-layer-only against layer-aligned reading per depth. An imported file's measured cells are measured "
-        "again, never taken on trust.\n"
-        "- **The decision rule** compares your budget with the crossover's per-seed spread, not only its mean; "
-        "a budget or crossover outside the measured range is answered, but labelled an extrapolation.\n"
-        f"- **Limits**: {audit.MAX_ROWS} rows, {audit.MAX_CELL_CHARS} characters per cell, imports up to "
-        f"{audit.MAX_IMPORT_BYTES:,} bytes, links up to {audit.MAX_URL_CHARS:,} characters of compressed state "
-        "(JSON, zlib, URL-safe base64).")
+if how_tab:
+    with how_tab:
+        say("how", share=audit.LONG_SHARE, depth=audit.CACHE_DEPTH, rows=audit.MAX_ROWS, chars=audit.MAX_CELL_CHARS,
+            bytes=f"{audit.MAX_IMPORT_BYTES:,}", url=f"{audit.MAX_URL_CHARS:,}")

@@ -18,6 +18,7 @@ HORIZON = (2026, 2060)
 SERIES_KEYS = [s.key for s in trend.SERIES]
 BY_SHORT = {s.short: s.key for s in trend.SERIES}  # options are shown and put in the URL by their short names
 PRECISION_OPTIONS = {"FP32": trend.FP32, "best available": trend.BEST}
+FIRST_SCREEN_HEIGHT = 630  # px: the chart and its legend whole on a 1440x900 screen
 
 
 @st.cache_data(show_spinner=False)
@@ -108,7 +109,7 @@ def _takeaway(fit: trend.Fit | None, models: dict | None, start: int, end: int, 
 
 header("compute")
 say("lead")
-figure_col, controls_col = layout.stage()
+figure_col, controls_col = layout.stage(figure_share=4)  # its legend needs the width
 with controls_col:
     start = params.slider("Fit window: first year", "start", *YEARS, 1950)
     end = params.slider("Fit window: last year", "end", *YEARS, 2025)
@@ -141,7 +142,8 @@ if uploaded is not None:
 
 with figure_col:
     render.figure(
-        trend_chart(shown, (start, end), fit, horizon, show_reference, upload_rows, upload_fit, precision),
+        trend_chart(shown, (start, end), fit, horizon, show_reference, upload_rows, upload_fit, precision,
+                    height=FIRST_SCREEN_HEIGHT),
         key="compute-trend", notice=t("trend-notice"))
     _takeaway(fit, models, start, end, problem if series else None)
 

@@ -15,9 +15,10 @@ from explorer.figures import four_steps as figs
 from explorer.lecture_map import page as page_info
 from explorer.formatting import p_text
 from explorer.steps import FINAL_STEP
-from ui import params, render
+from ui import layout, params, render
 from ui.frame import header
 from ui.jobs import run_in_background
+from ui.text import say, t
 
 MASK_SIZE = (6, 6)  # input and target tokens drawn in the mask figure
 TASKS = ("sort", "reverse", "copy")
@@ -25,51 +26,17 @@ LENGTHS = (4, 6, 8, 10, 12)
 STEP_BUDGETS = (50, 100, 150, 200, 250, 300, 400, 600)
 CHECK_TIME_LIMIT_S = 120.0
 
+FIRST_SCREEN_HEIGHT = 460  # px: the masks and the start of the takeaway on a 1440x900 screen
+
 STEP_SLIDES = {0: "slide 40", 1: "slides 41-42", 2: "slides 44-45", 3: "slides 47-48", 4: "slides 50-51",
                5: "beyond the slides"}
-STEP_TEXT = {
-    0: "The standard encoder-decoder. The input runs through its own stack with bidirectional self-attention. "
-       "Each decoder layer has a causal self-attention over the target so far and a separate cross-attention, "
-       "with its own projections, that reads the encoder's final output. Target positions start again at 0.",
-    1: "Self- and cross-attention are the same computation; only where the keys and values come from differs. "
-       "So one set of Q, K, V, O projections now serves both roles. The connections stay where they were; the "
-       "cross-attention projections are gone.",
-    2: "One set of layers now runs the input and the target: the encoder is the decoder's own layers applied to "
-       "the input. Whatever made input and target different must now come from the sequences and the masks, not "
-       "from separate weights.",
-    3: "Decoder layer l no longer reads the encoder's final output; it reads the input at layer l, the same "
-       "normalised states that layer l itself reads. Every layer now sees the input at its own depth, as a single "
-       "stack does.",
-    4: "The input's self-attention becomes causal and the target's positions continue after the input, as if "
-       "[input ; target] were one sequence. The slide's table is left with small implementation details.",
-    5: "One detail is left: a target token still normalises its attention over its own prefix and over the input "
-       "in two separate softmaxes. Merged into one softmax over [input ; target prefix], the model computes "
-       "exactly what decoder-only computes.",
-}
 
-# slides 52-55 (and 59-66): the three extra structures of encoder-decoder; `step` removes it,
-# `compare` is the pair of shipped variants whose difference measures removing it here
+# slides 52-55 (and 59-66): the three extra structures of encoder-decoder; `step` removes it, `compare` is the
+# pair of shipped variants whose difference measures removing it here; their texts are `why-<step>-*` sections
 WHY = (
-    {"structure": "Separate parameters for input and target", "step": 2, "compare": ("2", "0"), "related": "lengths",
-     "helped": "Translation (slides 53-54): input and target are different languages with different words, word "
-               "order and roles; giving each side its own weights spends a small budget where the data differ.",
-     "changed": "General pretraining (slide 55) wants knowledge shared across languages and tasks; one set of "
-                "weights can reuse what it learns on either side, and scale pays for the capacity.",
-     "test": "Train with and without sharing on a task whose input and target differ (and on one where they "
-             "do not); removing it here is steps 1-2."},
-    {"structure": "Decoder reads only the encoder's final layer", "step": 3, "compare": ("3", "2"), "related": "depth",
-     "helped": "Encoders of 6-24 layers (slides 59-60): the fully encoded input is a good summary, and one memory "
-               "shared by all decoder layers is cheap.",
-     "changed": "Networks got much deeper; layers hold information at different granularity (slide 61), so a "
-                "first decoder layer reading only the top encoder layer may be a bottleneck.",
-     "test": "Vary depth and compare final-layer-only with layer-aligned reading; removing it here is step 3."},
-    {"structure": "Bidirectional input", "step": 4, "compare": ("4", "3"), "related": "cache",
-     "helped": "A fixed input read once (translation, classification, long-input short-answer tasks, slide 62): "
-               "every input token can use the tokens after it.",
-     "changed": "In chat the input grows every turn (slides 64-66); bidirectional states change and must be "
-                "recomputed, causal ones are computed once and cached.",
-     "test": "Compare held-out loss with bidirectional and causal input, and the cost of re-encoding per turn; "
-             "removing it here is step 4."},
+    {"structure": "Separate parameters for input and target", "step": 2, "compare": ("2", "0"), "related": "lengths"},
+    {"structure": "Decoder reads only the encoder's final layer", "step": 3, "compare": ("3", "2"), "related": "depth"},
+    {"structure": "Bidirectional input", "step": 4, "compare": ("4", "3"), "related": "cache"},
 )
 
 
@@ -80,16 +47,22 @@ def _counts(depth: int, width: int, heads: int) -> dict[str, int]:
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def _model_figures(step: int, depth: int, width: int, heads: int):
-    """Table, wiring, parameter bars and masks for one view: all from configs and instantiated counts."""
+    """Table, wiring and parameter bars for one view: all from configs and instantiated counts."""
     base, counts = fs.base_config(depth, width, heads), _counts(depth, width, heads)
     cfg = fs.step_config(base, step)
-    n, m = MASK_SIZE
-    panels = [(f"step {step}", fs.combined_mask(cfg, n, m)),
-              ("decoder-only", fs.combined_mask(fs.decoder_only_config(base), n, m))]
     return (figs.diff_table(fs.diff_table(base, step, counts), step, fs.STEP_TITLES[step]),
             figs.wiring(fs.wiring(cfg), f"Wiring at step {step}"),
-            figs.parameter_bars(counts, str(step), base.to_dict()), figs.combined_masks(panels),
-            fs.extra_parameters_explained(base, step, counts))
+            figs.parameter_bars(counts, str(step), base.to_dict()), fs.extra_parameters_explained(base, step, counts))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _mask_figure(step: int):
+    """Who reads whom at `step` and in decoder-only: from the step's flags, which no size changes."""
+    base = fs.base_config(**fs.DEFAULT_SIZES)
+    n, m = MASK_SIZE
+    panels = [(f"step {step}", fs.combined_mask(fs.step_config(base, step), n, m)),
+              ("decoder-only", fs.combined_mask(fs.decoder_only_config(base), n, m))]
+    return figs.combined_masks(panels, height=FIRST_SCREEN_HEIGHT)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -170,22 +143,13 @@ def _go_to(k: int) -> None:
 
 # --- sections ---------------------------------------------------------------------------------------
 def comparison(step: int, sizes: tuple[int, int, int]) -> None:
-    st.header("The comparison at this step", divider="gray")
-    table, wires, bars, mask, extra = _model_figures(step, *sizes)
-    render.figure(table, key="four-steps-table",
-                  notice="Shaded rows changed at this step; ✓ marks a row that already matches decoder-only. "
-                         "Every cell is generated from the model's configuration flags (slides 42, 45, 48, 51).")
+    table, wires, bars, extra = _model_figures(step, *sizes)
+    render.figure(table, key="four-steps-table", notice=t("table-notice"))
     left, right = st.columns(2)
     with left:
-        render.figure(wires, key="four-steps-wiring",
-                      notice="Each arrow starts at the encoder level a decoder layer reads: the final output until "
-                             "step 3, then the input of the matching layer (slides 47-48).")
+        render.figure(wires, key="four-steps-wiring", notice=t("wiring-notice"))
     with right:
-        render.figure(bars, key="four-steps-params", notice=f"{extra} (slides 42, 45).")
-    render.figure(mask, key="four-steps-mask",
-                  notice="Rows read columns. Two colours in a target row mean two separate softmaxes; after the "
-                         "final change the allowed cells and their single softmax match decoder-only "
-                         "(slides 37, 50).")
+        render.figure(bars, key="four-steps-params", notice=t("params-notice", extra=extra))
 
 
 def _check_or_run(base, counts: dict[str, int], sizes: tuple[int, int, int]) -> dict | None:
@@ -195,23 +159,19 @@ def _check_or_run(base, counts: dict[str, int], sizes: tuple[int, int, int]) -> 
         return check
     key = f"four-steps-check-{results.result_key(fs.CHECK_KIND, fs.check_settings(base))}"
     if counts["0"] > fs.LIVE_PARAM_LIMIT:
-        st.info(f"The check trains a model here, so it runs for sizes up to {fs.LIVE_PARAM_LIMIT:,} parameters "
-                f"at step 0; these sizes give {counts['0']:,}. Lower the width or the depth.")
+        st.info(t("check-too-big", limit=f"{fs.LIVE_PARAM_LIMIT:,}", n=f"{counts['0']:,}"))
         return None
     check = run_in_background(key, _check_work(*sizes), label="Numeric check", time_limit_s=CHECK_TIME_LIMIT_S,
                               button="Train decoder-only for these sizes and run the check")
     if check is not None and check.get("timed_out"):
-        st.warning(f"The check ran past its {CHECK_TIME_LIMIT_S:.0f} s limit; try smaller sizes.")
+        st.warning(t("check-timed-out", limit=CHECK_TIME_LIMIT_S))
         return None
     return check
 
 
 def numeric_check(base, counts: dict[str, int], step: int, sizes: tuple[int, int, int]) -> None:
-    st.header("Numeric check: decoder-only weights at every step", divider="gray")
-    st.markdown(
-        "A decoder-only model is trained briefly, then its weights are copied into the model at each step (the "
-        "separate encoder and cross-attention get copies of the shared ones). On the same batch, how far are the "
-        "logits from decoder-only's?")
+    st.subheader("Numeric check: decoder-only weights at every step")
+    say("check-intro")
     check = _check_or_run(base, counts, sizes)
     if check is None:
         return
@@ -220,57 +180,36 @@ def numeric_check(base, counts: dict[str, int], step: int, sizes: tuple[int, int
     c1.metric(f"max |logit difference| at step {step}, float32", f"{row['max_abs_logit_diff']:.3g}")
     c2.metric("float64", f"{row['max_abs_logit_diff_f64']:.3g}")
     c3.metric("relative to the largest logit", f"{row['relative_diff']:.2g}",
-              help=f"largest |decoder-only logit| on this batch: {check['max_abs_logit']:.1f}")
+              help=t("help-largest", largest=check["max_abs_logit"]))
     diffs = [r["max_abs_logit_diff_f64"] for r in check["steps"]]
     if step <= 2 and max(diffs[:3]) - min(diffs[:3]) <= 1e-9 * max(diffs[:3]):
-        st.markdown("Steps 1 and 2 leave this number exactly where step 0 has it: with copied weights, sharing "
-                    "parameters does not change the function, it only keeps the copies from drifting apart in "
-                    "training. The function changes at steps 3 and 4, and at the final change.")
+        say("check-sharing")
     four, final = check["steps"][4], check["steps"][FINAL_STEP]
-    st.markdown(
-        f"After step 4 the logits still differ by **{four['max_abs_logit_diff']:.3g}** "
-        f"({_relative(four['relative_diff'])}): step 4 is not yet decoder-only. "
-        f"The final change brings the difference to **{final['max_abs_logit_diff']:.2g}** in float32 and "
-        f"**{final['max_abs_logit_diff_f64']:.2g}** in float64: rounding.")
+    say("check-result", four=four["max_abs_logit_diff"], relative=_relative(four["relative_diff"]),
+        final=final["max_abs_logit_diff"], final64=final["max_abs_logit_diff_f64"])
     logits, causes = _check_figures(check, step)
-    render.figure(logits, key="four-steps-check",
-                  notice="Bars at the dotted lines are rounding error. Only the final change reaches them.")
-    st.markdown(
-        "Three things separate step 4 from decoder-only. The model here already does two of them the "
-        "decoder-only way (layer l's keys and values come from what encoder layer l *reads*, and target "
-        "positions continue at n), so its remaining gap is the two softmaxes. Each one, put back alone into "
-        "the exact model, moves the logits far beyond rounding:")
-    render.figure(causes, key="four-steps-causes",
-                  notice="Each bar is the exact (final-change) model with one difference put back, "
-                         "on the same weights and batch.")
+    render.figure(logits, key="four-steps-check", notice=t("check-notice"))
+    say("causes-intro")
+    render.figure(causes, key="four-steps-causes", notice=t("causes-notice"))
 
 
 def show_ablation(record: dict, key: str) -> None:
     summary = record["summary"]
     if not record.get("complete", True):
-        st.warning(f"This run stopped early ({record.get('stopped', 'incomplete')}): "
-                   f"{len(record['runs'])} runs finished; they are shown but not cached.")
+        st.warning(t("ablation-stopped", why=record.get("stopped", "incomplete"), runs=len(record["runs"])))
     paired = fs.paired_analysis(record["runs"])
-    st.markdown(f"**Verdict.** {fs.paired_text(paired)}")
+    say("verdict", text=fs.paired_text(paired))
     st.markdown(fs.path_text(paired))
     st.dataframe([{"a": fs.VARIANT_SHORT[r["a"]], "b": fs.VARIANT_SHORT[r["b"]], "seeds": r["n"],
                    "held-out loss, a − b": round(r["mean_diff"], 4), "exact paired p": p_text(r["paired_p"]),
                    "Holm p": p_text(r["holm_p"])} for r in paired["pairs"]], hide_index=True, height=240)
-    st.caption(f"Every pair of variants, compared seed by seed (exact sign-flip test; with these seeds no p can go "
-               f"below {paired['smallest_p']:.3g}), Holm-corrected over all {len(paired['pairs'])} pairs. Steps "
-               "that remove parameters also halve the model, so a gap mixes the change with the size.")
+    st.caption(t("pairs-caption", smallest=paired["smallest_p"], pairs=len(paired["pairs"])))
     exact = summary.get("final_vs_decoder")
     if exact and exact["seeds"]:
-        st.markdown(f"The final change and decoder-only start from the same weights for a seed and compute the same "
-                    f"function, so they train alike: their held-out losses differ by at most "
-                    f"{exact['max_same_seed_gap']:.1e} per seed, rounding differences grown over training.")
+        say("same-function", gap=exact["max_same_seed_gap"])
     dots, curves = _ablation_figures(record)
-    render.figure(dots, key=f"{key}-dots",
-                  notice="Dots are seeds; diamonds are means with ± one seed standard deviation. Step 4 and "
-                         "decoder-only are highlighted (slide 51).")
-    render.figure(curves, key=f"{key}-curves",
-                  notice="Every variant sees the same batches; the curves show where in training the gaps open. The "
-                         "final change lies under decoder-only.")
+    render.figure(dots, key=f"{key}-dots", notice=t("dots-notice"))
+    render.figure(curves, key=f"{key}-curves", notice=t("curves-notice"))
     table = [{"variant": v["name"], "seeds": v["n"], "held-out loss (mean)": round(v["mean"], 4),
               "sd": round(v["sd"], 4), "min": round(v["min"], 4), "max": round(v["max"], 4)}
              for v in summary["variants"]]
@@ -282,14 +221,10 @@ def show_ablation(record: dict, key: str) -> None:
 
 
 def ablation(shipped: dict | None, sizes: tuple[int, int, int]) -> None:
-    st.header("Ablation: does step 4 differ from decoder-only by more than seed noise?", divider="gray")
-    st.markdown(
-        "Slide 51 suggests that after the four steps the remaining differences may matter less than retraining "
-        "noise. Every variant is trained from scratch with the same seeds, data, steps and batch size, and "
-        "compared on held-out loss.")
+    st.subheader("Ablation: does step 4 differ from decoder-only by more than seed noise?")
+    say("ablation-intro")
     if shipped is None:
-        st.warning("No shipped ablation results were found; `python -m explorer four-steps ablation` writes them "
-                   f"to `{fs.ABLATION_PATH.relative_to(fs.ROOT)}`.")
+        st.warning(t("no-shipped-ablation", path=fs.ABLATION_PATH.relative_to(fs.ROOT)))
     else:
         with render.section("The shipped ablation"):
             show_ablation(shipped, "four-steps-ablation")
@@ -298,8 +233,7 @@ def ablation(shipped: dict | None, sizes: tuple[int, int, int]) -> None:
 
 
 def rerun(shipped: dict | None, sizes: tuple[int, int, int]) -> None:
-    st.caption("Uses the depth, width and heads chosen above. The run trains in a separate process, one model at "
-               "a time, and stops at the time limit.")
+    st.caption(t("rerun-caption"))
     c1, c2, c3, c4 = st.columns(4)
     task = params.choice("Task", "ab_task", TASKS, "sort", where=c1)
     length = params.select_slider("Tokens per input", "ab_len", LENGTHS, 8, where=c2)
@@ -310,10 +244,10 @@ def rerun(shipped: dict | None, sizes: tuple[int, int, int]) -> None:
         settings = fs.AblationSettings(task=task, length=length, depth=depth, width=width, heads=heads,
                                        steps=budget, seeds=tuple(range(n_seeds)))
     except ValueError as err:
-        st.warning(f"These settings are refused: {err}")
+        st.warning(t("rerun-refused", err=err))
         return
     if shipped and shipped["settings"] == settings.to_dict():
-        st.info("These are the shipped settings: their results are shown above.")
+        st.info(t("rerun-shipped"))
         return
     stored = results.load(fs.ABLATION_KIND, settings.to_dict(), fs.ABLATION_SHAPE)
     if stored is not None:
@@ -323,12 +257,10 @@ def rerun(shipped: dict | None, sizes: tuple[int, int, int]) -> None:
     estimate = fs.estimate_seconds(settings, shipped)
     runs = len(settings.seeds) * len(settings.variants)
     if biggest > fs.LIVE_PARAM_LIMIT:
-        st.info(f"Reruns train models up to {fs.LIVE_PARAM_LIMIT:,} parameters at step 0; the sizes above give "
-                f"{biggest:,}. Lower the width or the depth.")
+        st.info(t("rerun-too-big", limit=f"{fs.LIVE_PARAM_LIMIT:,}", n=f"{biggest:,}"))
         return
     if estimate > fs.ABLATION_TIME_LIMIT_S:
-        st.info(f"{runs} runs of {budget} steps would take about {estimate:.0f} s here; the limit is "
-                f"{fs.ABLATION_TIME_LIMIT_S:.0f} s. Use fewer steps or seeds, or a smaller model.")
+        st.info(t("rerun-too-long", runs=runs, steps=budget, seconds=estimate, limit=fs.ABLATION_TIME_LIMIT_S))
         return
     key = f"four-steps-ablation-{results.result_key(fs.ABLATION_KIND, settings.to_dict())}"
     record = run_in_background(key, _ablation_work(settings), label="Ablation rerun",
@@ -347,30 +279,26 @@ def _measured(shipped: dict | None, pair: tuple[str, str]) -> str:
         return "not in the shipped results"
     rows = {(r["a"], r["b"]): r for r in fs.paired_analysis(shipped["runs"])["pairs"]}
     row = rows.get(pair) or {**rows[pair[::-1]], "mean_diff": -rows[pair[::-1]]["mean_diff"]}
-    return (f"{fs.VARIANT_SHORT[pair[0]]} vs {fs.VARIANT_SHORT[pair[1]]}: {row['mean_diff']:+.3f} held-out loss "
-            f"(exact paired p = {row['paired_p']:.2g}, {row['n']} seeds)")
+    return t("measured", a=fs.VARIANT_SHORT[pair[0]], b=fs.VARIANT_SHORT[pair[1]], diff=row["mean_diff"],
+             p=row["paired_p"], n=row["n"])
 
 
 def why(shipped: dict | None) -> None:
-    st.header("Why each structure existed (slides 52-55)", divider="gray")
-    st.markdown(
-        "Encoder-decoder carries three structures that decoder-only lacks. Each matched the data of its time; "
-        "each is worth re-testing as the data and the compute change. *Measured here* is the shipped ablation's "
-        "change in held-out loss when the step removes the structure (negative: lower loss without it). The task "
-        "is sorting, with the same vocabulary on both sides: no language difference for separate parameters to "
-        "exploit.")
+    st.subheader("Why each structure existed (slides 52-55)")
+    say("why-intro")
     widths = [1.2, 1.9, 1.9, 1.9, 1.9]
     for col, label in zip(st.columns(widths), ("Structure", "Where it helped", "What changed", "The test",
                                                "Removed at")):
         col.markdown(f"**{label}**")
     for row in WHY:
+        step = row["step"]
         st.divider()
         cols = st.columns(widths)
         cols[0].markdown(f"**{row['structure']}**")
-        cols[1].markdown(row["helped"])
-        cols[2].markdown(row["changed"])
-        cols[3].markdown(f"{row['test']}  \n*Measured here:* {_measured(shipped, row['compare'])}.")
-        cols[4].button(f"Go to step {row['step']}", key=f"why-{row['step']}", on_click=_go_to, args=(row["step"],))
+        cols[1].markdown(t(f"why-{step}-helped"))
+        cols[2].markdown(t(f"why-{step}-changed"))
+        cols[3].markdown(t("why-test", test=t(f"why-{step}-test"), measured=_measured(shipped, row["compare"])))
+        cols[4].button(f"Go to step {step}", key=f"why-{step}", on_click=_go_to, args=(step,))
         related = page_info(row["related"])
         if related.exists:
             _link(related, cols[4])
@@ -378,34 +306,47 @@ def why(shipped: dict | None) -> None:
 
 # --- page -----------------------------------------------------------------------------------------
 header("four-steps")
-st.markdown(
-    "Slides 40-51 rewrite an encoder-decoder into a decoder-only Transformer one structural change at a time, "
-    "updating a comparison table as they go. Here every step is a real model of the same configurable "
-    "Transformer. The table, the wiring and the masks are read from each model's configuration; the parameter "
-    "counts come from the instantiated models; the logit comparison and the training runs are measured on "
-    "this machine."
-)
-
-with st.container(border=True):
-    c1, c2, c3, c4 = st.columns([3, 1.2, 1.2, 1.2])
+say("lead")
+figure_col, controls_col = layout.stage()
+with controls_col:
     # plain numbers: Streamlit binds a select_slider with format_func to the URL by its label, not its value
     step = params.slider("Step (0 = encoder-decoder, 4 = after the four steps, 5 = the final change)", "step", 0,
-                         FINAL_STEP, 0, where=c1, help=" · ".join(fs.STEP_TITLES))
-    depth = params.slider("Depth (layers per stack)", "depth", *fs.DEPTH_RANGE, fs.DEFAULT_SIZES["depth"], where=c2)
-    width = params.select_slider("Width d_model", "width", fs.WIDTHS, fs.DEFAULT_SIZES["width"], where=c3)
-    heads = params.select_slider("Heads", "heads", fs.HEADS, fs.DEFAULT_SIZES["heads"], where=c4)
-sizes = (depth, width, heads)
-st.markdown(f"**{fs.STEP_TITLES[step].capitalize()}** ({STEP_SLIDES[step]}). {STEP_TEXT[step]}")
+                         FINAL_STEP, 0, help=" · ".join(fs.STEP_TITLES))
+    with st.expander("More settings: model sizes"):
+        depth = params.slider("Depth (layers per stack)", "depth", *fs.DEPTH_RANGE, fs.DEFAULT_SIZES["depth"])
+        width = params.select_slider("Width d_model", "width", fs.WIDTHS, fs.DEFAULT_SIZES["width"])
+        heads = params.select_slider("Heads", "heads", fs.HEADS, fs.DEFAULT_SIZES["heads"])
+    sizes = (depth, width, heads)
+    try:
+        base, counts, refused = fs.base_config(*sizes), _counts(*sizes), None
+    except ValueError as err:
+        base = counts = None
+        refused = t("sizes-refused", err=err)
+        st.warning(refused)
 
-try:
-    base, counts = fs.base_config(*sizes), _counts(*sizes)
-except ValueError as err:
-    st.warning(f"These sizes are refused: {err}. Lower the depth or the width; the sections below the model "
-               "figures do not depend on the sizes.")
-    base = counts = None
-if base is not None:
-    comparison(step, sizes)
-    numeric_check(base, counts, step, sizes)
-shipped_ablation = _shipped_file(fs.ABLATION_PATH)
-ablation(shipped_ablation, sizes)
-why(shipped_ablation)
+with figure_col:
+    render.figure(_mask_figure(step), key="four-steps-mask", notice=t("mask-notice"))
+    say("takeaway", title=fs.STEP_TITLES[step].capitalize(), slides=STEP_SLIDES[step], text=t(f"step-{step}"))
+
+table_tab, check_tab, ablation_tab, why_tab = layout.sections(
+    ["The comparison at this step", "Numeric check", "Ablation and statistics", "Why each structure existed"])
+shipped_ablation = _shipped_file(fs.ABLATION_PATH) if ablation_tab or why_tab else None
+if table_tab:
+    with table_tab:
+        say("intro")
+        if base is not None:
+            comparison(step, sizes)
+        else:
+            st.warning(refused)
+if check_tab:
+    with check_tab:
+        if base is not None:
+            numeric_check(base, counts, step, sizes)
+        else:
+            st.warning(refused)
+if ablation_tab:
+    with ablation_tab:
+        ablation(shipped_ablation, sizes)
+if why_tab:
+    with why_tab:
+        why(shipped_ablation)

@@ -1,4 +1,5 @@
-"""Render every page's default view with Streamlit's own test runner; print its figures as one JSON list.
+"""Render every page's default view, every section open (`sections=all`), with Streamlit's own test runner;
+print its figures as one JSON list.
 
 `python -m explorer export` runs this in a child process (the explorer library itself never imports
 Streamlit), so exported slides are exactly the figures the app draws, page code and all.
@@ -22,7 +23,9 @@ def collect(slugs: list[str] | None = None) -> list[dict]:
     for info in available_pages():
         if slugs and info.slug not in slugs:
             continue
-        at = AppTest.from_file(str(ROOT / info.file), default_timeout=180).run()
+        at = AppTest.from_file(str(ROOT / info.file), default_timeout=180)
+        at.query_params["sections"] = "all"
+        at.run()
         QUEUE.wait_idle(WAIT_FOR_JOBS_S)
         at.run()
         if at.exception:

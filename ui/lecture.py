@@ -6,6 +6,7 @@ URL parameters, on any page:
   figure=<id>           this figure alone, everything else on the page hidden
   presentation=true     larger type for a projector
   height=<pixels>       the figure's height in figure mode (to fill an iframe)
+  sections=all          every section of the page open at once (printing, the figure export)
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import streamlit as st
 from explorer.csv_upload import inline_code
 from explorer.lecture_map import page
 
-LECTURE_KEYS = ("figure", "controls", "presentation", "height", "embed", "embed_options")
+LECTURE_KEYS = ("figure", "controls", "presentation", "height", "embed", "embed_options", "sections")
 HEIGHT_RANGE = (200, 2000)
 
 # Figure mode keeps only the branch of the page that holds the chart: at every level of nesting, a block's
@@ -42,6 +43,11 @@ _CONTROLS_HIDDEN_CSS = """
 def figure_mode() -> str | None:
     """The id of the one figure to show, or None for the whole page."""
     return st.query_params.get("figure") or None
+
+
+def all_sections() -> bool:
+    """Every section open: what the figure export and a printout need (`sections=all`)."""
+    return st.query_params.get("sections") == "all"
 
 
 def controls_hidden() -> bool:

@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from explorer import export
-from explorer.figures.theme import SLIDE_SIZE, for_projector
+from explorer.figures.theme import SLIDE_SIZE, for_dark, for_projector
 from explorer.lecture_map import page, slides_label
 from ui import lecture
 
@@ -54,12 +54,19 @@ def figure(fig: go.Figure, key: str, notice: str = "", slides: str | None = None
     width, height = SLIDE_SIZE
     config = {"displaylogo": False,
               "toImageButtonOptions": {"format": "svg", "filename": name, "width": width, "height": height}}
-    st.plotly_chart(fig, theme=None, key=key, config=config)
+    shown = for_dark(fig) if _dark() else fig  # the export below keeps the light original
+    st.plotly_chart(shown, theme=None, key=key, config=config)
     if alone or lecture.controls_hidden():
         return
     if notice:
         _notice(notice, slides or page(slug).slides)
     _share_and_export(fig, key, name, slug)
+
+
+def _dark() -> bool:
+    """Whether the app is shown in the dark theme (the browser reports it; a projector link asks for light)."""
+    theme = getattr(st.context, "theme", None)
+    return getattr(theme, "type", None) == "dark" and not lecture.presentation()
 
 
 def _notice(text: str, slides: str) -> None:

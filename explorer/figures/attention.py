@@ -39,6 +39,16 @@ def _tick_size(n: int) -> int:
     return 14 if n <= 20 else 11
 
 
+def _two_lines(name: str) -> str:
+    """A panel name over two lines, split at the space nearest its middle, so neighbouring panels' names do not
+    collide."""
+    spaces = [i for i, c in enumerate(name) if c == " "]
+    if len(name) <= 16 or not spaces:
+        return name
+    cut = min(spaces, key=lambda i: abs(i - len(name) / 2))
+    return f"{name[:cut]}<br>{name[cut + 1:]}"
+
+
 def _matrix_grid(panels: Sequence[tuple[str, Sequence[str], Sequence[str]]], horizontal_spacing: float = 0.08
                  ) -> go.Figure:
     """One row of square-celled matrix panels (name, rows, cols), widths in proportion to their key counts.
@@ -49,15 +59,19 @@ def _matrix_grid(panels: Sequence[tuple[str, Sequence[str], Sequence[str]]], hor
     fig = make_subplots(rows=1, cols=len(panels), column_widths=widths,
                         horizontal_spacing=horizontal_spacing if len(panels) > 1 else 0.0)
     for i, (name, rows, cols) in enumerate(panels, start=1):
-        heatmaps.matrix_layout(fig, rows, cols, row=1, col=i, x_title=f"<b>{name}</b><br>key" if name else "key")
-        fig.update_xaxes(tickfont=dict(size=_tick_size(len(cols))), constrain="domain", row=1, col=i)
+        title = _two_lines(name) if len(panels) > 1 else name
+        heatmaps.matrix_layout(fig, rows, cols, row=1, col=i, x_title=f"<b>{title}</b><br>key" if name else "key")
+        fig.update_xaxes(tickfont=dict(size=_tick_size(len(cols))), constrain="domain", automargin=True, row=1, col=i)
         fig.update_yaxes(tickfont=dict(size=_tick_size(len(rows))), row=1, col=i,
                          scaleanchor=f"x{'' if i == 1 else i}", constrain="domain")
     return fig
 
 
-def mask_gallery(arch: str, roles: dict[str, np.ndarray], axes: dict[str, tuple[list[str], list[str]]]) -> go.Figure:
-    """Every attention role's mask: coloured where a query may read a key (by kind), empty where not."""
+def mask_gallery(arch: str, roles: dict[str, np.ndarray], axes: dict[str, tuple[list[str], list[str]]],
+                 height: int | None = None) -> go.Figure:
+    """Every attention role's mask: coloured where a query may read a key (by kind), empty where not.
+
+    `height` caps the figure's height (a page's first screen); by default it grows with the rows."""
     order = [r for r in ("encoder_self", "decoder_self", "cross") if r in roles]
     fig = _matrix_grid([(role_title(arch, r), *axes[r]) for r in order])
     codes, kinds = _used([roles[r] for r in order])
@@ -66,7 +80,7 @@ def mask_gallery(arch: str, roles: dict[str, np.ndarray], axes: dict[str, tuple[
         fig.add_trace(heatmaps.category_heatmap(z, kinds, rows, cols, showscale=i == len(order)), row=1, col=i)
     n_rows = max(len(axes[r][0]) for r in order)
     return styled(fig, f"{ARCH_NAMES[arch]}: who may read whom (rows = queries, columns = keys)", MASK_EVIDENCE,
-                  height=_matrix_height(n_rows))
+                  height=min(_matrix_height(n_rows), height or _matrix_height(n_rows)))
 
 
 def combined_view(arch: str, codes: np.ndarray, labels: list[str], n_input: int) -> go.Figure:

@@ -65,21 +65,28 @@ def _log_axes(fig: go.Figure, x_title: str, y_title: str, decades: bool = False)
 # --- 1. reuse heatmaps --------------------------------------------------------------------------
 
 
-def _turn_axis(labels: list[str], starts: list[float], title: str, max_ticks: int = 14) -> dict:
-    """Token labels at each turn's first token, plus evenly spread ones up to `max_ticks`.
+def _turn_axis(labels: list[str], starts: list[float], title: str, max_ticks: int = 10) -> dict:
+    """Token labels at most `max_ticks`, never two closer than a tick's share of the axis: the current
+    turn's first token first, then the opening's, the earlier turns' starts, then evenly spread ones.
 
-    A block of tokens is labelled by its first token here; the hover text keeps the whole range.
+    At a large history the turn starts crowd the axis's end; the ones too close to a kept label go
+    unlabelled (their lines stay). A block of tokens is labelled by its first token; the hover keeps the range.
     """
-    step = max(1, int(np.ceil(len(labels) / max_ticks)))
-    firsts = {r for r in (int(round(b)) for b in starts) if r < len(labels)}  # a start may round up past the end
-    spread = {t for t in range(0, len(labels), step) if all(abs(t - f) >= step / 2 for f in firsts)}
-    ticks = sorted(firsts | spread)
+    gap = max(1.0, len(labels) / max_ticks)
+    firsts = [r for r in (int(round(b)) for b in starts) if r < len(labels)]  # a start may round up past the end
+    spread = range(0, len(labels), max(1, int(np.ceil(gap))))
+    ticks: list[int] = []
+    for t in [*firsts[-1:], *firsts[:-1], *spread]:
+        if all(abs(t - kept) >= gap * 0.75 for kept in ticks):
+            ticks.append(t)
+    ticks.sort()
     return dict(title=title, tickmode="array", tickvals=ticks, ticktext=[labels[i].split("–")[0] for i in ticks],
                 showgrid=False, ticks="", tickfont=dict(size=13), automargin=True)
 
 
-def reuse_heatmaps(p: dict) -> go.Figure:
-    """The current turn's query x key matrix, causal beside bidirectional, each entry by what happens to it."""
+def reuse_heatmaps(p: dict, height: int = 720) -> go.Figure:
+    """The current turn's query x key matrix, causal beside bidirectional, each entry by what happens to it;
+    a page's first screen passes a smaller `height`."""
     c = p["counts"]
     titles = (f"<b>Causal + KV cache</b>: {si(c['causal_computed'])} entries computed",
               f"<b>Bidirectional</b>: all {si(c['bidirectional_recomputed'])} recomputed")
@@ -109,7 +116,7 @@ def reuse_heatmaps(p: dict) -> go.Figure:
     detail = f"1 cell = {block}x{block} entries, coloured by its centre" if block > 1 else "1 cell = 1 entry"
     title = (f"Turn {p['turns']}: {p['history']} old tokens + {p['m']} new, layer {p['layer']} "
              f"(lines: where each turn starts)")
-    return styled(fig, title, Evidence(Kind.SCHEMATIC, detail, note="exact for the chosen sizes"), height=720)
+    return styled(fig, title, Evidence(Kind.SCHEMATIC, detail, note="exact for the chosen sizes"), height=height)
 
 
 def recompute_across_turns(table: pd.DataFrame) -> go.Figure:

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
 
 from explorer.evidence import Evidence, Kind
-from explorer.figures.theme import SEQUENTIAL, styled
+from explorer.figures.theme import BADGE_CHARS, SEQUENTIAL, styled
 
 BUDGET_COLOR = "#D55E00"
 MAX_WINDOW = 48
@@ -48,8 +48,10 @@ def _budget_line(fig: go.Figure, budget: float | None, label: bool = True) -> No
                            xanchor="left", yanchor="bottom", xshift=4, font=dict(color=BUDGET_COLOR, size=14))
 
 
-def accuracy_vs_compute(analysis: dict, budget: float | None = None) -> go.Figure:
-    """Held-out accuracy against training FLOPs per window: seed mean, seed band, closed-form ceilings."""
+def accuracy_vs_compute(analysis: dict, budget: float | None = None, height: int = 560,
+                        badge_chars: int = BADGE_CHARS) -> go.Figure:
+    """Held-out accuracy against training FLOPs per window: seed mean, seed band, closed-form ceilings
+    (`height`, `badge_chars`: a page's first screen, beside its controls, passes smaller ones)."""
     fig = go.Figure()
     x = analysis["flops"]
     length = analysis["config"]["length"]
@@ -74,7 +76,7 @@ def accuracy_vs_compute(analysis: dict, budget: float | None = None) -> go.Figur
     fig.update_layout(legend=dict(title="attention window"))
     styled(fig, "Accuracy vs training compute, one curve per structure level",
            Evidence(Kind.MEASURED, _detail(analysis) + "; band = seed min-max; dashed = closed-form ceiling",
-                    also=(Kind.FORMULA,)), height=560)
+                    also=(Kind.FORMULA,)), height=height, badge_chars=badge_chars)
     return fig
 
 

@@ -39,9 +39,10 @@ def _box(fig: go.Figure, x: float, y: float, text: str, color: str, dash: str = 
     fig.add_annotation(x=x, y=y, text=text, showarrow=False, font=dict(size=14, color="#222222"))
 
 
-def wiring_schematic(depth: int) -> go.Figure:
+def wiring_schematic(depth: int, max_height: int | None = None) -> go.Figure:
     """Both wirings at `depth`: encoder layers left, decoder layers right, an arrow per decoder layer from the
-    encoder level it reads (level k = the residual stream after k encoder layers; 0 = the embeddings)."""
+    encoder level it reads (level k = the residual stream after k encoder layers; 0 = the embeddings). The
+    height grows with the depth, up to `max_height` px when given."""
     fig = go.Figure()
     link = CONCEPT_COLORS["cross"]
     for panel, wiring in enumerate(WIRINGS):
@@ -70,10 +71,11 @@ def wiring_schematic(depth: int) -> go.Figure:
                              name="computed, but no decoder layer reads its output"))
     fig.update_xaxes(visible=False, range=[-0.45, 3.85])
     fig.update_yaxes(visible=False, range=[-0.6, depth + 1.7])
+    natural = max(400, 190 + 58 * depth)
     fig.update_layout(legend=dict(orientation="h", x=0, y=-0.02, yanchor="top"), margin=dict(l=10, r=10, b=50))
     return styled(fig, f"Who reads what at depth {depth}: {depth} decoder layers, {depth} encoder layers",
                   Evidence(Kind.SCHEMATIC, "drawn from the model's layer_aligned flag"),
-                  height=max(400, 190 + 58 * depth))
+                  height=natural if max_height is None else min(natural, max_height))
 
 
 # --- outcome vs depth (measured) ------------------------------------------------------------------------

@@ -130,10 +130,11 @@ def wiring(w: Wiring, title: str) -> go.Figure:
                   badge_chars=HALF_WIDTH_BADGE)
 
 
-def combined_masks(panels: Sequence[tuple[str, dict]]) -> go.Figure:
+def combined_masks(panels: Sequence[tuple[str, dict]], height: int = 560) -> go.Figure:
     """Side-by-side [input ; target] masks; a cell's colour is the attention that lets the row read the column.
 
     Each panel is (title, `explorer.experiments.four_steps.combined_mask` output); blocked cells are empty.
+    `height`: a page's first screen passes a smaller one; exports keep the default.
     """
     fig = make_subplots(rows=1, cols=len(panels), horizontal_spacing=0.12)
     for i, (panel, mask) in enumerate(panels, start=1):
@@ -154,7 +155,7 @@ def combined_masks(panels: Sequence[tuple[str, dict]]) -> go.Figure:
     fig.update_yaxes(tickfont=dict(size=12))
     fig.update_layout(margin=dict(l=90))
     return styled(fig, "Who reads whom over [input ; target] (labels: token@position)",
-                  Evidence(Kind.SCHEMATIC, f"{FROM_CONFIG} · explorer.masks"), height=560)
+                  Evidence(Kind.SCHEMATIC, f"{FROM_CONFIG} · explorer.masks"), height=height)
 
 
 def _floor(values: list[float], floor: float) -> list[float]:

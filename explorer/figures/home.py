@@ -31,3 +31,26 @@ def argument_chain() -> go.Figure:
     fig.update_yaxes(visible=False, range=[-0.1, 1.1])
     return styled(fig, "The argument: a driving force shifts which structure wins",
                   Evidence(Kind.SCHEMATIC, "the lecture's chain of reasoning"), height=260)
+
+
+PATH_COLORS = {"open": "#BBBBBB", "right": OKABE_ITO[2], "wrong": OKABE_ITO[3]}
+
+
+def path_progress(outcomes: list[str], current: int) -> go.Figure:
+    """The learning path as a row of ten stops: grey before a prediction, green when the figure agreed with
+    it, orange when it did not; the current stop ringed."""
+    n = len(outcomes)
+    fig = go.Figure(go.Scatter(
+        x=list(range(1, n + 1)), y=[0] * n, mode="markers+text", text=[str(i) for i in range(1, n + 1)],
+        textposition="middle center", textfont=dict(size=15, color="white"), hoverinfo="skip", showlegend=False,
+        marker=dict(size=[40 if i == current else 30 for i in range(1, n + 1)],
+                    color=[PATH_COLORS[o] for o in outcomes],
+                    line=dict(width=[4 if i == current else 0 for i in range(1, n + 1)], color="#222222"))))
+    fig.add_shape(type="line", x0=1, x1=n, y0=0, y1=0, line=dict(color="#BBBBBB", width=2), layer="below")
+    fig.update_xaxes(visible=False, range=[0.4, n + 0.6])
+    fig.update_yaxes(visible=False, range=[-1, 1])
+    done = sum(o != "open" for o in outcomes)
+    right = sum(o == "right" for o in outcomes)
+    return styled(fig, f"Question {current} of {n} · {done} answered, {right} as the figures show",
+                  Evidence(Kind.SCHEMATIC, "your predictions on this path; green: the figure agreed"), height=230,
+                  badge_chars=60)

@@ -51,7 +51,7 @@ def _log_ticks(values: list[float]) -> dict:
 # ----------------------------------------------------------------------------------------------- allocation
 
 
-def allocation_chart(alloc: dict, title: str | None = None) -> go.Figure:
+def allocation_chart(alloc: dict, title: str | None = None, height: int = 620) -> go.Figure:
     """Each parameter group as a box: width = its parameters, height = tokens per example it reads.
 
     The area of a box is its parameter-token passes per example, so matmul FLOPs are about twice the
@@ -98,12 +98,13 @@ def allocation_chart(alloc: dict, title: str | None = None) -> go.Figure:
     top = (lx + ly) * 1.12
     fig.update_yaxes(title_text="tokens read", range=[0, top])
     fig.update_xaxes(title_text="parameters (millions); box area = parameter-token passes ≈ FLOPs / 2", row=2, col=1)
-    fig.update_layout(bargap=0, uniformtext=dict(minsize=10, mode="hide"),
-                      legend=dict(orientation="h", x=0, y=-0.2, yanchor="top"))
+    plot_px = height - 200  # about: the title and badge rows above the plot, the axis title below it
+    fig.update_layout(bargap=0, uniformtext=dict(minsize=10, mode="hide"),  # legend 84 px under the plot
+                      legend=dict(orientation="h", x=0, y=-84 / plot_px, yanchor="top"))
     fig.update_annotations(selector=dict(yref="paper", xanchor="center"), x=0.0, xanchor="left")
     below_badge(fig)
     return styled(fig, title or f"Who reads how many tokens: Lx = {_num(lx)} input, Ly = {_num(ly)} target tokens",
-                  Evidence(Kind.FORMULA, "explorer.costs, exact · " + _shape_text(alloc["shape"])), height=620)
+                  Evidence(Kind.FORMULA, "explorer.costs, exact · " + _shape_text(alloc["shape"])), height=height)
 
 
 def _num(x: float) -> str:

@@ -55,8 +55,10 @@ def _hline(fig: go.Figure, y: float, text: str, log: bool = False, color: str = 
 # ----------------------------------------------------------------------------------------------- the lab
 
 
-def fall_position(fall: Fall, name: str, v0: float = 0.0) -> go.Figure:
-    """Distance fallen vs time: the simulation and the gravity-only formula, each until it reaches the floor."""
+def fall_position(fall: Fall, name: str, v0: float = 0.0, height: int = 480) -> go.Figure:
+    """Distance fallen vs time: the simulation and the gravity-only formula, each until it reaches the floor.
+
+    `height` in px: a page's first screen asks for less than the export's default."""
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=fall.t, y=fall.y, mode="lines", name=f"{name}, simulated with drag",
                              line=dict(color=SIM_COLOR, width=3),
@@ -76,7 +78,7 @@ def fall_position(fall: Fall, name: str, v0: float = 0.0) -> go.Figure:
     fig.update_yaxes(title_text="distance fallen (m, downward)", autorange="reversed")
     fig.update_layout(legend=dict(x=0.99, y=0.98, xanchor="right", yanchor="top"))
     return styled(fig, f"A {length_text(fall.height)} drop: the {name} vs the gravity-only formula",
-                   Evidence(Kind.SIMULATION, SIMULATED + " · dashed: formula", also=(Kind.FORMULA,)))
+                   Evidence(Kind.SIMULATION, SIMULATED + " · dashed: formula", also=(Kind.FORMULA,)), height=height)
 
 
 def fall_error(fall: Fall, tol_abs: float, tol_rel: float, cross_abs: Crossing | None,

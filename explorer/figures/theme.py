@@ -130,3 +130,28 @@ def for_projector(fig: go.Figure, scale: float = 1.3) -> go.Figure:
     out.update_xaxes(title_font=dict(size=round(18 * scale)), tickfont=dict(size=round(base * scale)))
     out.update_yaxes(title_font=dict(size=round(18 * scale)), tickfont=dict(size=round(base * scale)))
     return out
+
+
+DARK = {"paper": "#0E1117", "text": "#FAFAFA", "grid": "#2E3440", "line": "#8A8F98"}  # Streamlit's dark theme
+
+
+def for_dark(fig: go.Figure) -> go.Figure:
+    """A copy for the app's dark theme: dark panels, light type and grid. Exports keep the light original
+    (a slide is printed on white), so this is applied only where the figure is shown."""
+    out = go.Figure(fig)
+    out.update_layout(paper_bgcolor=DARK["paper"], plot_bgcolor=DARK["paper"], font=dict(color=DARK["text"]),
+                      legend=dict(bgcolor="rgba(14,17,23,0.8)"))
+    out.update_xaxes(gridcolor=DARK["grid"], linecolor=DARK["line"])
+    out.update_yaxes(gridcolor=DARK["grid"], linecolor=DARK["line"])
+    for shape in out.layout.shapes:  # light panels (a fit window, a highlighted band) become faint veils
+        if _is_light(shape.fillcolor):
+            shape.fillcolor = "rgba(255,255,255,0.07)"
+    return out
+
+
+def _is_light(color: str | None) -> bool:
+    """A hex colour close to white (#F2F2F2 and the like)."""
+    if not color or not color.startswith("#") or len(color) != 7:
+        return False
+    r, g, b = (int(color[i:i + 2], 16) for i in (1, 3, 5))
+    return min(r, g, b) >= 0xD8

@@ -36,7 +36,8 @@ KIND_GROUPS = {
 }
 OTHER_KIND = ("cluster / supercomputer", "pentagon")
 LOG_TICKS = dict(type="log", exponentformat="power", showexponent="all")
-BOTTOM_LEGEND = dict(orientation="h", x=0, y=-0.14, xanchor="left", yanchor="top", font=dict(size=13))
+BOTTOM_LEGEND = dict(orientation="h", x=0, y=0, xanchor="left", yanchor="bottom", yref="container",  # the foot of the
+                     font=dict(size=13))  # figure, whatever the plot's height: clear of the x-axis title
 
 
 def _kind(kind: str) -> tuple[str, str]:
@@ -166,8 +167,9 @@ def _ranges(rows: pd.DataFrame, window: tuple[float, float], fit: Fit | None, ho
 
 def trend_chart(rows: pd.DataFrame, window: tuple[float, float], fit: Fit | None, horizon: float,
                 show_reference: bool = True, upload: pd.DataFrame | None = None,
-                upload_fit: Fit | None = None, precision: str = "fp32") -> go.Figure:
-    """Log-scale scatter of the selected rows (column `value`) with the window's fit and its extrapolation."""
+                upload_fit: Fit | None = None, precision: str = "fp32", height: int = 820) -> go.Figure:
+    """Log-scale scatter of the selected rows (column `value`) with the window's fit and its extrapolation.
+    `height`: 820 for a slide; the page draws it shorter, to fit a laptop's first screen."""
     fig = go.Figure()
     (x_lo, x_hi), y_range = _ranges(rows, window, fit, horizon, upload)
     fig.add_vrect(x0=max(window[0], x_lo), x1=min(window[1] + 1, x_hi), fillcolor="#F2F2F2", line_width=0,
@@ -202,7 +204,7 @@ def trend_chart(rows: pd.DataFrame, window: tuple[float, float], fit: Fit | None
                           text="data (points) · fit (line, bands) · extrapolation (dashed):", side="top")),
                       legend2=dict(x=0.01, y=0.99, xanchor="left", yanchor="top", font=dict(size=13),
                                    title=dict(text="technology")),
-                      hovermode="closest", margin=dict(b=230))
+                      hovermode="closest", margin=dict(b=60))  # the legend at the foot widens it as it needs
     rate = "no fit" if fit is None else f"{fit.years_per_10x:.3g} years per 10×" if fit.b > 0 else "no growth"
     fits = [f for f in (fit, upload_fit) if f is not None]
     kinds = [Kind.HISTORICAL] + ([Kind.FIT] if fits else []) + (
@@ -210,7 +212,7 @@ def trend_chart(rows: pd.DataFrame, window: tuple[float, float], fit: Fit | None
     fitted = f", {fit.n} in the fit" if fit is not None else ""
     detail = f"{len(rows)} cited rows shown{fitted} · GPUs in {'FP32' if precision == 'fp32' else 'best precision'}"
     return styled(fig, f"Compute per 2024 dollar, fit window {window[0]:.0f}–{window[1]:.0f}: {rate}",
-                  Evidence(kinds[0], detail, also=tuple(kinds[1:])), height=820)
+                  Evidence(kinds[0], detail, also=tuple(kinds[1:])), height=height)
 
 
 def precision_chart(rows: pd.DataFrame, fp32: Fit, best: Fit) -> go.Figure:
@@ -237,7 +239,7 @@ def precision_chart(rows: pd.DataFrame, fp32: Fit, best: Fit) -> go.Figure:
     fig.update_xaxes(title="year")
     fig.update_yaxes(title=dict(text="operations per second per 2024 US$", standoff=8), automargin=True, dtick=1,
                      **LOG_TICKS)
-    fig.update_layout(legend=dict(BOTTOM_LEGEND, y=-0.2), margin=dict(b=170))
+    fig.update_layout(legend=BOTTOM_LEGEND, margin=dict(b=170))
     return styled(fig, "GPU era: how much of the gain is lower precision?",
                   Evidence(Kind.HISTORICAL, f"Epoch AI ML hardware (CC BY 4.0), {len(rows)} chips",
                            also=(Kind.FIT,)), height=600)

@@ -11,19 +11,20 @@ from tests.e2e.conftest import TIMEOUT_MS, assert_no_exception, wait_for_app
 REVIEW = Path("/tmp/shots/audit")  # kept after the run for a person to look at
 ROW_HEIGHT = 35  # the data editor's default row (and header) height in pixels
 STRUCTURE_X = 200  # pixels from the editor's left edge into the "Structure" column
-SECTIONS = ("Your workbook", "Where each cell comes from", "Decision rule: what to ship now",
-            "Export, import and share")
+SECTIONS = ("Your workbook", "The decision rule", "Export, import and share", "How it works and its limits")
 
 
 def _save(page, tmp_path, name: str) -> None:
-    """The top of the page, then each section scrolled into view (Streamlit scrolls inside its main area)."""
+    """The first screen, the workbook's cards scrolled into view, and the chart (Streamlit scrolls inside its main
+    area); the open section stays open."""
     REVIEW.mkdir(parents=True, exist_ok=True)
-    shots = [(f"{name}-0-top.png", None)] + [(f"{name}-{i}-section.png", s) for i, s in enumerate(SECTIONS, 1)]
-    for file, heading in shots:
-        if heading:
-            page.get_by_role("heading", name=heading).first.scroll_into_view_if_needed()
+    for folder in (tmp_path, REVIEW):
+        page.screenshot(path=str(folder / f"{name}-0-top.png"))
+    cards = page.get_by_role("heading", name="Where each cell comes from")
+    if cards.count():
+        cards.first.scroll_into_view_if_needed()
         for folder in (tmp_path, REVIEW):
-            page.screenshot(path=str(folder / file))
+            page.screenshot(path=str(folder / f"{name}-1-cards.png"))
     chart = page.locator(".js-plotly-plot").first
     chart.scroll_into_view_if_needed()
     for folder in (tmp_path, REVIEW):
@@ -57,6 +58,12 @@ def _idle(page) -> None:
     page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]', timeout=TIMEOUT_MS)
 
 
+def _section(page, label: str) -> None:
+    """Open one section below the first screen (a tab: only the open one runs)."""
+    page.get_by_role("tab", name=label).click()
+    _idle(page)
+
+
 def _card_text(page, text: str):
     """Text in the cards below the editor (the editor's own cells are a canvas with a hidden twin table)."""
     return page.locator('[data-testid="stMarkdownContainer"]').filter(has_text=text)
@@ -65,8 +72,16 @@ def _card_text(page, text: str):
 def test_edit_add_download_and_upload_a_workbook(page, app_url, tmp_path):
     _open(page, app_url, "", "Where each cell comes from")
     expect(page.get_by_text("Ship now:").first).to_be_visible()
+    # the load test moves this slider on a first load: it stays beside the figure, outside any expander
+    expect(page.locator('[data-testid="stSlider"]').filter(has_text="Chat history n")).to_be_in_viewport()
     assert_no_exception(page)
     _save(page, tmp_path, "default")
+    for label in SECTIONS[1:]:
+        _section(page, label)
+        assert_no_exception(page)
+        for folder in (tmp_path, REVIEW):
+            page.screenshot(path=str(folder / f"default-{label.split()[0].lower()}.png"), full_page=True)
+    _section(page, SECTIONS[0])
 
     # edit: the first row's structure becomes the student's text, labelled as typed
     _type_into_structure(page, 0, "Encoder and decoder as two stacks")
@@ -86,6 +101,7 @@ def test_edit_add_download_and_upload_a_workbook(page, app_url, tmp_path):
     _save(page, tmp_path, "edited")
 
     # download the JSON through the page
+    _section(page, "Export, import and share")
     with page.expect_download() as download:
         page.get_by_role("button", name="JSON (can be imported again)").click()
     exported = tmp_path / "bias-audit.json"
@@ -97,11 +113,15 @@ def test_edit_add_download_and_upload_a_workbook(page, app_url, tmp_path):
     assert doc["rows"][0]["cells"]["gain"]["source"] == "measured" and doc["rows"][0]["cells"]["gain"]["config"]
 
     # back to the pre-filled workbook, then upload the download: the student's rows come back
+    _section(page, "Your workbook")
     page.get_by_role("button", name="Restore the pre-filled workbook").click()
     expect(_card_text(page, "Mixture-of-experts routing")).to_have_count(0, timeout=TIMEOUT_MS)
+    _idle(page)
+    _section(page, "Export, import and share")
     uploader = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
     uploader.set_input_files(str(exported))
     wait_for_app(page, "Imported 6 rows")
+    _section(page, "Your workbook")
     expect(_card_text(page, "Mixture-of-experts routing").first).to_be_visible()
     expect(_card_text(page, "Encoder and decoder as two stacks").first).to_be_visible()
     assert_no_exception(page)
@@ -109,8 +129,10 @@ def test_edit_add_download_and_upload_a_workbook(page, app_url, tmp_path):
     # a broken file is refused with a message that names the problem, and the workbook stays
     broken = tmp_path / "broken.json"
     broken.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary")
+    _section(page, "Export, import and share")
     uploader.set_input_files(str(broken))
     wait_for_app(page, "binary file")
+    _section(page, "Your workbook")
     expect(_card_text(page, "Mixture-of-experts routing").first).to_be_visible()
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator('[data-testid="stAlertContentError"]').count() == 0

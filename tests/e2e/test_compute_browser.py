@@ -11,9 +11,17 @@ def _slider(page, label: str):
     return page.locator('[data-testid="stSlider"]').filter(has_text=label).get_by_role("slider")
 
 
+MORE = "More settings: precision, horizon, your data"  # the expander beside the chart
+
+
 def _open(page, app_url: str) -> None:
     page.goto(f"{app_url}/compute")
     wait_for_app(page, "Years per 10×")
+
+
+def open_more_settings(page) -> None:
+    page.get_by_text(MORE).click()
+    expect(page.locator('[data-testid="stFileUploader"]')).to_be_visible()
 
 
 def test_moving_the_window_refits_and_redraws(page, app_url, tmp_path):
@@ -29,14 +37,19 @@ def test_moving_the_window_refits_and_redraws(page, app_url, tmp_path):
     page.keyboard.press("Home")  # 1850: the whole span, with the flat years before the war
     wait_for_app(page, "6.38")
     expect(page.get_by_text("Before about 1940")).to_be_visible()
+    open_more_settings(page)
     horizon = _slider(page, "Extrapolate to")
     horizon.focus()
     page.keyboard.press("End")
     expect(page).to_have_url(re.compile(r"horizon=2060"), timeout=TIMEOUT_MS)
     wait_for_app(page, "6.38")
     assert_no_exception(page)
-    expect(page.locator(".js-plotly-plot")).to_have_count(4)  # trend, rates, backtest, precision; retried: a rerun
-    # may still be replacing charts
+    expect(page.locator(".js-plotly-plot")).to_have_count(2)  # trend, and the rates in the open tab; retried: a
+    # rerun may still be replacing charts
+    page.get_by_role("tab", name="Roll it forward").click()
+    wait_for_app(page, "Median miss of the later machines")
+    expect(page.locator(".js-plotly-plot")).to_have_count(2)  # trend, backtest: the closed tabs draw nothing
+    assert "section=Roll+it+forward" in page.url or "section=Roll%20it%20forward" in page.url
     page.screenshot(path=str(tmp_path / "compute-window.png"), full_page=True)
     page.locator(".js-plotly-plot").first.screenshot(path=str(tmp_path / "compute-chart.png"))
 
@@ -48,6 +61,7 @@ def test_upload_a_good_and_a_bad_csv(page, app_url, tmp_path):
     bad = tmp_path / "photo.csv"
     bad.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01")
     _open(page, app_url)
+    open_more_settings(page)
     chooser = page.locator('[data-testid="stFileUploader"] input[type="file"]')
     chooser.set_input_files(str(good))
     wait_for_app(page, "Your data")

@@ -23,7 +23,7 @@ def test_default_view_and_depth_slider_moves(page, app_url, tmp_path):
     page.goto(f"{app_url}/depth")
     wait_for_app(page, "Accuracy, final only (depth 4)")
     page.wait_for_selector(".js-plotly-plot")
-    expect(page.locator(".js-plotly-plot")).to_have_count(4)  # retried: a rerun may still be replacing charts
+    expect(page.locator(".js-plotly-plot")).to_have_count(2)  # the wirings and the depth sweep; retried on reruns
     assert_no_exception(page)
     shoot(page, tmp_path / "depth-default.png")
 
@@ -54,9 +54,11 @@ def test_default_view_and_depth_slider_moves(page, app_url, tmp_path):
         assert_no_exception(page)
         assert page.locator('[data-testid="stAlertContentWarning"]').count() == 0  # not refused: shipped
         shoot(page, tmp_path / "depth-8-long.png")
-    page.get_by_text("Which kind of error does each wiring make?").click()
+    page.goto(f"{app_url}/depth?section=Which%20kind%20of%20error")
     wait_for_app(page, "teacher-forced like training")
-    page.get_by_text("How this was measured").click()
+    assert_no_exception(page)
+    page.get_by_role("tab", name="How it was measured").click()  # a tab opens in place and joins the URL
     wait_for_app(page, "Same parameters, same compute")
-    page.wait_for_timeout(500)  # let the expanders finish opening before measuring the page's height
+    assert "section=How" in page.url
+    assert_no_exception(page)
     shoot(page, tmp_path / "depth-end-notes.png")

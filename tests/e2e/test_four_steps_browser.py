@@ -1,6 +1,9 @@
-"""The four-steps page in a real headless Chromium: step through with the keyboard, keep screenshots."""
+"""The four-steps page in a real headless Chromium: step through with the keyboard, open the sections from the URL,
+keep screenshots."""
 
 from pathlib import Path
+
+from playwright.sync_api import expect
 
 from tests.e2e.conftest import assert_no_exception, wait_for_app
 
@@ -23,9 +26,10 @@ def test_stepping_through_the_four_steps_redraws_and_keeps_the_url(page, app_url
     page.goto(app_url)  # the router first, so /four-steps runs inside app.py's navigation
     wait_for_app(page, "Dominant force")
     page.goto(f"{app_url}/four-steps")
-    wait_for_app(page, "The comparison at this step")
-    wait_for_app(page, "Verdict.")
+    wait_for_app(page, "Step 0: encoder-decoder")
+    wait_for_app(page, "updating a comparison table")  # the section open by default: the comparison
     page.wait_for_selector(".js-plotly-plot")
+    expect(page.locator(".js-plotly-plot")).to_have_count(4)  # masks, table, wiring, parameters
     assert_no_exception(page)
     _save(page, tmp_path, "step-0")
 
@@ -48,8 +52,14 @@ def test_stepping_through_the_four_steps_redraws_and_keeps_the_url(page, app_url
     wait_for_app(page, "Step 0: encoder-decoder")
     assert_no_exception(page)
 
-    page.goto(f"{app_url}/four-steps?step=3&depth=4&width=32&heads=2")  # a shared link restores the view
-    wait_for_app(page, "Step 3: layer l reads layer l")
+    page.goto(f"{app_url}/four-steps?section=Ablation%20and%20statistics")  # a section opens from a link
+    wait_for_app(page, "Verdict.")
+    expect(page.locator(".js-plotly-plot")).to_have_count(3)  # masks, ablation dots and curves
+    assert_no_exception(page)
+    _save(page, tmp_path, "ablation")
+
+    page.goto(f"{app_url}/four-steps?step=3&depth=4&width=32&heads=2&section=Numeric%20check")  # a shared link
+    wait_for_app(page, "Step 3: layer l reads layer l")  # restores the view
     wait_for_app(page, "Train decoder-only for these sizes")
     assert_no_exception(page)
     _save(page, tmp_path, "link-depth-4")

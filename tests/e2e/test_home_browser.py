@@ -12,6 +12,10 @@ def test_home_page_renders_in_chromium(page, app_url, tmp_path):
     assert_no_exception(page)
     # Streamlit shows the navigation once there is more than one page
     assert page.locator('[data-testid="stSidebarNav"]').count() == (1 if len(available_pages()) > 1 else 0)
+    page.get_by_role("tab", name="How to read a figure").click()  # the badges, opened in place
+    wait_for_app(page, "Every figure carries a badge")
+    assert "section=How" in page.url
+    assert_no_exception(page)
 
 
 def test_embed_mode_hides_the_navigation(page, app_url, tmp_path):

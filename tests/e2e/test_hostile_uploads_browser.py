@@ -16,6 +16,7 @@ from explorer.experiments import lengths as ln
 from tests.conftest import ROOT
 from bench.memory import PeakMemory
 from tests.e2e.conftest import assert_no_exception, wait_for_app
+from tests.e2e.test_compute_browser import open_more_settings
 
 SERVER_MB = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["server"]["maxUploadSize"]
 AUDIT_MB = math.ceil(audit.MAX_IMPORT_BYTES / 2 ** 20)  # the uploaders' own max_upload_size, as the pages set it
@@ -38,12 +39,12 @@ PAGES = {
                  _files("csv", b"year,value\n" + b"2000,5\n" * (trend.MAX_ROWS + 1), SERVER_MB),
                  ["The file is empty", "contains binary data", f"the limit is {trend.MAX_ROWS:,} rows",
                   f"File must be {SERVER_MB:.1f}MB or smaller"]),
-    "/lengths?profile=uploaded%20CSV": ("Upload a CSV with columns", f"and {ln.MAX_BYTES / 1e6:g} MB",
+    "/lengths?section=Your%20own%20lengths&profile=uploaded%20CSV": ("Upload a CSV with columns", f"and {ln.MAX_BYTES / 1e6:g} MB",
                                         _files("csv", b"input_len,target_len\n" + b" " * ln.MAX_BYTES, LENGTHS_MB),
                                         ["The file is empty", "contains binary data",
                                          f"File must be {LENGTHS_MB:.1f}MB or smaller",
                                          f"File must be {LENGTHS_MB:.1f}MB or smaller"]),
-    "/audit": ("Your workbook", f"at most {audit.MAX_IMPORT_BYTES / 1e6:g} MB",
+    "/audit?section=Export%2C%20import%20and%20share": ("Import a workbook", f"at most {audit.MAX_IMPORT_BYTES / 1e6:g} MB",
                _files("json", b" " * (audit.MAX_IMPORT_BYTES + 1), AUDIT_MB),
                ["The file is empty", "binary file", f"File must be {AUDIT_MB:.1f}MB or smaller",
                 f"File must be {AUDIT_MB:.1f}MB or smaller"]),
@@ -74,6 +75,8 @@ def test_hostile_url_values_and_uploads_get_messages_not_tracebacks(page, app_ur
     for path, (ready, limit, files, messages) in PAGES.items():
         page.goto(f"{app_url}{path}")
         wait_for_app(page, ready)
+        if path == "/compute":  # its uploader sits in the settings beside the chart
+            open_more_settings(page)
         chooser = page.locator('[data-testid="stFileUploader"] input[type="file"]')
         assert limit in page.locator('[data-testid="stFileUploader"] [data-testid="stWidgetLabel"]').inner_text()
         for (name, data), message in zip(files, messages):
@@ -88,7 +91,9 @@ def test_hostile_url_values_and_uploads_get_messages_not_tracebacks(page, app_ur
 def test_an_empty_url_value_leaves_a_segmented_control_on_its_default(page, app_url):
     """Streamlit reads `?precision=` as "nothing picked"; the page shows the default it uses, then binds again."""
     page.goto(f"{app_url}/compute?precision=")
-    wait_for_app(page, "URL parameter")
+    wait_for_app(page, "Years per 10×")
+    open_more_settings(page)  # the control and its notice sit in the settings beside the chart
+    expect(page.get_by_text("URL parameter").first).to_be_visible()
     control = page.locator('[data-testid="stButtonGroup"]').filter(has_text="best available")
     expect(control.get_by_role("radio", name="FP32")).to_have_attribute("aria-checked", "true")
     control.get_by_role("radio", name="best available").click()
@@ -104,6 +109,7 @@ def test_a_file_of_millions_of_lines_is_refused_at_once_without_growing_the_serv
     rows.write_bytes(b"year,value\n" + b"1\n" * 2_450_000)
     page.goto(f"{app_url}/compute")
     wait_for_app(page, "Years per 10×")
+    open_more_settings(page)
     chooser = page.locator('[data-testid="stFileUploader"] input[type="file"]')
     with PeakMemory(server_pid) as memory:
         start = time.perf_counter()

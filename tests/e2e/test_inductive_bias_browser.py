@@ -1,4 +1,5 @@
-"""The inductive-bias page in a real headless Chromium: default view, a budget-slider move, screenshots.
+"""The inductive-bias page in a real headless Chromium: default view, a budget-slider move, a section from
+the URL, screenshots.
 
 Set SHOTS_DIR to also keep the screenshots for review (e.g. SHOTS_DIR=/tmp/shots/crossover).
 """
@@ -29,6 +30,10 @@ def test_default_view_and_a_budget_move(page, app_url, tmp_path):
     page.keyboard.press("End")  # 12.0: beyond the measured range
     wait_for_app(page, "outside the measured range")
     assert_no_exception(page)
-    page.get_by_text("How this was measured").click()
-    wait_for_app(page, "Designed, not discovered")
     shoot(page, tmp_path / "inductive-bias-budget-end.png")
+
+    page.goto(f"{app_url}/inductive-bias?budget=12.0&section=How%20it%20was%20measured")  # a section opens from a link
+    wait_for_app(page, "Designed, not discovered")
+    expect(page.locator(".js-plotly-plot")).to_have_count(1)  # the curves alone: the closed sections draw nothing
+    assert_no_exception(page)
+    shoot(page, tmp_path / "inductive-bias-how-measured.png")

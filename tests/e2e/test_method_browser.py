@@ -35,10 +35,16 @@ def test_method_page_loads_redraws_on_slider_moves_and_restores_a_link(page, app
     wait_for_app(page, "Formula off by 1 cm after")
     page.wait_for_selector(".js-plotly-plot")
     assert_no_exception(page)
-    expect(page.locator(".js-plotly-plot")).to_have_count(6)  # retried: a rerun may still be replacing charts
+    expect(page.locator(".js-plotly-plot")).to_have_count(3)  # the fall, then the open section's error and heights;
+    # retried: a rerun may still be replacing charts
     assert _metric(page, "Formula off by 1 cm after") == "59.6 cm"  # the pen's textbook numbers
     _shoot(page, tmp_path, "method-default")
 
+    # the section on more forces opens in place and joins the URL
+    page.get_by_role("tab", name="More forces, less predictability").click()
+    wait_for_app(page, "Horizon with 4 forces")
+    assert "section=More" in page.url
+    expect(page.locator(".js-plotly-plot")).to_have_count(4)  # the fall, the horizons, the path, the errors
     # fewer forces: focus the slider's thumb, then press Home (1 force: gravity alone, the fit is exact)
     thumb = page.locator('[data-testid="stSlider"]').filter(has_text="Number of forces").get_by_role("slider")
     thumb.focus()
@@ -50,11 +56,11 @@ def test_method_page_loads_redraws_on_slider_moves_and_restores_a_link(page, app
     assert_no_exception(page)
     assert "forces=2" in page.url
 
-    # a much taller drop: End on the drop-height slider
+    # a much taller drop: End on the drop-height slider beside the figure; the takeaway under it follows
     thumb = page.locator('[data-testid="stSlider"]').filter(has_text="Drop height").get_by_role("slider")
     thumb.focus()
     page.keyboard.press("End")
-    wait_for_app(page, "Time to fall 1 km")
+    wait_for_app(page, "Dropped from 1 km")
     assert_no_exception(page)
     _shoot(page, tmp_path, "method-moved")
 
@@ -65,3 +71,9 @@ def test_method_page_loads_redraws_on_slider_moves_and_restores_a_link(page, app
     assert_no_exception(page)
     assert _metric(page, "Terminal speed") == "0.434 m/s"
     _shoot(page, tmp_path, "method-feather")
+
+    # the method in the lecture's argument, opened by a link
+    page.goto(f"{app_url}/method?section=The%20method%20in%20the%20lecture")
+    wait_for_app(page, "Roll forward, with failure conditions")
+    assert_no_exception(page)
+    _shoot(page, tmp_path, "method-argument")

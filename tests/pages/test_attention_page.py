@@ -1,5 +1,6 @@
-"""AppTest of the attention page: every architecture, layer and head extremes, text edge cases, URL state,
-bad URL values, and a model trained on demand when its file is missing."""
+"""AppTest of the attention page: the masks on the first screen, each section from the URL, every architecture,
+layer and head extremes, text edge cases, URL state, bad URL values, and a model trained on demand when its file
+is missing."""
 
 import base64
 
@@ -13,6 +14,9 @@ from tests.pages.conftest import assert_clean, evidence_kinds, figures, press_tr
 PAGE = "attention.py"
 N_LAYERS = att.demo_spec("decoder").model.n_layers
 N_HEADS = att.demo_spec("decoder").model.n_heads
+FIRST = ["schematic", "measured", "measured"]  # the masks; the open section's head overview and weights
+SEQUENCE = "One sequence, one matrix"
+TOKENS = "Text, tokens and vectors"
 
 
 def _array(value) -> np.ndarray:
@@ -29,15 +33,18 @@ def _weights_figure(at) -> dict:
 
 
 def _text(at) -> str:
-    return " ".join(e.value for kind in ("info", "warning", "caption", "markdown") for e in getattr(at, kind))
+    """Every message and paragraph as one line: content files wrap their text."""
+    return " ".join(" ".join(e.value for kind in ("info", "warning", "caption", "markdown")
+                             for e in getattr(at, kind)).split())
 
 
 @pytest.mark.parametrize("arch", att.ARCHS)
 def test_each_architecture_shows_masks_and_measured_weights_that_sum_to_one(arch):
     at = run_page(PAGE, arch=att.ARCH_NAMES[arch], text="hello world")
     assert_clean(at)
-    kinds = evidence_kinds(at)
-    assert kinds[0] == "measured" and kinds[-1] == "measured" and "schematic" in kinds
+    assert evidence_kinds(at) == FIRST
+    assert figures(at)[0]["layout"]["meta"]["figure_id"] == "attention-masks"  # the slide's picture comes first
+    assert figures(at)[0]["layout"]["height"] <= 520  # whole on the first screen
     weights = _weights_figure(at)
     assert weights["layout"]["title"]["text"].startswith(att.ARCH_NAMES[arch])
     masked = 0
@@ -47,6 +54,32 @@ def test_each_architecture_shows_masks_and_measured_weights_that_sum_to_one(arch
         masked += int(np.isnan(z).sum())
     assert (masked > 0) == (arch != "encoder")  # every family but encoder-only hides something
     assert "right" in _text(at)  # the model's output, right or wrong, is reported
+    assert "query-key pairs" in _text(at)  # the takeaway under the masks
+
+
+def test_the_takeaway_counts_the_pairs_each_mask_allows():
+    at = run_page(PAGE, text="hello world")  # 11 input tokens, 11 target positions
+    assert "308 of the 484 query-key pairs over [input ; target] may be read (64%)" in _text(at)  # 121+121+66
+    at = run_page(PAGE, arch=att.ARCH_NAMES["decoder"], text="hello world")
+    assert "253 of the 484 query-key pairs" in _text(at)  # one causal triangle over 22 positions
+    at = run_page(PAGE, text="hello world", causal_input="true")
+    assert "253 of the 484 query-key pairs" in _text(at) and "with step 4" in _text(at)
+
+
+@pytest.mark.parametrize("arch", att.ARCHS)
+@pytest.mark.parametrize("section, kinds", [(SEQUENCE, None), (TOKENS, ["schematic", "measured"])])
+def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(arch, section, kinds):
+    at = run_page(PAGE, arch=att.ARCH_NAMES[arch], text="hello world", section=section)
+    assert_clean(at)
+    if section == SEQUENCE:  # the combined view (no target: none for encoder-only), the wiring (encoder-decoder)
+        ids = ["attention-masks"] + (["attention-combined"] if arch != "encoder" else []) + (
+            ["attention-wiring"] if arch == "encoder_decoder" else [])
+        assert [f["layout"]["meta"]["figure_id"] for f in figures(at)] == ids
+        assert evidence_kinds(at) == ["schematic"] * len(ids) and not at.slider
+    if section == TOKENS:
+        assert evidence_kinds(at) == kinds
+        (table,) = at.dataframe
+        assert list(table.value.loc["character"][:5]) == list("hello") and "Tokenizer:" in _text(at)
 
 
 @pytest.mark.parametrize("layer, head", [(1, 1), (N_LAYERS, N_HEADS), (1, N_HEADS), (N_LAYERS, 1)])
@@ -77,13 +110,13 @@ def test_empty_text_asks_for_text_without_an_error():
 def test_whitespace_only_text_is_still_text():
     at = run_page(PAGE, text="   ")
     assert_clean(at)
-    assert len(figures(at)) >= 4
+    assert evidence_kinds(at) == FIRST
 
 
 def test_one_character_works():
     at = run_page(PAGE, arch=att.ARCH_NAMES["prefix_lm"], text="a")
     assert_clean(at)
-    assert "single character" in _text(at) and len(figures(at)) >= 4
+    assert "single character" in _text(at) and evidence_kinds(at) == FIRST
 
 
 def test_ten_thousand_characters_are_cut_to_the_limit_with_a_notice():
@@ -120,18 +153,21 @@ def test_a_url_restores_the_whole_view():
 
 
 def test_the_step_4_variants_redraw_the_masks_and_the_wiring():
-    at = run_page(PAGE, arch=att.ARCH_NAMES["encoder_decoder"], causal_input="true", aligned="true", text="abcd")
+    at = run_page(PAGE, arch=att.ARCH_NAMES["encoder_decoder"], causal_input="true", aligned="true", text="abcd",
+                  section=SEQUENCE)
     assert_clean(at)
     titles = [f["layout"]["title"]["text"] for f in figures(at)]
     assert any("wiring: causal input, layer-aligned" in t for t in titles)
     masks = next(f for f in figures(at) if "who may read whom" in f["layout"]["title"]["text"])
     encoder_mask = _array(masks["data"][0]["z"])
     assert np.isnan(encoder_mask[0, 1]) and not np.isnan(encoder_mask[1, 0])  # causal input: no reading ahead
+    at = run_page(PAGE, arch=att.ARCH_NAMES["encoder_decoder"], causal_input="true", aligned="true", text="abcd")
+    assert_clean(at)
     assert "standard encoder-decoder" in _text(at)  # the weights are said to come from the standard model
 
 
 def test_variant_toggles_are_disabled_for_other_architectures():
-    at = run_page(PAGE, arch=att.ARCH_NAMES["decoder"], causal_input="true")
+    at = run_page(PAGE, arch=att.ARCH_NAMES["decoder"], causal_input="true", section=SEQUENCE)
     assert_clean(at)
     assert all(t.disabled for t in at.toggle)
     assert not any("wiring" in f["layout"]["title"]["text"] for f in figures(at))
@@ -143,7 +179,7 @@ def test_bad_url_values_get_a_notice_not_a_traceback(params):
     at = run_page(PAGE, **params)
     assert_clean(at)
     assert "URL parameter" in _text(at)
-    assert len(figures(at)) >= 4
+    assert evidence_kinds(at) == FIRST
 
 
 def test_a_missing_model_is_trained_on_demand_with_progress(tmp_path, monkeypatch):
@@ -158,7 +194,7 @@ def test_a_missing_model_is_trained_on_demand_with_progress(tmp_path, monkeypatc
         assert evidence_kinds(at) == ["schematic"]  # the masks need no model; the weights wait for it
         at = wait_for_jobs(press_train(at), timeout=120)
         assert_clean(at)
-        assert evidence_kinds(at)[0] == "measured" and evidence_kinds(at)[-1] == "measured"
+        assert evidence_kinds(at) == FIRST
         assert (tmp_path / "trained" / "encoder.safetensors").is_file()
         assert "right" in _text(at)  # a 20-step model: its output is shown, right or (mostly) wrong
     finally:  # the queue lives as long as the process: forget this run so no later test finds it

@@ -7,11 +7,15 @@ import json
 import random
 import string
 
+import pytest
+
 from explorer import audit
 from explorer.audit import Row
 from tests.pages.conftest import assert_clean, evidence_kinds, figures, page_downloads, run_page
 
 PAGE = "bias_audit.py"
+SHARE = "Export, import and share"
+SECTIONS = ("Your workbook", "The decision rule", SHARE, "How it works and its limits")
 
 
 def _plain(value: str) -> str:
@@ -46,9 +50,28 @@ def test_default_view_prefills_the_lecture_rows_with_their_sources():
     assert "w=48 (full attention) overtakes w=2 at 1.11e10" in text
     assert "**Ship now:** w=2" in text
     assert evidence_kinds(at) == ["measured"] and _title(at) == "Your budget is below the crossover"
-    assert page_downloads(at) == ["Markdown", "CSV", "JSON (can be imported again)"]
+    assert figures(at)[0]["layout"]["meta"]["figure_id"] == "audit-decision"  # the first screen's figure
     assert "wb" not in at.query_params
     assert any(c.value.replace("\\", "").startswith("Config: four-steps ablation") for c in at.caption)
+    at = run_page(PAGE, section=SHARE)
+    assert_clean(at)
+    assert page_downloads(at) == ["Markdown", "CSV", "JSON (can be imported again)"]
+
+
+@pytest.mark.parametrize("section", SECTIONS)
+def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section):
+    at = run_page(PAGE, section=section)
+    assert_clean(at)
+    assert [f["layout"]["meta"]["figure_id"] for f in figures(at)] == ["audit-decision"]  # no section has its own
+    assert bool(at.data_editor) == (section == "Your workbook")
+    assert bool(at.file_uploader) == (section == SHARE)
+    assert bool(page_downloads(at)) == (section == SHARE)
+    text = _text(at)
+    assert ("Where each cell comes from" in " ".join(h.value for h in at.subheader)) == (section == "Your workbook")
+    if section == "The decision rule":
+        assert "A rule this page proposes" in text and ":green-badge[measured]" in text
+    if section == "How it works and its limits":
+        assert f"{audit.MAX_ROWS} rows" in text
 
 
 def test_controls_at_their_low_extremes_make_the_budget_an_extrapolation():
@@ -150,7 +173,7 @@ def test_a_damaged_url_state_warns_and_shows_the_prefilled_workbook():
 
 
 def test_import_restores_rows_and_controls_and_refuses_bad_files():
-    at = run_page(PAGE)
+    at = run_page(PAGE, section=SHARE)
     workbook = [Row("separate", {"problem": "my view"}), Row(None, {"structure": "Retrieval"})]
     exported = audit.to_json(workbook, {}, {"n": 1024, "m": 2, "budget": 10.5, "pair": "4-48"}).encode()
     at.file_uploader[0].set_value(("mine.json", exported, "application/json")).run()
@@ -171,13 +194,13 @@ def test_import_restores_rows_and_controls_and_refuses_bad_files():
 def test_a_workbook_too_large_for_the_url_suggests_json():
     rng = random.Random(1)
     noise = lambda: "".join(rng.choices(string.ascii_letters, k=audit.MAX_CELL_CHARS))  # noqa: E731
-    at = run_page(PAGE, wb=audit.encode_state([Row("labels", {"gain": "kept in the link first"})]))
+    at = run_page(PAGE, wb=audit.encode_state([Row("labels", {"gain": "kept in the link first"})]), section=SHARE)
     at.session_state["audit-editor-0"] = {"added_rows": [{c: noise() for c in audit.COLUMNS} for _ in range(2)]}
     at.run()
     assert_clean(at)
     assert any(f"links hold at most {audit.MAX_URL_CHARS:,}" in i.value and "JSON export" in i.value for i in at.info)
     assert "wb" not in at.query_params
-    assert len(at.data_editor[0].value) == 3
+    assert len(at.session_state["audit_workbook"]) == 3  # the editor (in "Your workbook") shows these rows
 
 
 def test_embedded_without_controls_shows_a_read_only_table():
@@ -185,3 +208,6 @@ def test_embedded_without_controls_shows_a_read_only_table():
     assert_clean(at)
     assert not at.data_editor and not at.file_uploader and len(at.dataframe) == 1
     assert evidence_kinds(at) == ["measured"]
+    at = run_page(PAGE, controls="hidden", section=SHARE)
+    assert_clean(at)
+    assert not at.file_uploader and page_downloads(at) == ["Markdown", "CSV", "JSON (can be imported again)"]

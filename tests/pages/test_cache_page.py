@@ -1,5 +1,7 @@
 """AppTest of the cache-reuse page: default view, every slider at its extremes, URL state, bad URL values."""
 
+import pytest
+
 from explorer.experiments import cache as exp
 from tests.pages.conftest import assert_clean, evidence_kinds, figures, run_page, wait_for_jobs
 
@@ -10,11 +12,46 @@ def _titles(at) -> list[str]:
     return [f["layout"]["title"]["text"] for f in figures(at)]
 
 
-def test_default_view_shows_every_figure_with_its_evidence():
-    at = wait_for_jobs(run_page(PAGE))
+HEATMAP = "cache-reuse-heatmaps"
+MEASURED = "Measured on this server"
+
+
+def _ids(at) -> list[str]:
+    return [f["layout"]["meta"]["figure_id"] for f in figures(at)]
+
+
+def test_the_first_figure_is_the_reuse_heatmap_with_three_controls_and_a_takeaway():
+    at = run_page(PAGE)
+    assert_clean(at)
+    heat = figures(at)[0]
+    assert heat["layout"]["meta"]["figure_id"] == HEATMAP and heat["layout"]["meta"]["evidence"] == "schematic"
+    assert heat["layout"]["title"]["text"].startswith("Turn 3: 64 old tokens + 8 new, layer 2")
+    assert heat["layout"]["height"] <= 620  # whole on a 1440x900 screen under the title and the lead
+    assert {"schematic", "formula"} <= set(evidence_kinds(at))  # the first section is open by default
+    text = " ".join(md.value for md in at.markdown)
+    assert "history of n + (T-1)·m = 64 tokens" in text and "72 in all" in text
+
+
+@pytest.mark.parametrize("section, ids", [
+    ("What it costs", ["cache-recompute-turns", "cache-cost-per-turn", "cache-cost-cumulative", "cache-kv-memory"]),
+    (MEASURED, ["cache-measured-times", "cache-overhead-fit", "cache-speedup-vs-ratio"]),
+    ("How far old tokens move", ["cache-drift-layers", "cache-drift-fraction"]),
+    ("What the toy cannot test", [])])
+def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section, ids):
+    at = run_page(PAGE, section=section)
+    if section == MEASURED:
+        at = wait_for_jobs(at)
+    assert_clean(at)
+    assert _ids(at) == [HEATMAP, *ids]
+    if section == "What the toy cannot test":
+        assert f"{exp.MAX_MEASURE_TOKENS:,} tokens" in " ".join(m.value for m in at.markdown)
+
+
+def test_the_measured_section_shows_timings_with_their_evidence():
+    at = wait_for_jobs(run_page(PAGE, section=MEASURED))
     assert_clean(at)
     kinds = evidence_kinds(at)
-    assert {"schematic", "formula", "measured", "fit"} <= set(kinds)
+    assert {"schematic", "measured", "fit"} <= set(kinds)
     titles = _titles(at)
     assert titles[0].startswith("Turn 3: 64 old tokens + 8 new, layer 2")
     assert any(t.startswith("Measured speedup") for t in titles)
@@ -37,16 +74,18 @@ def test_all_sliders_at_their_minimum():
 
 
 def test_all_sliders_at_their_maximum_refuse_timing_and_name_the_limit():
-    at = run_page(PAGE, n="4096", m="256", turns="12", depth="8", layer="8")
+    at = run_page(PAGE, n="4096", m="256", turns="12", depth="8", layer="8", section=MEASURED)
     assert_clean(at)
     assert any(f"{exp.MAX_MEASURE_TOKENS:,} tokens" in w.value for w in at.warning)
     heat = figures(at)[0]["layout"]["meta"]
     assert heat["evidence"] == "schematic" and "coloured by its centre" in heat["evidence_detail"]
+    at = run_page(PAGE, n="4096", m="256", turns="12", depth="8", layer="8", section="How far old tokens move")
+    assert_clean(at)
     assert any("drift is measured with" in c.value for c in at.caption)  # drift keeps the share appended
 
 
 def test_a_large_size_is_timed_in_the_background():
-    at = run_page(PAGE, n="1024", m="1", turns="1", depth="8")
+    at = run_page(PAGE, n="1024", m="1", turns="1", depth="8", section=MEASURED)
     assert_clean(at)
     assert any("runs in the background" in i.value for i in at.info)
     at = wait_for_jobs(at)

@@ -24,23 +24,49 @@ def _refusals(at) -> list[str]:
     return [w.value for w in at.warning if w.value.startswith("Refused")]
 
 
-def test_default_view_shows_the_wirings_the_depth_sweep_curves_and_probes():
+def test_default_view_opens_on_the_wirings_with_the_results_at_these_settings_below():
     at = run_page(PAGE)
     assert_clean(at)
     assert at.title[0].value == "Depth and cross-attention"
-    assert evidence_kinds(at) == ["schematic", "measured", "measured", "measured"]
+    assert evidence_kinds(at) == ["schematic", "measured"]  # closed sections draw nothing
     figs = figures(at)
     assert "same parameters, compute and steps" in figs[1]["layout"]["title"]["text"]
     assert "seeds 0, 1, 2" in figs[1]["layout"]["meta"]["evidence_detail"]
     assert "Exact p on loss (3 paired seeds)" in _metrics(at) and "Accuracy, final only (depth 4)" in _metrics(at)
-    assert len(at.dataframe) == 2  # the depth table and the error anatomy
+    assert "At depth 4, layer-aligned reading scores **+45.6 points**" in _text(at)  # the takeaway under the figure
+    assert len(at.dataframe) == 1  # the depth table
     assert not at.warning
     assert "Four steps to decoder-only" in _text(at)  # the link back (as text: no router in AppTest)
 
 
+@pytest.mark.parametrize("section, kinds", [
+    ("Training curves", ["schematic", "measured"]), ("Probes", ["schematic", "measured"]),
+    ("Which kind of error", ["schematic"]), ("The question and the task", ["schematic"]),
+    ("How it was measured", ["schematic"])])
+def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section, kinds):
+    at = run_page(PAGE, section=section)
+    assert_clean(at)
+    assert evidence_kinds(at) == kinds
+    assert not at.metric and not at.warning
+    assert figures(at)[0]["layout"]["meta"]["figure_id"] == "depth-wiring"
+    if section == "Training curves":
+        assert figures(at)[1]["layout"]["meta"]["figure_id"] == "depth-curves"
+        assert "the last sixth of training by" in " ".join(c.value for c in at.caption)
+    if section == "Probes":
+        assert figures(at)[1]["layout"]["meta"]["figure_id"] == "depth-probes"
+        assert "linear probe" in _text(at) and "majority bit" in _text(at)
+    if section == "Which kind of error":
+        assert len(at.dataframe) == 1 and len(at.dataframe[0].value) == 2  # the error anatomy, one row per wiring
+        assert "teacher-forced like training" in _text(at)
+    if section == "The question and the task":
+        assert "majority-shifted copy" in _text(at) and "concern, not an observation" in _text(at)
+    if section == "How it was measured":
+        assert "Same parameters, same compute" in _text(at) and "Shipped run" in _text(at)
+
+
 @pytest.mark.parametrize("depth", ["2", "8"])
 def test_depth_slider_extremes_redraw_from_the_shipped_run(depth):
-    at = run_page(PAGE)
+    at = run_page(PAGE, sections="all")
     at.select_slider(key="depth").set_value(int(depth)).run()
     assert_clean(at)
     assert f"Accuracy, final only (depth {depth})" in _metrics(at)
@@ -93,7 +119,7 @@ def test_url_restores_a_view():
 
 
 def test_embedded_view_draws_no_controls():
-    at = run_page(PAGE, controls="hidden", depth="2")
+    at = run_page(PAGE, controls="hidden", depth="2", sections="all")
     assert_clean(at)
     assert not at.slider and not at.select_slider and len(figures(at)) == 4
     assert "Accuracy, final only (depth 2)" in _metrics(at)
@@ -117,7 +143,7 @@ def test_the_long_run_at_depth_8_shows_at_once():
     assert not _refusals(at) and not at.get("progress")
     assert "Accuracy, final only (depth 8)" in _metrics(at)
     assert "2400 steps" in figures(at)[1]["layout"]["meta"]["evidence_detail"]
-    at = run_page(PAGE, depth="8")  # at 600 steps the caveat points to the measured longer run
+    at = run_page(PAGE, depth="8", section="Training curves")  # at 600 steps the caveat points to the longer run
     assert any("Set the training steps to 2400" in i.value for i in at.info)
 
 
@@ -145,7 +171,7 @@ def test_a_tampered_cache_record_counts_as_missing_with_a_message_and_the_page_r
     good = {**_shipped_run("final"), "steps_done": 300}
     results.save(dp.CACHE_KIND, dp.run_key(cfg, 2, "final", 0), good)  # the control: a usable record
     path = results.save(dp.CACHE_KIND, dp.run_key(cfg, 2, "aligned", 0), TAMPERED[name](_shipped_run("aligned")))
-    at = run_page(PAGE, depth="2", steps="300", seeds="1", width="32")
+    at = run_page(PAGE, depth="2", steps="300", seeds="1", width="32", sections="all")
     assert_clean(at)
     warning = next(w.value for w in at.warning if "could not be used" in w.value)
     assert warning.startswith("1 cached result for these settings could not be used and was removed")
@@ -162,7 +188,7 @@ def test_a_record_that_passes_every_check_yet_breaks_the_analysis_gets_a_named_w
     for wiring in dp.WIRINGS:  # well-shaped, but an empty history leaves nothing to read the final loss from
         results.save(dp.CACHE_KIND, dp.run_key(cfg, 2, wiring, 0), {**_shipped_run(wiring), "steps_done": 150,
                                                                       "history": []})
-    at = run_page(PAGE, depth="2", steps="150", seeds="1", width="64")
+    at = run_page(PAGE, depth="2", steps="150", seeds="1", width="64", sections="all")
     assert_clean(at)
     assert any(w.value.startswith("The analysis of the runs at these settings could not be drawn") for w in at.warning)
     assert "Meanwhile: the shipped run" in _text(at) and len(figures(at)) >= 3

@@ -1,4 +1,5 @@
-"""AppTest of the four-steps page: every step, every control at its extremes, URL views and bad URL values."""
+"""AppTest of the four-steps page: the masks first, every section from the URL, every step, every control at its
+extremes, URL views, bad URL values and the on-demand runs inside their sections."""
 
 import pytest
 
@@ -7,6 +8,7 @@ from explorer.steps import FINAL_STEP
 from tests.pages.conftest import assert_clean, evidence_kinds, figures, run_page, wait_for_jobs
 
 PAGE = "four_steps.py"
+CHECK, ABLATION, WHY = "Numeric check", "Ablation and statistics", "Why each structure existed"
 
 
 def _figure(at, key_word: str) -> dict:
@@ -24,30 +26,58 @@ def _markdown(at) -> str:
     return "\n".join(m.value for m in at.markdown)
 
 
-def test_default_view_shows_every_figure_with_its_evidence_and_the_shipped_results():
+def _ids(at) -> list[str]:
+    return [f["layout"]["meta"]["figure_id"] for f in figures(at)]
+
+
+def test_default_view_opens_on_the_masks_with_the_comparison_below():
     at = run_page(PAGE)
     assert_clean(at)
+    assert _ids(at) == ["four-steps-mask", "four-steps-table", "four-steps-wiring", "four-steps-params"]
+    assert evidence_kinds(at) == ["schematic", "schematic", "schematic", "measured"]  # masks, table, wiring; counts
+    assert "**Step 0: encoder-decoder** (slide 40). The standard encoder-decoder." in _markdown(at)  # the takeaway
+    assert not at.metric and not at.dataframe  # the check and the ablation wait in their closed sections
+
+
+@pytest.mark.parametrize("section, ids", [
+    (CHECK, ["four-steps-check", "four-steps-causes"]),
+    (ABLATION, ["four-steps-ablation-dots", "four-steps-ablation-curves"]),
+    (WHY, []),
+])
+def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section, ids):
+    at = run_page(PAGE, section=section)
+    assert_clean(at)
+    assert _ids(at) == ["four-steps-mask", *ids]
     kinds = evidence_kinds(at)
-    assert kinds.count("schematic") == 3  # table, wiring, masks
-    assert kinds.count("measured") == 5  # parameters, logit check, causes, ablation dots and curves
+    assert kinds[0] == "schematic" and kinds[1:] == ["measured"] * len(ids)
     text = _markdown(at)
-    assert "Verdict." in text and "exact paired p = " in text and "Equivalence within the declared margin" in text
-    assert "The path is" in text
-    assert len(at.dataframe[0].value) == 21 and len(at.dataframe[1].value) == len(fs.VARIANTS)  # pairs; variants
+    if section == CHECK:
+        assert at.metric[0].label == "max |logit difference| at step 0, float32"
+        assert "step 4 is not yet decoder-only" in text
+    if section == ABLATION:
+        assert "Verdict." in text and "exact paired p = " in text and "Equivalence within the declared margin" in text
+        assert "The path is" in text
+        assert len(at.dataframe[0].value) == 21 and len(at.dataframe[1].value) == len(fs.VARIANTS)  # pairs; variants
+    if section == WHY:
+        assert text.count("*Measured here:*") == 3 and "exact paired p = " in text
 
 
 def test_walking_all_steps_highlights_exactly_the_rows_each_step_changes():
     at = run_page(PAGE)
+    check = run_page(PAGE, section=CHECK)
     for step in range(1, FINAL_STEP + 1):
         at.slider(key="step").set_value(step).run()
         assert_clean(at)
         shaded = {a for a, (_, fill) in _table_cells(at).items() if fill != "white"}
         rows = fs.diff_table(fs.base_config(2, 64, 4), step, fs.parameter_counts(fs.base_config(2, 64, 4)))
         assert shaded == {r["aspect"] for r in rows if r["changed"]}, step
-        assert f"max |logit difference| at step {step}" in at.metric[0].label
+        assert _figure(at, "Who reads whom")["layout"]["meta"]["figure_id"] == "four-steps-mask"
+        check.slider(key="step").set_value(step).run()
+        assert_clean(check)
+        assert f"max |logit difference| at step {step}" in check.metric[0].label
     assert _table_cells(at)[fs.SOFTMAXES][0].startswith("1")
-    assert "The final change" in _markdown(at) or "One detail is left" in _markdown(at)
-    assert float(at.metric[1].value) < 1e-10  # float64 after the final change: rounding
+    assert "One detail is left" in _markdown(at)  # the takeaway at the final change
+    assert float(check.metric[1].value) < 1e-10  # float64 after the final change: rounding
 
 
 @pytest.mark.parametrize("query", [
@@ -58,6 +88,8 @@ def test_extreme_sizes_that_fit_draw_the_model_figures_and_offer_the_check(query
     at = run_page(PAGE, **query)
     assert_clean(at)
     assert len(_figure(at, "Wiring")["layout"]["shapes"]) >= 2 * (int(query["depth"]) + 1)
+    at = run_page(PAGE, **query, section=CHECK)
+    assert_clean(at)
     assert any("run the check" in b.label for b in at.button) or at.info  # trainable, or the limit named
     if int(query["depth"]) == 12:
         assert any(f"{fs.LIVE_PARAM_LIMIT:,}" in i.value for i in at.info)
@@ -67,7 +99,10 @@ def test_sizes_beyond_the_model_limit_are_refused_with_the_limit_named():
     at = run_page(PAGE, depth="12", width="512")
     assert_clean(at)
     assert "the limit here is 50,000,000" in at.warning[0].value
-    assert "Why each structure existed" in [h.value for h in at.header][-1]  # the rest of the page still works
+    assert _ids(at) == ["four-steps-mask"]  # the masks do not depend on the sizes
+    at = run_page(PAGE, depth="12", width="512", section=WHY)
+    assert_clean(at)
+    assert "Why each structure existed" in [h.value for h in at.subheader][-1]  # the rest of the page still works
 
 
 def test_a_url_restores_the_view():
@@ -80,7 +115,8 @@ def test_a_url_restores_the_view():
 
 
 def test_bad_url_values_get_notices_not_tracebacks():
-    at = run_page(PAGE, step="9", depth="abc", width="100", heads="-3", ab_task="<script>", ab_seeds="1e9")
+    at = run_page(PAGE, step="9", depth="abc", width="100", heads="-3", ab_task="<script>", ab_seeds="1e9",
+                  section=ABLATION)
     assert_clean(at)
     notices = " ".join(c.value for c in at.caption)
     for key in ("`step`", "`depth`", "`width`", "`heads`", "`ab_task`", "`ab_seeds`"):
@@ -89,7 +125,7 @@ def test_bad_url_values_get_notices_not_tracebacks():
 
 
 def test_why_table_buttons_jump_to_the_step_that_removes_the_structure():
-    at = run_page(PAGE)
+    at = run_page(PAGE, section=WHY)
     at.button(key="why-3").click().run()
     assert_clean(at)
     assert at.slider(key="step").value == 3
@@ -98,7 +134,8 @@ def test_why_table_buttons_jump_to_the_step_that_removes_the_structure():
 
 def test_on_demand_runs_for_new_sizes_show_progress_then_their_results():
     """The check and an ablation rerun at sizes nothing has been computed for: background jobs, then figures."""
-    at = run_page(PAGE, depth="1", width="16", heads="2", step="4", ab_steps="50", ab_len="4", ab_task="reverse")
+    query = dict(depth="1", width="16", heads="2", step="4", ab_steps="50", ab_len="4", ab_task="reverse")
+    at = run_page(PAGE, **query, section=CHECK)
     assert_clean(at)
     next(b for b in at.button if "run the check" in b.label).click().run()
     at = wait_for_jobs(at, timeout=180)
@@ -106,6 +143,8 @@ def test_on_demand_runs_for_new_sizes_show_progress_then_their_results():
     assert _figure(at, "how far the logits move")["layout"]["meta"]["evidence"] == "measured"
     assert "step 4 is not yet decoder-only" in _markdown(at)
 
+    at = run_page(PAGE, **query, section=ABLATION)
+    assert_clean(at)
     next(b for b in at.button if b.label.startswith("Run 21 trainings")).click().run()
     at = wait_for_jobs(at, timeout=300)
     assert_clean(at)

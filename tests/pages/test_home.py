@@ -9,9 +9,12 @@ from explorer.lecture_map import PAGES, available_pages
 from tests.conftest import ROOT
 
 
-def _home() -> AppTest:
+def _home(**query_params: str) -> AppTest:
     """The home page through the router: its page links need the navigation that app.py registers."""
-    return AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    for key, value in query_params.items():
+        at.query_params[key] = value
+    return at.run()
 
 
 def test_home_page_renders_the_chain_without_exceptions():
@@ -19,14 +22,27 @@ def test_home_page_renders_the_chain_without_exceptions():
     assert not at.exception
     charts = at.get("plotly_chart")
     assert len(charts) == 1 and "schematic" in charts[0].proto.spec
-    assert len(at.subheader) == 5  # one box per link of the argument
+    assert len(at.subheader) == 5  # one box per link of the argument, in the section open by default
+    assert "Each page here takes one link" in " ".join(" ".join(m.value for m in at.markdown).split())
+
+
+def test_each_section_opens_from_the_url_and_draws_only_its_own_figures():
+    at = _home(section="How to read a figure")
+    assert not at.exception
+    charts = at.get("plotly_chart")
+    assert len(charts) == 1 and "schematic" in charts[0].proto.spec  # the chain, on every view
+    assert not at.subheader  # the closed section's boxes and their links are not drawn: only the guide's is left
+    labels = [link.proto.label for link in at.get("page_link")]  # the path's start and the guide's next page
+    assert labels[0].startswith("New here? Start the learning path") and [x.endswith("→") for x in labels] == \
+        [False, True]
+    assert "**by construction**" in " ".join(m.value for m in at.markdown)
 
 
 def test_home_links_exactly_the_pages_that_exist():
     at = _home()
     linked = sorted(Path(link.proto.page).name for link in at.get("page_link")  # the page's URL path
                     if not link.proto.label.endswith("→"))  # not the guide's "next page" link
-    assert linked == sorted(p.slug for p in available_pages() if p.slug != "home")
+    assert linked == sorted(p.slug for p in available_pages() if p.slug != "home")  # the path: its start link
 
 
 def test_router_runs_the_default_page():

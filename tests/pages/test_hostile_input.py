@@ -32,9 +32,10 @@ FILES = {p.slug: p.file.removeprefix("pages/") for p in PAGES if p.exists}
 # Views that draw controls the default view hides, or read a text input the default view ignores; their own keys
 # stay as given while those controls and every text input turn hostile.
 VIEWS = {"lengths": ({"profile": "typed pairs"},), "audit": ({"xsrc": "my own numbers"},)}
-EXTRA_KEYS = {"audit": ("wb",)}  # URL parameters a page reads that are not widgets (the workbook's state)
+EXTRA_KEYS = {"audit": ("wb",), "path": ("p1", "p5", "p10")}  # URL parameters a page reads that are not widgets
+ALL = {"sections": "all"}  # every tab of a page open, so every control of every section is fed
 KINDS = ("slider", "select_slider", "selectbox", "radio", "segmented_control", "toggle", "multiselect", "text_input")
-LECTURE = ("height", "presentation", "controls", "embed", "embed_options")
+LECTURE = ("height", "presentation", "controls", "embed", "embed_options", "section")
 
 HOSTILE = {
     "empty": "",
@@ -91,9 +92,12 @@ class Control:
 
 
 def _controls(at) -> dict[str, Control]:
+    """The URL-bound widgets drawn (a widget not bound to the URL, such as a prediction, is not a control)."""
     found = {}
     for kind in KINDS:
         for w in at.get(kind):
+            if not w.proto.query_param_key:
+                continue
             if kind == "slider":
                 found[w.key] = Control(kind, w.key, float(w.min), float(w.max))
             elif kind == "text_input":
@@ -144,6 +148,8 @@ def _check_values(at, what: str) -> dict[str, Control]:
     drawn = _controls(at)
     for kind in KINDS:
         for w in at.get(kind):
+            if w.key not in drawn:
+                continue
             c, v = drawn[w.key], w.value
             if kind == "slider":  # its range now: it may follow another control (the cache page's layer)
                 assert c.lo <= v <= c.hi and not (isinstance(v, float) and math.isnan(v)), (what, w.key, v)
@@ -187,7 +193,7 @@ def _check_echo(at, what: str) -> None:
 
 
 def _run(slug: str, query: dict, what: str):
-    at = run_page(FILES[slug], **query)
+    at = run_page(FILES[slug], **{**ALL, **query})
     assert not at.exception, (what, [e.value for e in at.exception])
     assert not at.error, (what, [e.value for e in at.error])
     _check_echo(at, what)
@@ -228,7 +234,7 @@ def test_every_control_gets_every_hostile_class_without_a_traceback(case):
     slug, view = case
     controls = {k: c for k, c in _controls(_run(slug, view, f"{slug} {view} default")).items() if k not in view}
     if view:  # the controls this view draws or reads differently: the rest had their turn in the default view
-        default = _controls(run_page(FILES[slug]))
+        default = _controls(run_page(FILES[slug], **ALL))
         controls = {k: c for k, c in controls.items() if k not in default or c.kind == "text_input"}
         _hostile_runs(slug, view, list(controls))
     else:
@@ -250,7 +256,7 @@ def test_lecture_mode_and_hidden_controls_take_hostile_values_without_a_tracebac
         assert height is None or HEIGHT_RANGE[0] <= height <= HEIGHT_RANGE[1], (name, height)
         if name == "HTML and markdown":
             assert not figures(_run(slug, {"figure": raw + "\x00\u202e"}, f"{slug} figure={name}"))
-    keys = [*_controls(run_page(FILES[slug])), *EXTRA_KEYS.get(slug, ())]
+    keys = [*_controls(run_page(FILES[slug], **ALL)), *EXTRA_KEYS.get(slug, ())]
     for name in HIDDEN_CLASSES:
         _run(slug, {"controls": "hidden", **{k: HOSTILE[name] for k in keys}}, f"{slug} hidden {name}")
 

@@ -20,12 +20,13 @@ def _curve_names(at) -> list[str]:
     return [t["name"] for t in figures(at)[0]["data"] if t.get("showlegend", True) and t.get("name")]
 
 
-def test_default_view_shows_shipped_curves_crossovers_and_b_star():
+def test_default_view_opens_on_the_curves_with_b_star_and_crossovers_in_the_first_section():
     at = run_page(PAGE)
     assert_clean(at)
     assert at.title[0].value == "Inductive-bias crossover"
     figs = figures(at)
     assert len(figs) == 3
+    assert figs[0]["layout"]["meta"]["figure_id"] == "crossover-curves"  # the slide's figure comes first
     assert evidence_kinds(at) == ["measured", "measured", "measured"]
     assert figs[0]["layout"]["meta"]["evidence_kinds"] == ["measured", "formula"]  # the dashed ceilings
     assert _curve_names(at) == ["w=2", "w=4", "w=8", "w=16", "w=48 (full attention)"]
@@ -33,6 +34,17 @@ def test_default_view_shows_shipped_curves_crossovers_and_b_star():
     assert "training FLOPs (about" in _text(at)  # the read-out at today's budget
     assert not at.warning
     assert len(at.dataframe) == 1
+
+
+@pytest.mark.parametrize("section, text", [("The question and the task", "*multi-lag recall*"),
+                                           ("How it was measured", "Designed, not discovered")])
+def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section, text):
+    at = run_page(PAGE, section=section)
+    assert_clean(at)
+    assert [f["layout"]["meta"]["figure_id"] for f in figures(at)] == ["crossover-curves"]  # the first screen's
+    assert text in _text(at) and not at.dataframe
+    if section == "How it was measured":
+        assert "--preset main`" in _text(at) and "held-out accuracy on" in _text(at)
 
 
 @pytest.mark.parametrize("query", [dict(long="0"), dict(long="1"), dict(budget="8"), dict(budget="12"),
@@ -90,7 +102,8 @@ def test_new_settings_train_for_real_and_come_back_from_the_cache():
 
 
 def test_url_restores_the_view():
-    at = run_page(PAGE, windows=["2", "16"], long="0.3", seeds="2", steps="400", budget="10.2", init="0.02")
+    at = run_page(PAGE, windows=["2", "16"], long="0.3", seeds="2", steps="400", budget="10.2", init="0.02",
+                  section="How it was measured")
     assert_clean(at)
     assert at.get("button_group")[0].value == "0.02"
     assert at.multiselect(key="windows").value == [2, 16]

@@ -11,7 +11,7 @@ from tests.pages.conftest import assert_clean, figure_downloads, figures, run_pa
 EMBED_FIGURES = {"home": "chain", "method": "method-fall", "compute": "compute-trend",
                  "inductive-bias": "crossover-curves", "attention": "attention-weights",
                  "four-steps": "four-steps-mask", "lengths": "lengths-allocation", "depth": "depth-outcome",
-                 "cache": "cache-reuse-heatmaps", "audit": "audit-decision"}
+                 "cache": "cache-reuse-heatmaps", "audit": "audit-decision", "path": "path-progress"}
 FILES = {p.slug: p.file.removeprefix("pages/") for p in PAGES if p.exists}
 
 
@@ -24,8 +24,8 @@ def test_every_existing_page_has_an_embed_figure():
 
 
 @pytest.mark.parametrize("slug", sorted(FILES))
-def test_default_view_gives_every_figure_an_id_and_its_exports(slug):
-    at = run_page(FILES[slug])
+def test_every_figure_with_every_section_open_has_an_id_and_its_exports(slug):
+    at = run_page(FILES[slug], sections="all")
     assert_clean(at)
     ids = _ids(at)
     assert EMBED_FIGURES[slug] in ids and len(ids) == len(set(ids))

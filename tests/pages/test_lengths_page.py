@@ -11,6 +11,7 @@ from tests.pages.conftest import (assert_clean, evidence_kinds, figures, press_t
 PAGE = "length_asymmetry.py"
 SHIPPED = (ROOT / "data" / "lengths" / "main.json").is_file()
 needs_shipped = pytest.mark.skipif(not SHIPPED, reason="no shipped length results")
+PROFILES = "Your own lengths"  # the section with the length profiles, typed pairs and uploads
 
 
 def _text(at) -> str:
@@ -22,22 +23,41 @@ def _titles(at) -> list[str]:
 
 
 @needs_shipped
-def test_default_view_shows_allocation_profile_and_the_shipped_toy_experiment():
+def test_default_view_opens_on_the_allocation_with_the_shipped_toy_experiment_below():
     at = run_page(PAGE)
     assert_clean(at)
     assert at.title[0].value == "Length asymmetry"
-    assert evidence_kinds(at) == ["formula", "formula", "schematic", "formula", "measured", "measured"]
+    assert evidence_kinds(at) == ["formula", "measured", "measured"]  # closed sections draw nothing
     titles = _titles(at)
     assert titles[0] == "Who reads how many tokens: Lx = 256 input, Ly = 16 target tokens"
-    assert "academic benchmark" in titles[2]
-    assert any("SYNTHETIC, ILLUSTRATIVE" in a["text"] for a in figures(at)[2]["layout"]["annotations"])
-    assert "toy scale, trained from scratch" in figures(at)[4]["layout"]["meta"]["evidence_detail"]
+    assert "toy scale, trained from scratch" in figures(at)[1]["layout"]["meta"]["evidence_detail"]
+    assert "spends **94%** of its matmul work on the input" in _text(at)  # the takeaway under the figure
     assert "Does the gap move with the length ratio?" in _text(at)
-    assert "not reproduced here" in _text(at)
     assert not at.warning
-    assert len(at.dataframe) == 2  # the shipped tests, and the matched arms in the (closed) notes expander
-    assert [len(r) for r in (at.dataframe[0].value, at.dataframe[1].value)] == [6, 9]
+    assert len(at.dataframe) == 1 and len(at.dataframe[0].value) == 6  # the shipped tests
     assert any(b.label.startswith("Train 6 models") for b in at.button)  # the on-demand default waits for a click
+
+
+@needs_shipped
+@pytest.mark.parametrize("section, kinds", [
+    ("Parameters and FLOPs", ["formula", "formula"]), ("Your own lengths", ["formula", "schematic", "formula"]),
+    ("The lecture's claim", ["formula"]), ("How it was measured", ["formula"])])
+def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section, kinds):
+    at = run_page(PAGE, section=section)
+    assert_clean(at)
+    assert evidence_kinds(at) == kinds
+    assert not at.warning and not train_buttons(at)
+    if section == "Parameters and FLOPs":
+        assert [m.label for m in at.metric] == ["Decoder-only params", "Encoder-decoder params",
+                                                "Enc-dec / dec-only params", "Params at equal FLOPs"]
+    if section == "Your own lengths":
+        assert "academic benchmark" in _titles(at)[1]
+        assert any("SYNTHETIC, ILLUSTRATIVE" in a["text"] for a in figures(at)[1]["layout"]["annotations"])
+    if section == "The lecture's claim":
+        assert "not reproduced here" in _text(at)
+    if section == "How it was measured":
+        assert len(at.dataframe) == 1 and len(at.dataframe[0].value) == 9  # the matched arms
+        assert "Shipped run" in _text(at)
 
 
 @pytest.mark.parametrize("query", [dict(lx="1"), dict(lx="2048"), dict(ly="1"), dict(ly="2048"), dict(d="64"),
@@ -46,7 +66,7 @@ def test_default_view_shows_allocation_profile_and_the_shipped_toy_experiment():
                                    dict(lx="2048", ly="2048", d="4096", layers="48", vocab="256,000"),
                                    dict(lx="1", ly="1", d="64", layers="1", vocab="64")])
 def test_allocation_controls_at_their_extremes(query):
-    at = run_page(PAGE, **query)
+    at = run_page(PAGE, sections="all", **query)
     assert_clean(at)
     assert figures(at)[0]["layout"]["meta"]["evidence"] == "formula"
     assert not [w for w in at.warning if "missing" not in w.value]
@@ -54,19 +74,19 @@ def test_allocation_controls_at_their_extremes(query):
 
 @pytest.mark.parametrize("profile", list(ln.PROFILES))
 def test_each_profile_shows_its_means(profile):
-    at = run_page(PAGE, profile=profile)
+    at = run_page(PAGE, profile=profile, section=PROFILES)
     assert_clean(at)
     stats = ln.profile_stats(ln.profile_pairs(profile), ln.Shape())
-    assert at.metric[4].value == f"{stats['mean_input']:,.1f}" and at.metric[5].value == f"{stats['mean_target']:,.1f}"
-    assert profile in _titles(at)[2]
+    assert at.metric[0].value == f"{stats['mean_input']:,.1f}" and at.metric[1].value == f"{stats['mean_target']:,.1f}"
+    assert profile in _titles(at)[1]
     assert "synthetic, illustrative" in " ".join(c.value for c in at.caption)
 
 
 def test_typed_pairs_good_and_bad():
-    at = run_page(PAGE, profile="typed pairs", pairs="300:4, 100:2")
+    at = run_page(PAGE, profile="typed pairs", pairs="300:4, 100:2", section=PROFILES)
     assert_clean(at)
-    assert at.metric[4].value == "200.0" and at.metric[5].value == "3.0"
-    assert figures(at)[2]["layout"]["meta"]["evidence"] == "historical data"
+    assert at.metric[0].value == "200.0" and at.metric[1].value == "3.0"
+    assert figures(at)[1]["layout"]["meta"]["evidence"] == "historical data"
     for bad, message in (("300-4", "is not a pair"), ("0:3", "from 1 to"), ("", "at least one pair"),
                          (" ".join(["2:2"] * 51), "the limit here is 50")):
         at.text_input(key="pairs").set_value(bad).run()
@@ -76,7 +96,7 @@ def test_typed_pairs_good_and_bad():
 
 
 def test_uploads_bad_and_good():
-    at = run_page(PAGE, profile="uploaded CSV")
+    at = run_page(PAGE, profile="uploaded CSV", section=PROFILES)
     assert_clean(at)
     assert any("Upload a CSV" in i.value for i in at.info)
     assert f"{ln.MAX_ROWS:,} rows" in at.file_uploader(key="upload").label
@@ -89,8 +109,8 @@ def test_uploads_bad_and_good():
         assert any(message in w.value and f"{name}.csv" in w.value for w in at.warning), name
     at.file_uploader(key="upload").set_value(("mine.csv", b"input_len,target_len\n50,5\n150,15\n", "text/csv")).run()
     assert_clean(at)
-    assert at.metric[4].value == "100.0" and at.metric[5].value == "10.0"
-    assert "mine.csv" in _titles(at)[2]
+    assert at.metric[0].value == "100.0" and at.metric[1].value == "10.0"
+    assert "mine.csv" in _titles(at)[1]
 
 
 @needs_shipped
@@ -98,8 +118,8 @@ def test_the_last_step_metric_and_a_shipped_on_demand_setting():
     at = run_page(PAGE, metric="at the last step", run_lx="20", run_ly="4", run_seeds="6", run_steps="1200")
     assert_clean(at)
     assert "held-out loss at the last step" in _text(at)
-    assert len(at.dataframe) == 3 and not train_buttons(at)
-    assert len(at.dataframe[2].value) == 2  # the on-demand table: one ratio, two matchings
+    assert len(at.dataframe) == 2 and not train_buttons(at)
+    assert len(at.dataframe[1].value) == 2  # the on-demand table: one ratio, two matchings
     assert evidence_kinds(at)[-1] == "measured"  # the on-demand gap chart, straight from the shipped run
 
 
@@ -124,7 +144,7 @@ def test_an_on_demand_run_trains_after_a_click_and_then_comes_from_the_cache():
 
 
 def test_url_restores_the_view():
-    at = run_page(PAGE, lx="1024", ly="4", d="512", layers="6", vocab="1,024", profile="chat",
+    at = run_page(PAGE, sections="all", lx="1024", ly="4", d="512", layers="6", vocab="1,024", profile="chat",
                   metric="at the last step", run_lx="5", run_ly="9", run_seeds="3", run_steps="800")
     assert_clean(at)
     assert at.select_slider(key="lx").value == 1024 and at.select_slider(key="ly").value == 4
@@ -139,8 +159,8 @@ def test_url_restores_the_view():
 
 
 def test_bad_url_values_get_notices_not_tracebacks():
-    at = run_page(PAGE, lx="abc", ly="-5", d="77", layers="1000", vocab="x", profile="nonsense", metric="zzz",
-                  run_lx="99", run_ly="nan", run_seeds="0", run_steps="7", pairs="9" * 700)
+    at = run_page(PAGE, sections="all", lx="abc", ly="-5", d="77", layers="1000", vocab="x", profile="nonsense",
+                  metric="zzz", run_lx="99", run_ly="nan", run_seeds="0", run_steps="7", pairs="9" * 700)
     assert_clean(at)
     notices = " ".join(c.value for c in at.caption)
     for key in ("`lx`", "`ly`", "`d`", "`layers`", "`vocab`", "`profile`", "`run_lx`", "`run_ly`", "`run_seeds`",

@@ -1,4 +1,5 @@
-"""AppTest of the method page: default view, each object, every control at its extremes, URL state, bad URLs."""
+"""AppTest of the method page: the first screen, each section from the URL, each object, every control at its
+extremes, URL state, bad URLs."""
 
 from pathlib import Path
 
@@ -11,7 +12,10 @@ from tests.conftest import ROOT
 from tests.pages.conftest import TIMEOUT, assert_clean, evidence_kinds, figures, run_page
 
 PAGE = "method.py"
-KINDS = ["simulation"] * 4 + ["fit"] * 2  # fall, error, heights, horizons; prediction, errors
+KINDS = ["simulation"] * 4 + ["fit"] * 2  # fall, error, heights, horizons; prediction, errors (every section)
+FIRST = ["simulation"] * 3  # the fall on the first screen, the error and the heights in the open section
+FORCES = "More forces, less predictability"
+ARGUMENT = "The method in the lecture"
 SLIDERS = ["v0", "rho", "mass_pen", "area_pen", "cd_pen", "forces", "fit_s", "wind"]
 SELECT_SLIDERS = ["height", "tol_cm", "tol_pct", "tol_m"]
 
@@ -22,29 +26,56 @@ def _option(text: str) -> int | float:
     return int(x) if x.is_integer() else x
 
 
+def _markdown(at: AppTest) -> str:
+    """The page's Markdown as one line: content files wrap their text."""
+    return " ".join(" ".join(m.value for m in at.markdown).split())
+
+
 def _metrics(at: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
 
-def test_default_view_shows_the_pen_and_six_figures():
+def test_default_view_opens_on_the_pen_with_the_fall_in_numbers_below():
     at = run_page(PAGE)
     assert_clean(at)
-    assert evidence_kinds(at) == KINDS
+    assert evidence_kinds(at) == FIRST  # closed sections draw nothing
+    assert figures(at)[0]["layout"]["meta"]["figure_id"] == "method-fall"  # the slide-4 figure comes first
     metrics = _metrics(at)
     assert metrics["Formula off by 1 cm after"] == "59.6 cm"
     assert metrics["Formula off by 1% after"] == "35.6 cm"
     assert metrics["Terminal speed"] == "10.8 m/s"
-    assert metrics["Horizon with 4 forces"] == "0.13 s"
-    bars = figures(at)[3]["data"][0]
-    assert bars["text"][0].startswith("≥") and bars["y"][1] > bars["y"][2] > bars["y"][3]
     assert "White, Fluid Mechanics" in " ".join(c.value for c in at.caption)
+    takeaway = _markdown(at)  # the sentence under the figure follows the controls
+    assert "1 cm off after 59.6 cm of fall" in takeaway and "cannot be ignored" in takeaway
+
+
+def test_the_takeaway_follows_the_drop_and_the_air():
+    at = run_page(PAGE, height="0.5")  # the pen is 1 cm off only after 59.6 cm: a half-metre drop is within
+    assert_clean(at)
+    assert "1 cm off only after 59.6 cm of fall" in _markdown(at)
+    at = run_page(PAGE, rho="0")
+    assert_clean(at)
+    assert "for any drop up to" in _markdown(at)
+
+
+@pytest.mark.parametrize("section, kinds", [(FORCES, ["simulation"] * 2 + ["fit"] * 2), (ARGUMENT, ["simulation"])])
+def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section, kinds):
+    at = run_page(PAGE, section=section)
+    assert_clean(at)
+    assert evidence_kinds(at) == kinds
+    if section == FORCES:
+        assert _metrics(at)["Horizon with 4 forces"] == "0.13 s"
+        bars = figures(at)[1]["data"][0]
+        assert bars["text"][0].startswith("≥") and bars["y"][1] > bars["y"][2] > bars["y"][3]
+    if section == ARGUMENT:
+        assert "energy" in _markdown(at) and not at.metric
 
 
 @pytest.mark.parametrize("name", list(physics.OBJECTS))
 def test_each_object_renders_with_its_own_textbook_values(name):
     at = run_page(PAGE, object=name)
     assert_clean(at)
-    assert len(figures(at)) == 6
+    assert len(figures(at)) == 3
     obj = physics.OBJECTS[name]
     assert at.slider(key=f"mass_{name}").value == pytest.approx(obj.mass * 1000)
     assert at.slider(key=f"cd_{name}").value == pytest.approx(obj.cd)
@@ -54,7 +85,7 @@ def test_each_object_renders_with_its_own_textbook_values(name):
 
 
 def test_every_control_at_its_extremes_renders_cleanly():
-    at = run_page(PAGE)
+    at = run_page(PAGE, sections="all")
     for key in SLIDERS:
         widget = at.slider(key=key)
         default = widget.value
@@ -76,15 +107,15 @@ def test_every_control_at_its_extremes_renders_cleanly():
 def test_the_stiffest_corner_renders_cleanly():
     """Lightest, largest, draggiest feather in dense air, thrown down fast from the top, in the strongest wind."""
     at = run_page(PAGE, object="feather", mass_feather="0.003", area_feather="200", cd_feather="2.5", rho="1.5",
-                  v0="20", height="1000", wind="10", fit_s="0.1", tol_m="0.01")
+                  v0="20", height="1000", wind="10", fit_s="0.1", tol_m="0.01", sections="all")
     assert_clean(at)
-    assert len(figures(at)) == 6
+    assert evidence_kinds(at) == KINDS
     assert _metrics(at)["Terminal speed"] == "0.028 m/s"
 
 
 @pytest.mark.parametrize("key", ["cd_pen", "rho"])
 def test_without_drag_the_formula_is_never_off(key):
-    at = run_page(PAGE, **{key: "0"})
+    at = run_page(PAGE, sections="all", **{key: "0"})
     assert_clean(at)
     metrics = _metrics(at)
     assert metrics["Terminal speed"] == "none (no drag)"
@@ -102,7 +133,7 @@ def test_object_choice_switches_the_edited_values():
 
 def test_url_restores_a_view():
     at = run_page(PAGE, object="ball", height="100", v0="5", rho="0.6", mass_ball="100", cd_ball="0.3",
-                  tol_cm="5", tol_pct="2", forces="2", fit_s="1", tol_m="0.5", wind="8")
+                  tol_cm="5", tol_pct="2", forces="2", fit_s="1", tol_m="0.5", wind="8", section=FORCES)
     assert_clean(at)
     assert not at.caption[0].value.startswith(":orange")  # no URL notice: every value was usable
     assert at.segmented_control(key="object").value == "ball"
@@ -110,13 +141,16 @@ def test_url_restores_a_view():
     assert at.slider(key="mass_ball").value == pytest.approx(100.0)
     assert at.slider(key="forces").value == 2 and at.slider(key="fit_s").value == pytest.approx(1.0)
     metrics = _metrics(at)
-    assert "Time to fall 100 m" in metrics and "Horizon with 2 forces" in metrics
-    assert "Formula off by 5 cm after" in metrics and "Formula off by 2% after" in metrics
+    assert "Horizon with 2 forces" in metrics
+    assert "dropped from 100 m, the ball" in _markdown(at).lower()  # the takeaway
+    at = run_page(PAGE, object="ball", height="100", tol_cm="5", tol_pct="2")
+    assert "Time to fall 100 m" in _metrics(at)
+    assert "Formula off by 5 cm after" in _metrics(at) and "Formula off by 2% after" in _metrics(at)
 
 
 def test_bad_url_values_are_refused_or_clamped_with_a_notice():
     at = run_page(PAGE, mass_pen="-5", area_pen="0", cd_pen="abc", height="1e9", object="rocket", forces="99",
-                  fit_s="nan", rho="-1", wind="1e6", tol_cm="0", v0="fast")
+                  fit_s="nan", rho="-1", wind="1e6", tol_cm="0", v0="fast", sections="all")
     assert_clean(at)
     assert len(figures(at)) == 6
     notices = " ".join(c.value for c in at.caption)
@@ -130,7 +164,7 @@ def test_bad_url_values_are_refused_or_clamped_with_a_notice():
 
 
 def test_hidden_controls_keep_the_url_state():
-    at = run_page(PAGE, controls="hidden", object="paper", forces="3")
+    at = run_page(PAGE, controls="hidden", object="paper", forces="3", sections="all")
     assert_clean(at)
     assert not at.slider and len(figures(at)) == 6
     assert "Horizon with 3 forces" in _metrics(at)
@@ -138,9 +172,10 @@ def test_hidden_controls_keep_the_url_state():
 
 def test_the_argument_section_quotes_the_compute_rate_and_links_through_the_router():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    at.query_params["sections"] = "all"  # not section=...: the home page's open tab, same key, would win (AppTest)
     at.switch_page("pages/method.py").run()
     assert_clean(at)
-    text = " ".join(m.value for m in at.markdown)
+    text = _markdown(at)
     links = {link.proto.page for link in at.get("page_link")}
 
     def linked(slug: str) -> bool:  # AppTest names a page by its file, the browser by its url_path

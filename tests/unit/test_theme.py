@@ -45,3 +45,14 @@ def test_panel_titles_move_below_the_badge_row_with_their_panels():
     assert sorted({a.y for a in fig.layout.annotations}) == [y * 0.8 for y in tops]
     assert max(axis.domain[1] for axis in fig.select_yaxes()) == 0.8
     assert min(axis.domain[0] for axis in fig.select_yaxes()) == 0.0
+
+
+def test_the_dark_copy_darkens_panels_and_type_and_leaves_the_export_light():
+    from explorer.figures.theme import DARK, for_dark
+
+    fig = styled(go.Figure(go.Scatter(x=[1, 2], y=[3, 4])), "A title", Evidence(Kind.MEASURED, "seed 0"))
+    dark = for_dark(fig)
+    assert dark.layout.paper_bgcolor == dark.layout.plot_bgcolor == DARK["paper"]
+    assert dark.layout.font.color == DARK["text"] and dark.layout.xaxis.gridcolor == DARK["grid"]
+    assert fig.layout.paper_bgcolor is None  # the original keeps the light template (exports use it)
+    assert dark.layout.meta["evidence"] == "measured" and dark.data[0].y == (3, 4)

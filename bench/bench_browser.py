@@ -1,0 +1,123 @@
+"""Where speed is felt: in Chromium against one warm server, per page, the time a new visitor waits for the
+first chart, and the time from a slider key press to the redrawn figure with the app idle again.
+
+One server (`python -m ui.launch`, its own result cache) is warmed by a first visit to every page; then, in
+rounds that interleave the pages, a fresh browser context opens each page (navigation to the first visible
+chart) and presses ArrowRight / ArrowLeft on the page's main slider `PRESSES` times. A press counts until the
+server's "script finished" for the rerun it caused has arrived, the app is idle and two animation frames
+have passed (the browser has drawn the figure). Medians and p95 are printed; targets: first chart within 3 s,
+a slider redraw within 0.5 s at p95.
+
+`python -m bench.bench_browser [slug ...]` times only the pages named.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+from bench.stats import percentiles
+from explorer.lecture_map import available_pages
+from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS
+from tests.load.server import app_server
+from tests.load.test_classroom import SLIDERS
+
+ROUNDS = 3
+PRESSES = 6  # per page and round
+TIMEOUT_MS = 120_000
+IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+DRAWN = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))"
+TARGET_FIRST_S, TARGET_REDRAW_S = 3.0, 0.5
+
+
+def _finished_times(page) -> list[float]:
+    """perf_counter() of every successful script end the page receives over its websocket."""
+    times: list[float] = []
+
+    def received(payload) -> None:
+        if isinstance(payload, bytes):
+            msg = ForwardMsg.FromString(payload)
+            if msg.WhichOneof("type") == "script_finished" and msg.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY:
+                times.append(time.perf_counter())
+
+    page.on("websocket", lambda ws: ws.on("framereceived", received))
+    return times
+
+
+def visit(browser, url: str, slug: str) -> tuple[float, list[float]]:
+    """(seconds to the first visible chart, seconds per slider press until the figure is redrawn)."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        page = context.new_page()
+        finished = _finished_times(page)
+        start = time.perf_counter()
+        page.goto(url if slug == "home" else f"{url}/{slug}")
+        page.wait_for_selector(".js-plotly-plot .main-svg", state="visible")
+        page.evaluate(DRAWN)
+        first = time.perf_counter() - start
+        page.wait_for_selector(IDLE)
+        if slug not in SLIDERS:
+            return first, []
+        slider = page.locator('[data-testid="stSlider"]').filter(has_text=SLIDERS[slug]).first.get_by_role("slider")
+        presses = []
+        for i in range(PRESSES):
+            slider.focus()
+            pressed = time.perf_counter()
+            page.keyboard.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
+            while not any(t > pressed for t in finished):
+                page.wait_for_timeout(5)
+            page.wait_for_selector(IDLE)
+            page.wait_for_selector(".js-plotly-plot .main-svg", state="visible")
+            page.evaluate(DRAWN)
+            presses.append(time.perf_counter() - pressed)
+        return first, presses
+    finally:
+        context.close()
+
+
+def main(slugs: list[str] | None = None) -> dict[str, dict]:
+    """Print the table; return {slug: {"first_chart_s", "redraw_p50_s", "redraw_p95_s"}}."""
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        print(f"browser timings: skipped, no Chromium at {CHROMIUM}")
+        return {}
+    pages = [p.slug for p in available_pages() if not slugs or p.slug in slugs]
+    firsts: dict[str, list[float]] = {s: [] for s in pages}
+    redraws: dict[str, list[float]] = {s: [] for s in pages}
+    with tempfile.TemporaryDirectory(prefix="bench-browser-") as tmp, \
+            app_server(Path(tmp), Path(tmp) / "server.log") as url, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            for slug in pages:  # warm-up: models load, caches fill
+                visit(browser, url, slug)
+            for _ in range(ROUNDS):
+                for slug in pages:
+                    first, presses = visit(browser, url, slug)
+                    firsts[slug].append(first)
+                    redraws[slug] += presses
+        finally:
+            browser.close()
+    out = {}
+    print(f"browser: warm server, Chromium at 1440x900; first chart (median of {ROUNDS} visits) and slider key press "
+          f"to figure redrawn ({ROUNDS * PRESSES} presses); targets {TARGET_FIRST_S:g} s and {TARGET_REDRAW_S:g} s p95")
+    print(f"  {'page':15s} {'first chart s':>13s} {'redraw p50 s':>12s} {'redraw p95 s':>12s}  slider")
+    for slug in pages:
+        first = percentiles(firsts[slug], 50)[0]
+        row = {"first_chart_s": first}
+        if redraws[slug]:
+            p50, p95 = percentiles(redraws[slug], 50, 95)
+            row.update(redraw_p50_s=p50, redraw_p95_s=p95)
+        out[slug] = row
+        shown = f"{row['redraw_p50_s']:12.2f} {row['redraw_p95_s']:12.2f}" if redraws[slug] else f"{'-':>12s} {'-':>12s}"
+        print(f"  {slug:15s} {first:13.2f} {shown}  {SLIDERS.get(slug, '(no slider)')}")
+    return out
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

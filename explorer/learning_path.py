@@ -1,0 +1,51 @@
+"""The learning path: the lecture notes' ten self-test questions, each answered by one of the app's live
+figures. The wording of questions, choices and explanations is in `content/<lang>/path.md` (sections
+`q<n>`, `q<n>-choices`, `q<n>-why`); this module holds what is not prose: which figure answers a question, which
+slides it cites, and which choice the figure supports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Step:
+    number: int  # 1-10, the notes' order
+    slides: str
+    page: str  # the slug of the page whose figure answers it
+    figure: str  # that figure's id (`figure=<id>` links show it alone)
+    answer: int  # the index of the choice the figure supports
+    query: str = ""  # settings the figure needs, as URL parameters
+
+
+STEPS = (
+    Step(1, "2-6", "method", "method-error", 1),
+    Step(2, "4, 6, 7", "compute", "compute-trend", 1),
+    Step(3, "10, 13-15", "inductive-bias", "crossover-curves", 1),
+    Step(4, "17-37", "attention", "attention-masks", 0),
+    Step(5, "40-55", "four-steps", "four-steps-table", 2),
+    Step(6, "40-47", "four-steps", "four-steps-params", 0),
+    Step(7, "56-58", "lengths", "lengths-allocation", 1),
+    Step(8, "59-63", "depth", "depth-curves", 1),
+    Step(9, "64-66", "cache", "cache-reuse-heatmaps", 1),
+    Step(10, "3, 7, 67", "compute", "compute-backtest", 1, "train_end=2000"),
+)
+CHOICES = 3  # every question offers three choices
+
+
+def step(number: int) -> Step:
+    """Step `number` (1-based), clamped into the path."""
+    return STEPS[min(max(number, 1), len(STEPS)) - 1]
+
+
+def outcome(choice: int | None, of: Step) -> str:
+    """'open' before a prediction, then 'right' or 'wrong'."""
+    if choice is None:
+        return "open"
+    return "right" if choice == of.answer else "wrong"
+
+
+def figure_link(of: Step) -> str:
+    """The path of the page's figure alone, embedded and without controls (a relative URL on this server)."""
+    extra = f"&{of.query}" if of.query else ""
+    return f"/{of.page}?figure={of.figure}&embed=true&controls=hidden{extra}"

@@ -1,0 +1,63 @@
+"""AppTest of the learning path: ten questions, a prediction each kept in the URL, the answering figure after it."""
+
+import pytest
+
+from explorer import learning_path as lp
+from explorer.lecture_map import page
+from tests.pages.conftest import assert_clean, evidence_kinds, figures, run_page
+
+PAGE = "path.py"
+
+
+def _iframes(at) -> list[str]:
+    return [e.proto.src for e in at.get("iframe")]
+
+
+def test_it_opens_on_the_progress_row_and_shows_no_answer_before_a_prediction():
+    at = run_page(PAGE)
+    assert_clean(at)
+    assert evidence_kinds(at) == ["schematic"]
+    assert figures(at)[0]["layout"]["title"]["text"].startswith("Question 1 of 10 · 0 answered")
+    assert at.radio(key="pick-1").value is None and not _iframes(at)
+    assert "Pick one" in " ".join(c.value for c in at.caption)
+
+
+def test_a_prediction_goes_into_the_url_and_brings_the_figure_that_answers_it():
+    at = run_page(PAGE)
+    at.radio(key="pick-1").set_value(lp.step(1).answer).run()
+    assert_clean(at)
+    assert at.query_params["p1"] == str(lp.step(1).answer)
+    assert _iframes(at) == ["/method?figure=method-error&embed=true&controls=hidden"]
+    assert any("agrees with you" in m.value for m in at.markdown)
+
+
+@pytest.mark.parametrize("number", range(1, len(lp.STEPS) + 1))
+def test_every_question_has_three_choices_and_a_wrong_one_names_the_supported_answer(number):
+    step = lp.step(number)
+    wrong = (step.answer + 1) % lp.CHOICES
+    at = run_page(PAGE, q=str(number), **{f"p{number}": str(wrong)})
+    assert_clean(at)
+    assert len(at.radio(key=f"pick-{number}").options) == lp.CHOICES
+    assert any("The figure says otherwise" in m.value for m in at.markdown)
+    assert _iframes(at) == [lp.figure_link(step)] and page(step.page).exists
+
+
+def test_a_shared_link_restores_the_progress_and_unusable_predictions_count_as_none():
+    right = {f"p{s.number}": str(s.answer) for s in lp.STEPS[:3]}
+    at = run_page(PAGE, q="4", p4="7", p5="x", **right)
+    assert_clean(at)
+    colors = figures(at)[0]["data"][0]["marker"]["color"]
+    assert colors[:3] == ["#009E73"] * 3 and colors[3:] == ["#BBBBBB"] * 7
+    assert at.radio(key="pick-4").value is None
+
+
+def test_the_last_question_counts_the_predictions_the_figures_matched():
+    at = run_page(PAGE, q="10", p10=str(lp.step(10).answer), p1=str(lp.step(1).answer))
+    assert_clean(at)
+    assert any("2 of 10 predictions matched" in m.value for m in at.markdown)
+
+
+def test_question_two_quotes_the_rate_fitted_from_the_shipped_data():
+    at = run_page(PAGE, q="2", p2="1")
+    assert_clean(at)
+    assert any("10× every 4.95 years" in m.value for m in at.markdown)

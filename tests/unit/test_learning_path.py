@@ -1,0 +1,18 @@
+"""The learning path's answer key: ten steps in the notes' order, each pointing at a figure that exists."""
+
+from explorer import learning_path as lp
+from explorer.lecture_map import ROOT, page
+
+
+def test_ten_steps_in_order_each_answered_by_a_figure_of_an_existing_page():
+    assert [s.number for s in lp.STEPS] == list(range(1, 11))
+    for s in lp.STEPS:
+        assert page(s.page).exists and 0 <= s.answer < lp.CHOICES
+        assert f'key="{s.figure}"' in (ROOT / page(s.page).file).read_text(), (s.number, s.figure)
+
+
+def test_outcomes_and_links():
+    first = lp.step(1)
+    assert [lp.outcome(c, first) for c in (None, first.answer, first.answer + 1)] == ["open", "right", "wrong"]
+    assert lp.step(0) is first and lp.step(99) is lp.STEPS[-1]
+    assert lp.figure_link(lp.step(10)) == "/compute?figure=compute-backtest&embed=true&controls=hidden&train_end=2000"
