@@ -51,7 +51,6 @@ def test_moving_the_window_refits_and_redraws(page, app_url, tmp_path):
     expect(page.locator(".js-plotly-plot")).to_have_count(2)  # trend, backtest: the closed tabs draw nothing
     assert "section=Roll+it+forward" in page.url or "section=Roll%20it%20forward" in page.url
     page.screenshot(path=str(tmp_path / "compute-window.png"), full_page=True)
-    page.locator(".js-plotly-plot").first.screenshot(path=str(tmp_path / "compute-chart.png"))
 
 
 def test_upload_a_good_and_a_bad_csv(page, app_url, tmp_path):
@@ -67,7 +66,6 @@ def test_upload_a_good_and_a_bad_csv(page, app_url, tmp_path):
     wait_for_app(page, "Your data")
     assert_no_exception(page)
     page.screenshot(path=str(tmp_path / "compute-upload-good.png"), full_page=True)
-    page.locator(".js-plotly-plot").first.screenshot(path=str(tmp_path / "compute-upload-chart.png"))
     chooser.set_input_files(str(bad))
     wait_for_app(page, "This is not a CSV file: it contains binary data")
     assert_no_exception(page)
