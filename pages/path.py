@@ -51,7 +51,10 @@ picked = st.radio(t("pick"), range(len(options)), index=_prediction(number), for
 if picked is None:
     st.caption(t("waiting"))
 else:
-    say("right") if picked == current.answer else say("wrong", answer=options[current.answer])
+    if picked == current.answer:
+        say("right")
+    else:
+        say("wrong", answer=options[current.answer])
     st.iframe(lp.figure_link(current), height=620)
     say(f"q{number}-why", **_facts())
     page_link(current.page, t("open-page", title=page(current.page).title))

@@ -18,7 +18,6 @@ import streamlit as st
 from explorer.csv_upload import inline_code
 from explorer.lecture_map import page
 
-LECTURE_KEYS = ("figure", "controls", "presentation", "height", "embed", "embed_options", "sections")
 HEIGHT_RANGE = (200, 2000)
 
 # Figure mode keeps only the branch of the page that holds the chart: at every level of nesting, a block's
