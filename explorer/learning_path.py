@@ -45,7 +45,7 @@ def outcome(choice: int | None, of: Step) -> str:
     return "right" if choice == of.answer else "wrong"
 
 
-def figure_link(of: Step) -> str:
-    """The path of the page's figure alone, embedded and without controls (a relative URL on this server)."""
+def figure_query(of: Step) -> str:
+    """The query that shows the step's figure alone on its page, embedded and without controls."""
     extra = f"&{of.query}" if of.query else ""
-    return f"/{of.page}?figure={of.figure}&embed=true&controls=hidden{extra}"
+    return f"figure={of.figure}&embed=true&controls=hidden{extra}"

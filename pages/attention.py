@@ -149,6 +149,7 @@ def _takeaway(arch: str, causal_input: bool, allowed: int, cells: int, slots: in
         say("takeaway-encoder-decoder", **values)
 
 
+@st.fragment
 def _weights_section(arch: str, ids: tuple[int, ...], model: tuple[str, int, dict] | None,
                      variant: bool) -> None:
     """What a trained model reads: its output, every head at a glance, and one head's weights."""

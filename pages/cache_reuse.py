@@ -123,11 +123,14 @@ with figure_col:
         bidirectional=si(counts["bidirectional_recomputed"]),
         ratio=counts["bidirectional_recomputed"] / counts["causal_computed"])
 
-cost_tab, measured_tab, drift_tab, limits_tab = layout.sections(
-    ["What it costs", "Measured on this server", "How far old tokens move", "What the toy cannot test"])
+why_tab, cost_tab, measured_tab, drift_tab, limits_tab = layout.sections(
+    ["Why the cache works", "What it costs", "Measured on this server", "How far old tokens move",
+     "What the toy cannot test"])
+if why_tab:
+    with why_tab:
+        say("intro")
 if cost_tab:
     with cost_tab:
-        say("intro")
         recompute_figure, per_turn_figure, cumulative_figure, memory_figure = _turn_figures(n, m, turns, depth)
         render.figure(recompute_figure, key="cache-recompute-turns", notice=t("recompute-notice"))
         render.figure(per_turn_figure, key="cache-cost-per-turn", notice=t("per-turn-notice"))

@@ -107,6 +107,24 @@ def _takeaway(fit: trend.Fit | None, models: dict | None, start: int, end: int, 
         interval=trend.interval_text(robust["ci_low"] or 0, robust["ci_high"] or float("inf")))
 
 
+@st.fragment
+def _roll_forward(start: int, series: tuple[str, ...], precision: str) -> None:
+    """Its own slider reruns only this section (the stage's settings come in as arguments)."""
+    say("backtest-intro")
+    train_end = params.slider("Fit up to", "train_end", *BACKTEST_YEARS, 2000, help=t("help-train-end"))
+    backtest, backtest_problem = _backtest(start, int(train_end), series, precision) if series else (None, None)
+    if backtest_problem:
+        st.warning(t("no-backtest", start=start, train_end=train_end, problem=backtest_problem))
+    if backtest is not None:
+        cols = st.columns(3)
+        cols[0].metric(f"Years per 10× up to {train_end}", "no growth" if backtest["years_per_10x"] is None
+                       else f"{backtest['years_per_10x']:.2f}")
+        cols[1].metric("Median miss of the later machines", f"{backtest['median_error_decades']:+.2f} decades",
+                       help=t("help-miss"))
+        cols[2].metric("Machines forecast", f"{backtest['n_forecast']}")
+        render.figure(backtest_chart(backtest), key="compute-backtest", notice=t("backtest-notice"))
+
+
 header("compute")
 say("lead")
 figure_col, controls_col = layout.stage(figure_share=4)  # its legend needs the width
@@ -147,8 +165,9 @@ with figure_col:
         key="compute-trend", notice=t("trend-notice"))
     _takeaway(fit, models, start, end, problem if series else None)
 
-fit_tab, backtest_tab, gpu_tab, data_tab, limits_tab = layout.sections(
-    ["The fit in numbers", "Roll it forward", "GPU era: precision", "Data and sources", "What it does not show"])
+fit_tab, rates_tab, backtest_tab, gpu_tab, data_tab, limits_tab = layout.sections(
+    ["The fit in numbers", "One rate, several models", "Roll it forward", "GPU era: precision", "Data and sources",
+     "What it does not show"])
 if fit_tab:
     with fit_tab:
         if problem and series:
@@ -162,28 +181,19 @@ if fit_tab:
         if upload_fit is not None:
             st.markdown(t("upload-fitted", name=inline_code(uploaded.name, 60), n=upload_fit.n))
             _readout(upload_fit, upload_boot)
+        st.caption(t("method", start=start, end=end, n_boot=trend.N_BOOT, seed=trend.SEED))
+
+if rates_tab:
+    with rates_tab:
         if models is not None:
-            st.subheader("One rate, several models")
             render.figure(rates_chart(trend.summary(fit), models, (start, end)), key="compute-rates",
                           notice=t("rates-notice"))
-        st.caption(t("method", start=start, end=end, n_boot=trend.N_BOOT, seed=trend.SEED))
+        else:
+            st.info(t("no-fit", start=start, end=end, problem=problem or t("no-series")))
 
 if backtest_tab:
     with backtest_tab:
-        say("backtest-intro")
-        train_end = params.slider("Fit up to", "train_end", *BACKTEST_YEARS, 2000, help=t("help-train-end"))
-        backtest, backtest_problem = (_backtest(start, int(train_end), tuple(series), precision) if series
-                                      else (None, None))
-        if backtest_problem:
-            st.warning(t("no-backtest", start=start, train_end=train_end, problem=backtest_problem))
-        if backtest is not None:
-            cols = st.columns(3)
-            cols[0].metric(f"Years per 10× up to {train_end}", "no growth" if backtest["years_per_10x"] is None
-                           else f"{backtest['years_per_10x']:.2f}")
-            cols[1].metric("Median miss of the later machines", f"{backtest['median_error_decades']:+.2f} decades",
-                           help=t("help-miss"))
-            cols[2].metric("Machines forecast", f"{backtest['n_forecast']}")
-            render.figure(backtest_chart(backtest), key="compute-backtest", notice=t("backtest-notice"))
+        _roll_forward(start, tuple(series), precision)
 
 if gpu_tab:
     with gpu_tab:

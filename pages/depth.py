@@ -191,8 +191,8 @@ def takeaway(cells: dict, depth: int, meanwhile: bool) -> None:
         aligned=aligned, final=final, wins=wins, seeds=plural(n, "seed"))
 
 
-def results_section(analysis: dict, analysis_key: tuple, cfg: dp.DepthConfig, depth: int, meanwhile: bool) -> None:
-    """The default section: the numbers at this depth, the depth sweep and its table."""
+def results_section(analysis: dict, cfg: dp.DepthConfig, depth: int, meanwhile: bool) -> None:
+    """The default section: the numbers at this depth, in words and tiles (no figure: a slider move redraws one)."""
     if meanwhile:
         st.caption(t("meanwhile", steps=RECIPE.steps, seeds=len(RECIPE.seeds), width=RECIPE.d_model))
     else:
@@ -224,6 +224,9 @@ def results_section(analysis: dict, analysis_key: tuple, cfg: dp.DepthConfig, de
     elif analysis["depths"]:
         st.info(t("not-measured", depth=depth))
 
+
+def depths_section(analysis: dict, analysis_key: tuple, depth: int) -> None:
+    """Both wirings at every depth: the figure and its table."""
     render.figure(measured_figure("outcome_vs_depth", analysis_key, depth, analysis), key="depth-outcome",
                   notice=t("outcome-notice", gaps=gaps(analysis), seeds=plural(len(analysis["seeds"]), "seed"),
                            smallest=smallest_p(len(analysis["seeds"]))))
@@ -351,12 +354,15 @@ with figure_col:
 if analysis is None:
     st.stop()
 
-results_tab, curves_tab, probes_tab, errors_tab, task_tab, how_tab = layout.sections(
-    ["Results at these settings", "Training curves", "Probes", "Which kind of error", "The question and the task",
-     "How it was measured"])
+results_tab, depths_tab, curves_tab, probes_tab, errors_tab, task_tab, how_tab = layout.sections(
+    ["Results at these settings", "Across depths", "Training curves", "Probes", "Which kind of error",
+     "The question and the task", "How it was measured"])
 if results_tab:
     with results_tab:
-        results_section(analysis, analysis_key, cfg, depth, meanwhile)
+        results_section(analysis, cfg, depth, meanwhile)
+if depths_tab:
+    with depths_tab:
+        depths_section(analysis, analysis_key, depth)
 if curves_tab:
     with curves_tab:
         if cells:

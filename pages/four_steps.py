@@ -328,8 +328,8 @@ with figure_col:
     render.figure(_mask_figure(step), key="four-steps-mask", notice=t("mask-notice"))
     say("takeaway", title=fs.STEP_TITLES[step].capitalize(), slides=STEP_SLIDES[step], text=t(f"step-{step}"))
 
-table_tab, check_tab, ablation_tab, why_tab = layout.sections(
-    ["The comparison at this step", "Numeric check", "Ablation and statistics", "Why each structure existed"])
+why_tab, table_tab, check_tab, ablation_tab = layout.sections(
+    ["Why each structure existed", "The comparison at this step", "Numeric check", "Ablation and statistics"])
 shipped_ablation = _shipped_file(fs.ABLATION_PATH) if ablation_tab or why_tab else None
 if table_tab:
     with table_tab:

@@ -212,7 +212,7 @@ with figure_col:
 if analysis is None:
     st.stop()
 
-best_tab, question_tab, how_tab = layout.sections(["Best structure and crossings", "The question and the task",
+question_tab, best_tab, how_tab = layout.sections(["The question and the task", "Best structure and crossings",
                                                    "How it was measured"])
 if best_tab:
     with best_tab:

@@ -289,8 +289,8 @@ with figure_col:
                            lx=f"{lx:,}", ly=f"{ly:,}"))
     say("takeaway", lx=f"{lx:,}", ly=f"{ly:,}", share=dec["input_share_of_flops"], ratio=eq["parameter_ratio"])
 
-toy_tab, cost_tab, profile_tab, claim_tab, how_tab = layout.sections(
-    ["The toy test", "Parameters and FLOPs", "Your own lengths", "The lecture's claim", "How it was measured"])
+claim_tab, toy_tab, cost_tab, profile_tab, how_tab = layout.sections(
+    ["The lecture's claim", "The toy test", "Parameters and FLOPs", "Your own lengths", "How it was measured"])
 
 if toy_tab:
     with toy_tab:

@@ -245,8 +245,8 @@ with figure_col:
                   notice=t("fall-notice"))
     _takeaway(name, height, fall, tol_abs, cross_abs)
 
-gravity_tab, forces_tab, argument_tab = layout.sections(
-    ["When gravity alone is enough", "More forces, less predictability", "The method in the lecture"])
+argument_tab, gravity_tab, forces_tab = layout.sections(
+    ["The method in the lecture", "When gravity alone is enough", "More forces, less predictability"])
 if gravity_tab:
     with gravity_tab:
         _gravity_section(name, mass_g, area_cm2, cd, rho, v0, height, tol_abs, tol_rel, tol_pct, fall, cross_abs,

@@ -10,6 +10,7 @@ from explorer.figures.home import path_progress
 from explorer.lecture_map import page
 from ui import params, render
 from ui.frame import header, page_link
+from ui.lecture import page_url
 from ui.text import say, t
 
 STEP_KEY = "q"  # URL: ?q=3 opens question 3; ?p1=1&p2=0... are the predictions made so far
@@ -55,7 +56,7 @@ else:
         say("right")
     else:
         say("wrong", answer=options[current.answer])
-    st.iframe(lp.figure_link(current), height=620)
+    st.iframe(f"{page_url(current.page)}?{lp.figure_query(current)}", height=620)
     say(f"q{number}-why", **_facts())
     page_link(current.page, t("open-page", title=page(current.page).title))
     if number == len(lp.STEPS):

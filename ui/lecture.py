@@ -104,15 +104,23 @@ def current_page() -> str:
     return st.session_state.get("_lecture_page", "home")
 
 
+def page_url(slug: str) -> str:
+    """The absolute address of a page of this app as the browser sees it, under any path prefix a proxy
+    adds (`https://host/course/depth`): read from the current page's own address."""
+    here = urlsplit(st.context.url or "http://localhost:8501")
+    current = current_page()
+    prefix = here.path.rstrip("/")
+    if current != "home" and prefix.endswith(f"/{page(current).slug}"):
+        prefix = prefix[: -len(page(current).slug) - 1]
+    return f"{here.scheme}://{here.netloc}{prefix}/" + ("" if slug == "home" else page(slug).slug)
+
+
 def view_link(figure_id: str | None = None, **extra: str) -> str:
     """An absolute link to this page in its current state (every URL-bound control), plus `extra`."""
-    base = urlsplit(st.context.url or "http://localhost:8501")
-    slug = current_page()
-    path = "/" if slug == "home" else f"/{page(slug).slug}"
     controls = set(st.session_state.get("_lecture_controls", []))
     state = [(k, v) for k in st.query_params if k in controls for v in st.query_params.get_all(k)]
     if figure_id:
         state.append(("figure", figure_id))
     state += list(extra.items())
     query = urlencode(state)
-    return f"{base.scheme}://{base.netloc}{path}" + (f"?{query}" if query else "")
+    return page_url(current_page()) + (f"?{query}" if query else "")

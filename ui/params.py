@@ -47,6 +47,8 @@ def _from_url(key: str, default: T, coerce: Callable[[list[str]], tuple[T | None
         value = default
     if problem:
         where.caption(f":orange[URL parameter `{key}`: {problem}]")
+        if not controls_hidden():  # the caption may sit in a closed "More settings" expander: say it on top too
+            st.toast(f"This link's `{key}`: {problem}")
         st.session_state[key] = value
     return value
 

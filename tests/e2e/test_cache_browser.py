@@ -32,7 +32,9 @@ def test_cache_page_redraws_when_n_and_m_move(page, app_url, tmp_path):
     page.goto(f"{app_url}/cache")
     wait_for_app(page, "history of n + (T-1)·m = 64 tokens")
     assert_no_exception(page)
-    expect(page.locator(".js-plotly-plot")).to_have_count(5)  # the heatmaps, then the open "What it costs"
+    expect(page.locator(".js-plotly-plot")).to_have_count(1)  # the heatmaps; the open first section is words
+    page.get_by_role("tab", name="What it costs").click()
+    expect(page.locator(".js-plotly-plot")).to_have_count(5)  # the heatmaps, then the cost curves
     _save(page, tmp_path, "default")
 
     page.goto(f"{app_url}/cache?section=Measured%20on%20this%20server")

@@ -44,12 +44,19 @@ def test_moving_the_window_refits_and_redraws(page, app_url, tmp_path):
     expect(page).to_have_url(re.compile(r"horizon=2060"), timeout=TIMEOUT_MS)
     wait_for_app(page, "6.38")
     assert_no_exception(page)
-    expect(page.locator(".js-plotly-plot")).to_have_count(2)  # trend, and the rates in the open tab; retried: a
+    expect(page.locator(".js-plotly-plot")).to_have_count(1)  # the trend; the open tab is numbers; retried: a
     # rerun may still be replacing charts
     page.get_by_role("tab", name="Roll it forward").click()
     wait_for_app(page, "Median miss of the later machines")
     expect(page.locator(".js-plotly-plot")).to_have_count(2)  # trend, backtest: the closed tabs draw nothing
     assert "section=Roll+it+forward" in page.url or "section=Roll%20it%20forward" in page.url
+    fit_up_to = _slider(page, "Fit up to")  # its own section reruns alone (a fragment), the trend stays
+    fit_up_to.focus()
+    page.keyboard.press("ArrowRight")
+    wait_for_app(page, "Years per 10× up to 2001")
+    expect(page).to_have_url(re.compile(r"train_end=2001"), timeout=TIMEOUT_MS)
+    expect(page.locator(".js-plotly-plot")).to_have_count(2)
+    assert_no_exception(page)
     page.screenshot(path=str(tmp_path / "compute-window.png"), full_page=True)
 
 

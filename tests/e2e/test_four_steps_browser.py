@@ -27,7 +27,9 @@ def test_stepping_through_the_four_steps_redraws_and_keeps_the_url(page, app_url
     wait_for_app(page, "Dominant force")
     page.goto(f"{app_url}/four-steps")
     wait_for_app(page, "Step 0: encoder-decoder")
-    wait_for_app(page, "updating a comparison table")  # the section open by default: the comparison
+    expect(page.locator(".js-plotly-plot")).to_have_count(1)  # the masks; the open first section is words
+    page.get_by_role("tab", name="The comparison at this step").click()
+    wait_for_app(page, "updating a comparison table")
     page.wait_for_selector(".js-plotly-plot")
     expect(page.locator(".js-plotly-plot")).to_have_count(4)  # masks, table, wiring, parameters
     assert_no_exception(page)

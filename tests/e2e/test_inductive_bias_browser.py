@@ -10,7 +10,7 @@ from tests.e2e.conftest import assert_no_exception, shoot, wait_for_app
 
 
 def test_default_view_and_a_budget_move(page, app_url, tmp_path):
-    page.goto(f"{app_url}/inductive-bias")
+    page.goto(f"{app_url}/inductive-bias?section=Best%20structure%20and%20crossings")  # the figures' section
     wait_for_app(page, "training FLOPs (about")
     page.wait_for_selector(".js-plotly-plot")
     expect(page.locator(".js-plotly-plot")).to_have_count(3)  # retried: a rerun may still be replacing charts

@@ -10,7 +10,7 @@ REVIEW_SHOTS = Path("/tmp/shots/method")  # kept after the run, for a person to 
 
 
 def _open(page, app_url: str) -> None:
-    page.goto(f"{app_url}/method")
+    page.goto(f"{app_url}/method?section=When%20gravity%20alone%20is%20enough")  # the section with the numbers
 
 
 def _shoot(page, tmp_path, name: str) -> None:
@@ -65,7 +65,7 @@ def test_method_page_loads_redraws_on_slider_moves_and_restores_a_link(page, app
     _shoot(page, tmp_path, "method-moved")
 
     # a link restores a view: the feather, a short drop, a tighter tolerance
-    page.goto(f"{app_url}/method?object=feather&height=0.5&tol_cm=0.5")
+    page.goto(f"{app_url}/method?object=feather&height=0.5&tol_cm=0.5&section=When%20gravity%20alone%20is%20enough")
     wait_for_app(page, "Formula off by 5 mm after")
     page.wait_for_selector(".js-plotly-plot")
     assert_no_exception(page)

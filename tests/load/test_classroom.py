@@ -63,17 +63,20 @@ class Trainer:
 
 TRAINERS = (
     Trainer("depth", "depth=2&steps=150&seeds=1", "Train 2 models", "Exact p on loss (1 paired seed)"),
-    Trainer("lengths", "run_lx=4&run_ly=4&run_seeds=1&run_steps=100", "Train 3 models",
+    Trainer("lengths", "run_lx=4&run_ly=4&run_seeds=1&run_steps=100&section=The+toy+test", "Train 3 models",
             "With one seed there is no spread"),
 )
+
+
+FINISHED = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
 
 
 class Wire:
     """A session's websocket traffic: when the browser asked for full script runs, when the server finished them."""
 
     def __init__(self, page) -> None:
-        self.requests: list[float] = []  # rerun_script without a fragment id (fragments poll job progress)
-        self.finished: list[float] = []  # script_finished, FINISHED_SUCCESSFULLY
+        self.requests: list[tuple[float, bool]] = []  # (when, a fragment's) for runs a person caused, not polls
+        self.finished: list[tuple[float, bool]] = []  # (when, a fragment's) for runs that finished successfully
         page.on("websocket", self._watch)
 
     def _watch(self, ws) -> None:
@@ -83,25 +86,26 @@ class Wire:
     def _sent(self, payload) -> None:
         if isinstance(payload, bytes):
             msg = BackMsg.FromString(payload)
-            if msg.WhichOneof("type") == "rerun_script" and not msg.rerun_script.fragment_id:
-                self.requests.append(time.perf_counter())
+            if msg.WhichOneof("type") == "rerun_script" and not msg.rerun_script.is_auto_rerun:
+                self.requests.append((time.perf_counter(), bool(msg.rerun_script.fragment_id)))
 
     def _received(self, payload) -> None:
         if isinstance(payload, bytes):
             msg = ForwardMsg.FromString(payload)
-            if msg.WhichOneof("type") == "script_finished" and msg.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY:
-                self.finished.append(time.perf_counter())
+            if msg.WhichOneof("type") == "script_finished" and msg.script_finished in FINISHED:
+                self.finished.append((time.perf_counter(), msg.script_finished == FINISHED[1]))
 
     async def next_run(self, after: float, timeout_s: float = STEP_TIMEOUT_MS / 1000) -> float:
-        """Seconds the server took for the first full run requested after `after`: request to finished."""
+        """Seconds the server took for the first run a person caused after `after` (the page, or the one section
+        a control of its own reruns): request to finished."""
         deadline = time.perf_counter() + timeout_s
         while time.perf_counter() < deadline:
-            asked = next((t for t in self.requests if t >= after), None)
-            done = next((t for t in self.finished if asked is not None and t >= asked), None)
+            asked, part = next(((t, f) for t, f in self.requests if t >= after), (None, None))
+            done = next((t for t, f in self.finished if asked is not None and t >= asked and f == part), None)
             if done is not None:
                 return done - asked
             await asyncio.sleep(0.05)
-        raise TimeoutError(f"no full script run finished within {timeout_s:.0f} s")
+        raise TimeoutError(f"no script run finished within {timeout_s:.0f} s")
 
 
 async def _check(page, where: str) -> int:

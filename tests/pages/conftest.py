@@ -60,6 +60,13 @@ def page_downloads(at: AppTest) -> list[str]:
     return [b.proto.label for b in at.get("download_button") if "-download-" not in b.proto.id]
 
 
+def open_shares(at: AppTest) -> AppTest:
+    """Open every figure's "Share / export" popover (built only while open) and rerun."""
+    for fig in figures(at):
+        at.session_state[f"share-{fig['layout']['meta']['figure_id']}"] = True
+    return at.run()
+
+
 def figure_downloads(at: AppTest) -> list[str]:
     """Ids of the per-figure export buttons, e.g. 'download-svg-<figure id>'."""
     return [b.proto.id.split("-download-", 1)[1] for b in at.get("download_button") if "-download-" in b.proto.id]

@@ -44,8 +44,10 @@ def test_default_view_opens_on_the_slide_with_the_fit_in_numbers_below():
         "95% interval (robust)": "4.78–5.14", "Points fitted": "129"}
     assert "slide's window" in _infos(at) and "5.67 years (5.40–5.97)" in _infos(at)
     assert "10× every 5.0 years" in " ".join(m.value for m in at.markdown)  # the takeaway under the figure
-    assert evidence_kinds(at) == ["historical data", "fit"]  # closed sections draw nothing
-    assert [f["layout"]["meta"]["evidence_kinds"] for f in figures(at)] == [
+    assert evidence_kinds(at) == ["historical data"]  # the open section is words and tiles; closed ones draw nothing
+    assert [f["layout"]["meta"]["evidence_kinds"] for f in figures(at)] == [["historical data", "fit", "extrapolation"]]
+    rates = figures(run_page(PAGE, section="One rate, several models"))
+    assert [f["layout"]["meta"]["evidence_kinds"] for f in rates] == [
         ["historical data", "fit", "extrapolation"], ["fit", "historical data"]]
     names = _trace_names(at)
     assert "extrapolation beyond 2023 (not data)" in names and any(n.startswith("slide 7") for n in names)
@@ -128,7 +130,7 @@ def test_url_restores_a_view():
 def test_embedded_view_keeps_the_url_state_and_draws_no_controls():
     at = run_page(PAGE, controls="hidden", start="2006", precision="best available")
     assert_clean(at)
-    assert not at.slider and not at.get("file_uploader") and len(figures(at)) == 2  # the trend, the rates
+    assert not at.slider and not at.get("file_uploader") and len(figures(at)) == 1  # the trend; the rates: a tab away
     assert _metrics(at)["Years per 10×"] == "7.06"
 
 

@@ -9,6 +9,7 @@ from tests.pages.conftest import (assert_clean, evidence_kinds, figures, press_t
                                    wait_for_jobs)
 
 PAGE = "depth.py"
+ACROSS = "Across depths"
 pytestmark = pytest.mark.skipif(not dp.SHIPPED_PATH.is_file(), reason="no shipped depth results")
 
 
@@ -28,14 +29,16 @@ def test_default_view_opens_on_the_wirings_with_the_results_at_these_settings_be
     at = run_page(PAGE)
     assert_clean(at)
     assert at.title[0].value == "Depth and cross-attention"
-    assert evidence_kinds(at) == ["schematic", "measured"]  # closed sections draw nothing
-    figs = figures(at)
-    assert "same parameters, compute and steps" in figs[1]["layout"]["title"]["text"]
-    assert "seeds 0, 1, 2" in figs[1]["layout"]["meta"]["evidence_detail"]
+    assert evidence_kinds(at) == ["schematic"]  # the open section is words and tiles; closed ones draw nothing
     assert "Exact p on loss (3 paired seeds)" in _metrics(at) and "Accuracy, final only (depth 4)" in _metrics(at)
     assert "At depth 4, layer-aligned reading scores **+45.6 points**" in _text(at)  # the takeaway under the figure
-    assert len(at.dataframe) == 1  # the depth table
     assert not at.warning
+    across = run_page(PAGE, section=ACROSS)
+    figs = figures(across)
+    assert evidence_kinds(across) == ["schematic", "measured"]
+    assert "same parameters, compute and steps" in figs[1]["layout"]["title"]["text"]
+    assert "seeds 0, 1, 2" in figs[1]["layout"]["meta"]["evidence_detail"]
+    assert len(across.dataframe) == 1  # the depth table
     assert "Four steps to decoder-only" in _text(at)  # the link back (as text: no router in AppTest)
 
 
@@ -87,7 +90,7 @@ def test_one_seed_shows_numbers_without_a_test():
 @pytest.mark.parametrize("query", [dict(depth="8", steps="2400", seeds="5", width="64"), dict(steps="2400"),
                                    dict(depth="8", width="64")])
 def test_too_large_runs_are_refused_with_a_suggestion_and_the_shipped_run_stays(query):
-    at = run_page(PAGE, **query)
+    at = run_page(PAGE, **query, section=ACROSS)
     assert_clean(at)
     refusals = _refusals(at)
     assert refusals and "90 s" in refusals[0] and ("fit" in refusals[0] or "Pick fewer" in refusals[0])
@@ -103,8 +106,9 @@ def test_new_settings_train_for_real_and_come_back_from_the_cache():
     at = wait_for_jobs(press_train(at), timeout=240)
     assert_clean(at)
     assert "Accuracy, final only (depth 2)" in _metrics(at) and not train_buttons(at)
-    assert "150 steps" in figures(at)[1]["layout"]["meta"]["evidence_detail"]
-    assert "d=16" in figures(at)[1]["layout"]["meta"]["evidence_detail"]
+    across = run_page(PAGE, **query, section=ACROSS)
+    assert "150 steps" in figures(across)[1]["layout"]["meta"]["evidence_detail"]
+    assert "d=16" in figures(across)[1]["layout"]["meta"]["evidence_detail"]
     again = run_page(PAGE, **query)  # a new session: the runs come from the on-disk cache, no job
     assert_clean(again)
     assert "Accuracy, final only (depth 2)" in _metrics(again) and not again.get("progress")
@@ -131,6 +135,7 @@ def test_bad_url_values_get_notices_not_tracebacks():
     notices = " ".join(c.value for c in at.caption)
     for key in ("`depth`", "`steps`", "`seeds`", "`width`"):
         assert key in notices
+    assert any("`width`" in toast.value for toast in at.toast)  # said on top too: its caption is in "More settings"
     assert at.slider(key="seeds").value == 5  # clamped to the maximum
     assert at.select_slider(key="depth").value == 4  # unusable: the default
 
@@ -142,7 +147,8 @@ def test_the_long_run_at_depth_8_shows_at_once():
     assert_clean(at)
     assert not _refusals(at) and not at.get("progress")
     assert "Accuracy, final only (depth 8)" in _metrics(at)
-    assert "2400 steps" in figures(at)[1]["layout"]["meta"]["evidence_detail"]
+    assert "2400 steps" in figures(run_page(PAGE, depth="8", steps="2400", section=ACROSS))[1]["layout"]["meta"][
+        "evidence_detail"]
     at = run_page(PAGE, depth="8", section="Training curves")  # at 600 steps the caveat points to the longer run
     assert any("Set the training steps to 2400" in i.value for i in at.info)
 

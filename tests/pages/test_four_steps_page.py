@@ -9,6 +9,7 @@ from tests.pages.conftest import assert_clean, evidence_kinds, figures, run_page
 
 PAGE = "four_steps.py"
 CHECK, ABLATION, WHY = "Numeric check", "Ablation and statistics", "Why each structure existed"
+COMPARISON = "The comparison at this step"
 
 
 def _figure(at, key_word: str) -> dict:
@@ -30,13 +31,16 @@ def _ids(at) -> list[str]:
     return [f["layout"]["meta"]["figure_id"] for f in figures(at)]
 
 
-def test_default_view_opens_on_the_masks_with_the_comparison_below():
+def test_default_view_opens_on_the_masks_with_why_each_structure_existed_below():
     at = run_page(PAGE)
     assert_clean(at)
+    assert _ids(at) == ["four-steps-mask"]  # the open first section is words: a step move redraws one figure
+    assert "**Step 0: encoder-decoder** (slide 40). The standard encoder-decoder." in _markdown(at)  # the takeaway
+    assert any(h.value.startswith("Why each structure existed") for h in at.subheader)
+    assert not at.metric and not at.dataframe  # the check and the ablation wait in their closed sections
+    at = run_page(PAGE, section=COMPARISON)
     assert _ids(at) == ["four-steps-mask", "four-steps-table", "four-steps-wiring", "four-steps-params"]
     assert evidence_kinds(at) == ["schematic", "schematic", "schematic", "measured"]  # masks, table, wiring; counts
-    assert "**Step 0: encoder-decoder** (slide 40). The standard encoder-decoder." in _markdown(at)  # the takeaway
-    assert not at.metric and not at.dataframe  # the check and the ablation wait in their closed sections
 
 
 @pytest.mark.parametrize("section, ids", [
@@ -63,7 +67,7 @@ def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section,
 
 
 def test_walking_all_steps_highlights_exactly_the_rows_each_step_changes():
-    at = run_page(PAGE)
+    at = run_page(PAGE, section=COMPARISON)
     check = run_page(PAGE, section=CHECK)
     for step in range(1, FINAL_STEP + 1):
         at.slider(key="step").set_value(step).run()
@@ -85,7 +89,7 @@ def test_walking_all_steps_highlights_exactly_the_rows_each_step_changes():
     {"depth": "12", "width": "256", "heads": "1", "step": "3"},
 ])
 def test_extreme_sizes_that_fit_draw_the_model_figures_and_offer_the_check(query):
-    at = run_page(PAGE, **query)
+    at = run_page(PAGE, **query, section=COMPARISON)
     assert_clean(at)
     assert len(_figure(at, "Wiring")["layout"]["shapes"]) >= 2 * (int(query["depth"]) + 1)
     at = run_page(PAGE, **query, section=CHECK)
@@ -102,11 +106,11 @@ def test_sizes_beyond_the_model_limit_are_refused_with_the_limit_named():
     assert _ids(at) == ["four-steps-mask"]  # the masks do not depend on the sizes
     at = run_page(PAGE, depth="12", width="512", section=WHY)
     assert_clean(at)
-    assert "Why each structure existed" in [h.value for h in at.subheader][-1]  # the rest of the page still works
+    assert at.subheader[-1].value.startswith("Why each structure existed")  # the rest of the page still works
 
 
 def test_a_url_restores_the_view():
-    at = run_page(PAGE, step="3", depth="4", width="32", heads="2")
+    at = run_page(PAGE, step="3", depth="4", width="32", heads="2", section=COMPARISON)
     assert_clean(at)
     assert at.slider(key="step").value == 3 and at.slider(key="depth").value == 4
     assert at.select_slider(key="width").value == 32 and at.select_slider(key="heads").value == 2

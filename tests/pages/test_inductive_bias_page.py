@@ -8,6 +8,7 @@ from tests.pages.conftest import (assert_clean, evidence_kinds, figures, press_t
                                    wait_for_jobs)
 
 PAGE = "inductive_bias.py"
+BEST = "Best structure and crossings"  # the first section is words; this one holds the figures
 pytestmark = pytest.mark.skipif(not (ROOT / "data" / "crossover" / "main.json").is_file(),
                                 reason="no shipped crossover results")
 
@@ -21,7 +22,7 @@ def _curve_names(at) -> list[str]:
 
 
 def test_default_view_opens_on_the_curves_with_b_star_and_crossovers_in_the_first_section():
-    at = run_page(PAGE)
+    at = run_page(PAGE, section=BEST)
     assert_clean(at)
     assert at.title[0].value == "Inductive-bias crossover"
     figs = figures(at)
@@ -51,25 +52,25 @@ def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section,
                                    dict(seeds="1"), dict(steps="100"), dict(windows="48"), dict(init="0.02"),
                                    dict(windows=["2", "48"], steps="200", seeds="2", long="0.95", budget="10.5")])
 def test_controls_at_their_extremes_within_the_shipped_run_render_at_once(query):
-    at = run_page(PAGE, **query)
+    at = run_page(PAGE, section=BEST, **query)
     assert_clean(at)
     assert not at.warning and len(figures(at)) >= 2
 
 
 def test_a_budget_outside_the_measured_range_says_so():
-    at = run_page(PAGE, budget="8")
+    at = run_page(PAGE, section=BEST, budget="8")
     assert any("outside the measured range" in i.value for i in at.info)
     assert "training FLOPs (about" not in _text(at)
 
 
 def test_one_window_has_nothing_to_cross():
-    at = run_page(PAGE, windows="16")
+    at = run_page(PAGE, section=BEST, windows="16")
     assert_clean(at)
     assert len(figures(at)) == 2 and any("nothing to cross" in i.value for i in at.info)
 
 
 def test_no_window_at_all_asks_for_one():
-    at = run_page(PAGE)
+    at = run_page(PAGE, section=BEST)
     at.multiselect(key="windows").set_value([]).run()
     assert_clean(at)
     assert any("at least one" in i.value for i in at.info)
@@ -78,7 +79,7 @@ def test_no_window_at_all_asks_for_one():
 @pytest.mark.parametrize("query", [dict(steps="3200"), dict(seeds="5"),
                                    dict(windows=["1", "2", "3", "4", "6", "8", "12", "16", "24", "32", "48"])])
 def test_too_large_runs_are_refused_with_a_suggestion(query):
-    at = run_page(PAGE, **query)
+    at = run_page(PAGE, section=BEST, **query)
     assert_clean(at)
     refusals = [w.value for w in at.warning if w.value.startswith("Refused")]
     assert refusals and "90 s" in refusals[0] and "fit" in refusals[0]
@@ -88,7 +89,7 @@ def test_too_large_runs_are_refused_with_a_suggestion(query):
 
 def test_new_settings_train_for_real_and_come_back_from_the_cache():
     query = dict(windows=["3", "48"], seeds="1", steps="100", budget="10")
-    at = run_page(PAGE, **query)
+    at = run_page(PAGE, section=BEST, **query)
     assert_clean(at)
     assert not at.get("progress") and "Meanwhile" in _text(at)  # a link alone trains nothing
     assert train_buttons(at)[0].label.startswith("Train 1 model (about ")
@@ -96,7 +97,7 @@ def test_new_settings_train_for_real_and_come_back_from_the_cache():
     assert_clean(at)
     assert _curve_names(at) == ["w=3", "w=48 (full attention)"]
     assert "seed 0" in figures(at)[0]["layout"]["meta"]["evidence_detail"]
-    again = run_page(PAGE, **query)  # a new session: window 3 is in the result cache, 48 is shipped
+    again = run_page(PAGE, section=BEST, **query)  # a new session: window 3 is in the result cache, 48 is shipped
     assert_clean(again)
     assert _curve_names(again) == ["w=3", "w=48 (full attention)"] and not again.get("progress")
 
@@ -117,7 +118,7 @@ def test_url_restores_the_view():
 
 
 def test_bad_url_values_get_notices_not_tracebacks():
-    at = run_page(PAGE, windows=["abc", "5"], long="lots", seeds="99", steps="123", budget="nan", init="1e9")
+    at = run_page(PAGE, section=BEST, windows=["abc", "5"], long="lots", seeds="99", steps="123", budget="nan", init="1e9")
     assert_clean(at)
     notices = " ".join(c.value for c in at.caption)
     for key in ("`windows`", "`long`", "`seeds`", "`steps`", "`budget`", "`init`"):
@@ -126,6 +127,6 @@ def test_bad_url_values_get_notices_not_tracebacks():
 
 
 def test_a_near_tie_at_the_budget_is_called_a_tie():
-    at = run_page(PAGE, budget="9")  # 1e9 FLOPs: every model still near chance
+    at = run_page(PAGE, section=BEST, budget="9")  # 1e9 FLOPs: every model still near chance
     assert_clean(at)
     assert "are tied" in _text(at) and "wins**" not in _text(at)

@@ -5,7 +5,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from explorer.lecture_map import PAGES
-from tests.pages.conftest import assert_clean, figure_downloads, figures, run_page
+from tests.pages.conftest import assert_clean, figure_downloads, figures, open_shares, run_page
 
 # One figure per page that a lecturer would embed; the browser test opens each of these alone.
 EMBED_FIGURES = {"home": "chain", "method": "method-fall", "compute": "compute-trend",
@@ -23,9 +23,22 @@ def test_every_existing_page_has_an_embed_figure():
     assert set(FILES) == set(EMBED_FIGURES)
 
 
+# The attention page's first section is the trained model's weights: its layer and head sliders rerun that
+# section alone (a fragment), so they redraw its two figures, not the masks.
+FIRST_VIEW_FIGURES = {"attention": 3}
+
+
+@pytest.mark.parametrize("slug", sorted(FILES))
+def test_the_default_view_draws_the_first_screen_figure_and_words_below_it(slug):
+    """What a control's rerun redraws: the slide's figure; the open first section is words and tiles."""
+    at = run_page(FILES[slug])
+    assert_clean(at)
+    assert len(figures(at)) == FIRST_VIEW_FIGURES.get(slug, 1)
+
+
 @pytest.mark.parametrize("slug", sorted(FILES))
 def test_every_figure_with_every_section_open_has_an_id_and_its_exports(slug):
-    at = run_page(FILES[slug], sections="all")
+    at = open_shares(run_page(FILES[slug], sections="all"))
     assert_clean(at)
     ids = _ids(at)
     assert EMBED_FIGURES[slug] in ids and len(ids) == len(set(ids))
@@ -43,7 +56,7 @@ def test_figure_mode_shows_that_figure_alone_without_controls(slug):
 
 
 def test_share_links_carry_the_current_state_and_the_figure():
-    at = run_page(FILES["compute"], start="1960", series=["Epoch AI", "Nordhaus 2001"])
+    at = open_shares(run_page(FILES["compute"], start="1960", series=["Epoch AI", "Nordhaus 2001"]))
     links = [c.value for c in at.code if "figure=compute-trend" in c.value and "<iframe" not in c.value]
     query = parse_qs(urlsplit(links[0]).query)
     assert urlsplit(links[0]).path == "/compute"
@@ -83,6 +96,6 @@ def test_an_unknown_figure_id_says_which_figures_the_page_has():
 
 
 def test_share_links_carry_only_the_pages_own_controls():
-    at = run_page(FILES["compute"], start="1960", zzz="junk" * 100)
+    at = open_shares(run_page(FILES["compute"], start="1960", zzz="junk" * 100))
     links = [c.value for c in at.code if "figure=compute-trend" in c.value]
     assert links and all("zzz" not in link for link in links) and all("start=1960" in link for link in links)

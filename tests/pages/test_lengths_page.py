@@ -9,6 +9,7 @@ from tests.pages.conftest import (assert_clean, evidence_kinds, figures, press_t
                                    wait_for_jobs)
 
 PAGE = "length_asymmetry.py"
+TOY = "The toy test"  # the first section is words; this one holds the figures
 SHIPPED = (ROOT / "data" / "lengths" / "main.json").is_file()
 needs_shipped = pytest.mark.skipif(not SHIPPED, reason="no shipped length results")
 PROFILES = "Your own lengths"  # the section with the length profiles, typed pairs and uploads
@@ -24,7 +25,7 @@ def _titles(at) -> list[str]:
 
 @needs_shipped
 def test_default_view_opens_on_the_allocation_with_the_shipped_toy_experiment_below():
-    at = run_page(PAGE)
+    at = run_page(PAGE, section=TOY)
     assert_clean(at)
     assert at.title[0].value == "Length asymmetry"
     assert evidence_kinds(at) == ["formula", "measured", "measured"]  # closed sections draw nothing
@@ -66,7 +67,7 @@ def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section,
                                    dict(lx="2048", ly="2048", d="4096", layers="48", vocab="256,000"),
                                    dict(lx="1", ly="1", d="64", layers="1", vocab="64")])
 def test_allocation_controls_at_their_extremes(query):
-    at = run_page(PAGE, sections="all", **query)
+    at = run_page(PAGE, section=TOY, sections="all", **query)
     assert_clean(at)
     assert figures(at)[0]["layout"]["meta"]["evidence"] == "formula"
     assert not [w for w in at.warning if "missing" not in w.value]
@@ -115,7 +116,7 @@ def test_uploads_bad_and_good():
 
 @needs_shipped
 def test_the_last_step_metric_and_a_shipped_on_demand_setting():
-    at = run_page(PAGE, metric="at the last step", run_lx="20", run_ly="4", run_seeds="6", run_steps="1200")
+    at = run_page(PAGE, section=TOY, metric="at the last step", run_lx="20", run_ly="4", run_seeds="6", run_steps="1200")
     assert_clean(at)
     assert "held-out loss at the last step" in _text(at)
     assert len(at.dataframe) == 2 and not train_buttons(at)
@@ -125,7 +126,7 @@ def test_the_last_step_metric_and_a_shipped_on_demand_setting():
 
 @needs_shipped
 def test_too_large_a_run_is_refused_with_a_suggestion():
-    at = run_page(PAGE, run_lx="24", run_ly="24", run_seeds="6", run_steps="1200")
+    at = run_page(PAGE, section=TOY, run_lx="24", run_ly="24", run_seeds="6", run_steps="1200")
     assert_clean(at)
     refusal = [w.value for w in at.warning if w.value.startswith("Refused")]
     assert refusal and "90 s" in refusal[0] and ("would fit" in refusal[0] or "would not fit" in refusal[0])
@@ -133,18 +134,18 @@ def test_too_large_a_run_is_refused_with_a_suggestion():
 
 def test_an_on_demand_run_trains_after_a_click_and_then_comes_from_the_cache():
     query = dict(run_lx="3", run_ly="1", run_seeds="2", run_steps="100")
-    at = run_page(PAGE, **query)
+    at = run_page(PAGE, section=TOY, **query)
     assert_clean(at)
     at = wait_for_jobs(press_train(at), timeout=240)
     assert_clean(at)
     assert "3→1" in str(figures(at)[-1]["layout"]["xaxis"]["ticktext"])
-    again = run_page(PAGE, **query)  # a new session: every model is in the result cache now
+    again = run_page(PAGE, section=TOY, **query)  # a new session: every model is in the result cache now
     assert_clean(again)
     assert "3→1" in str(figures(again)[-1]["layout"]["xaxis"]["ticktext"]) and not again.get("progress")
 
 
 def test_url_restores_the_view():
-    at = run_page(PAGE, sections="all", lx="1024", ly="4", d="512", layers="6", vocab="1,024", profile="chat",
+    at = run_page(PAGE, section=TOY, sections="all", lx="1024", ly="4", d="512", layers="6", vocab="1,024", profile="chat",
                   metric="at the last step", run_lx="5", run_ly="9", run_seeds="3", run_steps="800")
     assert_clean(at)
     assert at.select_slider(key="lx").value == 1024 and at.select_slider(key="ly").value == 4
@@ -159,7 +160,7 @@ def test_url_restores_the_view():
 
 
 def test_bad_url_values_get_notices_not_tracebacks():
-    at = run_page(PAGE, sections="all", lx="abc", ly="-5", d="77", layers="1000", vocab="x", profile="nonsense",
+    at = run_page(PAGE, section=TOY, sections="all", lx="abc", ly="-5", d="77", layers="1000", vocab="x", profile="nonsense",
                   metric="zzz", run_lx="99", run_ly="nan", run_seeds="0", run_steps="7", pairs="9" * 700)
     assert_clean(at)
     notices = " ".join(c.value for c in at.caption)
@@ -195,7 +196,7 @@ def test_a_run_cut_by_its_limit_says_so_keeps_its_models_and_offers_the_rest():
     cut = ln.run(cfg, ln.load_shipped(), use_cache=True, progress=CutAtTheFourthModel())
     assert cut["stopped"] == "cut" and len(cut["records"]) == 3
     at = AppTest.from_file(str(ROOT / "pages" / PAGE), default_timeout=TIMEOUT)
-    for key, value in dict(run_lx="5", run_ly="3", run_seeds="2", run_steps="100").items():
+    for key, value in dict(run_lx="5", run_ly="3", run_seeds="2", run_steps="100", section=TOY).items():
         at.query_params[key] = value
     run_key = "lengths-" + results.result_key("lengths-run", cfg.to_dict())
     at.session_state[jobs._LAST + run_key] = cut  # this session watched that run end

@@ -12,6 +12,7 @@ from tests.conftest import ROOT
 from tests.pages.conftest import TIMEOUT, assert_clean, evidence_kinds, figures, run_page
 
 PAGE = "method.py"
+GRAVITY = "When gravity alone is enough"  # the first section is words; this one holds the figures
 KINDS = ["simulation"] * 4 + ["fit"] * 2  # fall, error, heights, horizons; prediction, errors (every section)
 FIRST = ["simulation"] * 3  # the fall on the first screen, the error and the heights in the open section
 FORCES = "More forces, less predictability"
@@ -36,7 +37,7 @@ def _metrics(at: AppTest) -> dict[str, str]:
 
 
 def test_default_view_opens_on_the_pen_with_the_fall_in_numbers_below():
-    at = run_page(PAGE)
+    at = run_page(PAGE, section=GRAVITY)
     assert_clean(at)
     assert evidence_kinds(at) == FIRST  # closed sections draw nothing
     assert figures(at)[0]["layout"]["meta"]["figure_id"] == "method-fall"  # the slide-4 figure comes first
@@ -50,10 +51,10 @@ def test_default_view_opens_on_the_pen_with_the_fall_in_numbers_below():
 
 
 def test_the_takeaway_follows_the_drop_and_the_air():
-    at = run_page(PAGE, height="0.5")  # the pen is 1 cm off only after 59.6 cm: a half-metre drop is within
+    at = run_page(PAGE, section=GRAVITY, height="0.5")  # the pen is 1 cm off only after 59.6 cm: a half-metre drop is within
     assert_clean(at)
     assert "1 cm off only after 59.6 cm of fall" in _markdown(at)
-    at = run_page(PAGE, rho="0")
+    at = run_page(PAGE, section=GRAVITY, rho="0")
     assert_clean(at)
     assert "for any drop up to" in _markdown(at)
 
@@ -73,7 +74,7 @@ def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section,
 
 @pytest.mark.parametrize("name", list(physics.OBJECTS))
 def test_each_object_renders_with_its_own_textbook_values(name):
-    at = run_page(PAGE, object=name)
+    at = run_page(PAGE, section=GRAVITY, object=name)
     assert_clean(at)
     assert len(figures(at)) == 3
     obj = physics.OBJECTS[name]
@@ -85,7 +86,7 @@ def test_each_object_renders_with_its_own_textbook_values(name):
 
 
 def test_every_control_at_its_extremes_renders_cleanly():
-    at = run_page(PAGE, sections="all")
+    at = run_page(PAGE, section=GRAVITY, sections="all")
     for key in SLIDERS:
         widget = at.slider(key=key)
         default = widget.value
@@ -106,7 +107,7 @@ def test_every_control_at_its_extremes_renders_cleanly():
 
 def test_the_stiffest_corner_renders_cleanly():
     """Lightest, largest, draggiest feather in dense air, thrown down fast from the top, in the strongest wind."""
-    at = run_page(PAGE, object="feather", mass_feather="0.003", area_feather="200", cd_feather="2.5", rho="1.5",
+    at = run_page(PAGE, section=GRAVITY, object="feather", mass_feather="0.003", area_feather="200", cd_feather="2.5", rho="1.5",
                   v0="20", height="1000", wind="10", fit_s="0.1", tol_m="0.01", sections="all")
     assert_clean(at)
     assert evidence_kinds(at) == KINDS
@@ -115,7 +116,7 @@ def test_the_stiffest_corner_renders_cleanly():
 
 @pytest.mark.parametrize("key", ["cd_pen", "rho"])
 def test_without_drag_the_formula_is_never_off(key):
-    at = run_page(PAGE, sections="all", **{key: "0"})
+    at = run_page(PAGE, section=GRAVITY, sections="all", **{key: "0"})
     assert_clean(at)
     metrics = _metrics(at)
     assert metrics["Terminal speed"] == "none (no drag)"
@@ -124,7 +125,7 @@ def test_without_drag_the_formula_is_never_off(key):
 
 
 def test_object_choice_switches_the_edited_values():
-    at = run_page(PAGE)
+    at = run_page(PAGE, section=GRAVITY)
     at.segmented_control(key="object").set_value("feather").run()
     assert_clean(at)
     assert at.slider(key="mass_feather").value == pytest.approx(0.03)
@@ -143,13 +144,13 @@ def test_url_restores_a_view():
     metrics = _metrics(at)
     assert "Horizon with 2 forces" in metrics
     assert "dropped from 100 m, the ball" in _markdown(at).lower()  # the takeaway
-    at = run_page(PAGE, object="ball", height="100", tol_cm="5", tol_pct="2")
+    at = run_page(PAGE, section=GRAVITY, object="ball", height="100", tol_cm="5", tol_pct="2")
     assert "Time to fall 100 m" in _metrics(at)
     assert "Formula off by 5 cm after" in _metrics(at) and "Formula off by 2% after" in _metrics(at)
 
 
 def test_bad_url_values_are_refused_or_clamped_with_a_notice():
-    at = run_page(PAGE, mass_pen="-5", area_pen="0", cd_pen="abc", height="1e9", object="rocket", forces="99",
+    at = run_page(PAGE, section=GRAVITY, mass_pen="-5", area_pen="0", cd_pen="abc", height="1e9", object="rocket", forces="99",
                   fit_s="nan", rho="-1", wind="1e6", tol_cm="0", v0="fast", sections="all")
     assert_clean(at)
     assert len(figures(at)) == 6
@@ -164,7 +165,7 @@ def test_bad_url_values_are_refused_or_clamped_with_a_notice():
 
 
 def test_hidden_controls_keep_the_url_state():
-    at = run_page(PAGE, controls="hidden", object="paper", forces="3", sections="all")
+    at = run_page(PAGE, section=GRAVITY, controls="hidden", object="paper", forces="3", sections="all")
     assert_clean(at)
     assert not at.slider and len(figures(at)) == 6
     assert "Horizon with 3 forces" in _metrics(at)

@@ -27,7 +27,7 @@ def test_a_prediction_goes_into_the_url_and_brings_the_figure_that_answers_it():
     at.radio(key="pick-1").set_value(lp.step(1).answer).run()
     assert_clean(at)
     assert at.query_params["p1"] == str(lp.step(1).answer)
-    assert _iframes(at) == ["/method?figure=method-error&embed=true&controls=hidden"]
+    assert _iframes(at) == ["http://localhost:8501/method?figure=method-error&embed=true&controls=hidden"]
     assert any("agrees with you" in m.value for m in at.markdown)
 
 
@@ -39,7 +39,7 @@ def test_every_question_has_three_choices_and_a_wrong_one_names_the_supported_an
     assert_clean(at)
     assert len(at.radio(key=f"pick-{number}").options) == lp.CHOICES
     assert any("The figure says otherwise" in m.value for m in at.markdown)
-    assert _iframes(at) == [lp.figure_link(step)] and page(step.page).exists
+    assert _iframes(at) == [f"http://localhost:8501/{step.page}?{lp.figure_query(step)}"] and page(step.page).exists
 
 
 def test_a_shared_link_restores_the_progress_and_unusable_predictions_count_as_none():

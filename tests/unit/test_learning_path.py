@@ -15,4 +15,4 @@ def test_outcomes_and_links():
     first = lp.step(1)
     assert [lp.outcome(c, first) for c in (None, first.answer, first.answer + 1)] == ["open", "right", "wrong"]
     assert lp.step(0) is first and lp.step(99) is lp.STEPS[-1]
-    assert lp.figure_link(lp.step(10)) == "/compute?figure=compute-backtest&embed=true&controls=hidden&train_end=2000"
+    assert lp.figure_query(lp.step(10)) == "figure=compute-backtest&embed=true&controls=hidden&train_end=2000"
