@@ -6,7 +6,12 @@ from explorer.lecture_map import available_pages
 from ui import frame, lecture
 
 # Streamlit's top padding (6rem) halved: the slide's figure then fits a 1440x900 first screen under the title.
-APP_CSS = "<style>[data-testid='stMainBlockContainer'] { padding-top: 3rem; }</style>"
+# A multi-panel figure (ui.render._scroll_frame) keeps 640 px and scrolls sideways in a narrower column.
+APP_CSS = """<style>
+[data-testid='stMainBlockContainer'] { padding-top: 3rem; }
+[class*='st-key-scroll-'] { overflow-x: auto; }
+[class*='st-key-wide-'] { min-width: 640px; }
+</style>"""
 
 st.set_page_config(page_title="Transformer History Explorer", layout="wide")
 st.html(APP_CSS)

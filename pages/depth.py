@@ -17,7 +17,7 @@ from explorer.stats import smallest_p
 from explorer.tasks import FIRST_SYMBOL
 from ui import layout, params, render
 from ui.frame import header, page_link
-from ui.jobs import forget, last_result, run_in_background
+from ui.jobs import run_in_background, was_cut
 from ui.text import say, t
 
 TIME_LIMIT_S = 90  # an on-demand run may take this long on the shared server
@@ -165,10 +165,8 @@ def train_here(cfg: dp.DepthConfig, swept: dict, missing: list[tuple], depth: in
     def work(progress) -> dict:
         return dp.sweep(one_depth, reuse, progress=progress.part(reserve_s=5.0))
 
-    earlier = last_result(key)
-    if earlier is not None and earlier["stopped"] != "steps":  # finished, yet models are missing: it was cut
+    if was_cut(key):
         st.warning(t("run-cut", limit=TIME_LIMIT_S, models=plural(len(here), "model")))
-        forget(key)
     run_in_background(key, work, f"Training depth {depth}: {plural(len(here), 'model')}, {cfg.steps} steps each",
                       time_limit_s=TIME_LIMIT_S, button=f"Train {plural(len(here), 'model')} (about {seconds:.0f} s)")
 

@@ -15,7 +15,7 @@ from explorer.figures import lengths as figs
 from explorer.formatting import p_label, p_text, plural, si
 from ui import layout, params, render
 from ui.frame import header, page_link
-from ui.jobs import forget, last_result, run_in_background
+from ui.jobs import run_in_background, was_cut
 from ui.text import say, t
 
 LENGTHS = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048]
@@ -237,10 +237,7 @@ def _train_another(data: dict | None, metric: str) -> None:
             st.warning(t("refused", models=len(missing), steps=run_cfg.steps, seconds=seconds, limit=TIME_LIMIT_S,
                          hint=hint))
         else:
-            earlier = last_result(run_key)
-            if earlier is not None and earlier.get("stopped") != "steps":  # cut: show it, and offer the rest
-                done = earlier
-                forget(run_key)
+            done = was_cut(run_key)  # a cut run: its finished models are shown, and the button offers the rest
 
             def work(progress) -> dict:
                 return ln.run(run_cfg, data, use_cache=True, progress=progress)

@@ -42,13 +42,22 @@ def client_address() -> str:
     return forwarded.split(",")[-1].strip() or peer or _LOCAL
 
 
-def last_result(key: str) -> dict | None:
-    """The result this session last collected for `key`, kept after `forget(key)`."""
-    return st.session_state.get(_LAST + key)
+def was_cut(key: str) -> dict | None:
+    """This session's last result for `key` if its time limit cut it (`stopped` is not "steps"), forgotten, so
+    the run's button trains what is still missing; else None."""
+    earlier = st.session_state.get(_LAST + key)
+    if earlier is None or _finished_all(earlier):
+        return None
+    forget(key)
+    return earlier
+
+
+def _finished_all(result: dict) -> bool:
+    return result.get("stopped", "steps") == "steps"
 
 
 def forget(key: str) -> None:
-    """Let this session ask for `key` again: after a run cut by its limit, a press trains what is missing."""
+    """Let this session ask for `key` again (a run that failed or was cancelled, or one cut by its limit)."""
     for prefix in (_RESULT, _ASKED, _ENDED, _CANCELLED):
         st.session_state.pop(prefix + key, None)
 
@@ -92,7 +101,7 @@ def run_in_background(key: str, work: Callable[[Progress], dict], label: str, ti
 
     `button`: the run starts only when a person presses it (every training run asks; a timing run may start
     by itself). A run going on for `key`, or just done, started by anyone, is joined without a press.
-    The session keeps the result; a page whose run was cut calls `forget(key)` to offer the rest."""
+    The session keeps the result; a page asks `was_cut(key)` first, to say so and offer the rest."""
     state = st.session_state
     if _RESULT + key in state:
         return state[_RESULT + key]
@@ -102,7 +111,10 @@ def run_in_background(key: str, work: Callable[[Progress], dict], label: str, ti
     session_id, alive = _session()
     job = QUEUE.get(key)
     if job is not None and job.finished and session_id in job.viewers and not again:
-        return _collect(job, session_id, label)  # this session's own run ended since the last rerun
+        result = _collect(job, session_id, label)  # this session's own run ended since the last rerun
+        if result is not None and not _finished_all(result):
+            st.rerun()  # cut by its limit: the page's next run says so (`was_cut`) and offers the rest at once
+        return result
     joining = job is not None and job.state not in (FAILED, CANCELLED)
     if button and not joining and not again and not state.get(_ASKED + key):
         if controls_hidden() or not st.button(button, key=f"start-{key}", type="primary"):

@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from explorer import export
-from explorer.figures.theme import SLIDE_SIZE, for_dark, for_projector
+from explorer.figures.theme import SLIDE_SIZE, Header, for_dark, for_projector, needs_width, split_header
 from explorer.lecture_map import page, slides_label
 from ui import lecture
 
@@ -37,8 +37,9 @@ def figure(fig: go.Figure, key: str, notice: str = "", slides: str | None = None
     """Show a figure with the app's own template (theme=None) and an SVG download in the modebar.
 
     `key` is the figure's stable id (`figure=<id>` links show it alone); `notice` is the short "what to
-    notice" text under it, labelled with `slides` (default: the page's slides). The evidence badge is
-    already inside the figure (explorer.figures.theme).
+    notice" text under it, labelled with `slides` (default: the page's slides). The title and evidence
+    badge are written above the chart as text (they wrap on a phone); downloads and figure mode (an embedded
+    slide) keep them inside the figure.
     """
     lecture.note_figure(key)
     alone = lecture.figure_mode()
@@ -54,13 +55,37 @@ def figure(fig: go.Figure, key: str, notice: str = "", slides: str | None = None
     width, height = SLIDE_SIZE
     config = {"displaylogo": False,
               "toImageButtonOptions": {"format": "svg", "filename": name, "width": width, "height": height}}
-    shown = for_dark(fig) if _dark() else fig  # the export below keeps the light original
-    st.plotly_chart(shown, theme=None, key=key, config=config)
+    chart = for_dark(fig) if _dark() else fig  # the export below keeps the light original
+    if not alone:  # an embedded figure is a slide's whole picture, its title and badge inside it, like an export
+        chart, header = split_header(chart)
+        st.html(_header_html(header, lecture.presentation()))
+    with _scroll_frame(key) if needs_width(chart) else contextlib.nullcontext():
+        st.plotly_chart(chart, theme=None, key=key, config=config)
     if alone or lecture.controls_hidden():
         return
     if notice:
         _notice(notice, slides or page(slug).slides)
     _share_and_export(fig, key, name, slug)
+
+
+@contextlib.contextmanager
+def _scroll_frame(key: str) -> Iterator[None]:
+    """A frame that keeps a multi-panel figure at a readable width (app.APP_CSS: at least 640 px) and scrolls it
+    sideways inside itself where the column is narrower (a phone); the page itself never gets wider."""
+    with st.container(key=f"scroll-{key}"), st.container(key=f"wide-{key}"):
+        yield
+
+
+def _header_html(header: Header, projector: bool) -> str:
+    """The figure's title and evidence badge as text above it: text wraps on a phone, a figure's title does
+    not. A subtitle (`<sup>` in Plotly's title) becomes a smaller line."""
+    scale = 1.4 if projector else 1.0
+    title = header.title.replace("<sup>", '<span style="font-size:0.75em;font-weight:400;opacity:0.8">')
+    badge = (f'<span style="display:inline-block;margin-top:0.3rem;padding:0.1rem 0.5rem;border-radius:0.25rem;'
+             f'background:{header.color};color:white;font-size:{0.8 * scale:.2f}rem">{header.badge}</span>'
+             if header.badge else "")
+    return (f'<div class="figure-head"><div style="font-size:{1.2 * scale:.2f}rem;font-weight:600;line-height:1.3">'
+            f'{title.replace("</sup>", "</span>")}</div>{badge}</div>')
 
 
 def _dark() -> bool:

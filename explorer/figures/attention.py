@@ -60,7 +60,9 @@ def _matrix_grid(panels: Sequence[tuple[str, Sequence[str], Sequence[str]]], hor
                         horizontal_spacing=horizontal_spacing if len(panels) > 1 else 0.0)
     for i, (name, rows, cols) in enumerate(panels, start=1):
         title = _two_lines(name) if len(panels) > 1 else name
-        heatmaps.matrix_layout(fig, rows, cols, row=1, col=i, x_title=f"<b>{title}</b><br>key" if name else "key")
+        # one "query" title for the row: a second one would sit on the previous panel's edge
+        heatmaps.matrix_layout(fig, rows, cols, row=1, col=i, x_title=f"<b>{title}</b><br>key" if name else "key",
+                               y_title="query" if i == 1 else "")
         fig.update_xaxes(tickfont=dict(size=_tick_size(len(cols))), constrain="domain", automargin=True, row=1, col=i)
         fig.update_yaxes(tickfont=dict(size=_tick_size(len(rows))), row=1, col=i,
                          scaleanchor=f"x{'' if i == 1 else i}", constrain="domain")

@@ -11,7 +11,7 @@ from plotly.subplots import make_subplots
 
 from explorer.evidence import Evidence, Kind
 from explorer.experiments.depth import WIRING_NAMES, WIRINGS
-from explorer.figures.theme import CONCEPT_COLORS, styled
+from explorer.figures.theme import CONCEPT_COLORS, keep_width, styled
 from explorer.formatting import p_label
 
 WIRING_COLORS = {"final": "#D55E00", "aligned": "#0072B2"}  # the two wirings, on every figure of the page
@@ -73,6 +73,7 @@ def wiring_schematic(depth: int, max_height: int | None = None) -> go.Figure:
     fig.update_yaxes(visible=False, range=[-0.6, depth + 1.7])
     natural = max(400, 190 + 58 * depth)
     fig.update_layout(legend=dict(orientation="h", x=0, y=-0.02, yanchor="top"), margin=dict(l=10, r=10, b=50))
+    keep_width(fig)  # two diagrams side by side on one canvas: a phone scrolls them, not cuts their titles
     return styled(fig, f"Who reads what at depth {depth}: {depth} decoder layers, {depth} encoder layers",
                   Evidence(Kind.SCHEMATIC, "drawn from the model's layer_aligned flag"),
                   height=natural if max_height is None else min(natural, max_height))

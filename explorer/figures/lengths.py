@@ -18,7 +18,7 @@ from plotly.subplots import make_subplots
 
 from explorer.evidence import Evidence, Kind
 from explorer.experiments.lengths import ARM_NAMES, ARMS, DECODER, ENCDEC, FAMILY_NAMES, MATCHINGS, percent
-from explorer.figures.theme import CONCEPT_COLORS, OKABE_ITO, below_badge, styled
+from explorer.figures.theme import CONCEPT_COLORS, OKABE_ITO, below_badge, keep_width, styled
 from explorer.formatting import p_label, p_text, si
 
 ROLE_COLORS = {"causal": CONCEPT_COLORS["causal"], "bidirectional": CONCEPT_COLORS["bidirectional"],
@@ -103,6 +103,7 @@ def allocation_chart(alloc: dict, title: str | None = None, height: int = 620) -
                       legend=dict(orientation="h", x=0, y=-84 / plot_px, yanchor="top"))
     fig.update_annotations(selector=dict(yref="paper", xanchor="center"), x=0.0, xanchor="left")
     below_badge(fig)
+    keep_width(fig)  # the panel titles carry parameters and FLOPs: a phone scrolls them, not cuts them
     return styled(fig, title or f"Who reads how many tokens: Lx = {_num(lx)} input, Ly = {_num(ly)} target tokens",
                   Evidence(Kind.FORMULA, "explorer.costs, exact · " + _shape_text(alloc["shape"])), height=height)
 

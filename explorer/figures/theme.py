@@ -7,6 +7,7 @@ every page. Sizes read on a projector: a 1600x900 export keeps titles and ticks 
 from __future__ import annotations
 
 import textwrap
+from dataclasses import dataclass
 
 import plotly.graph_objects as go
 import plotly.io as pio
@@ -105,6 +106,55 @@ def stamp_evidence(fig: go.Figure, evidence: Evidence, badge_chars: int = BADGE_
                             "evidence_kinds": [k.value for k in evidence.kinds],
                             "evidence_detail": evidence.detail})
     return fig
+
+
+@dataclass(frozen=True)
+class Header:
+    """A figure's title and evidence badge, for a page that writes them as text above the chart."""
+
+    title: str
+    badge: str  # the badge's text, Plotly's small HTML subset (the kind in bold)
+    color: str  # the badge's colour: the evidence kind's
+
+
+HEADER_KEEP_PX = 28  # the top margin a chart keeps once its title and badge sit above it as text
+
+
+def split_header(fig: go.Figure) -> tuple[go.Figure, Header]:
+    """A copy of `fig` without its title and evidence badge, and the two as text.
+
+    In a browser, text wraps: on a 390 px phone a figure's one-line title and right-anchored badge run past
+    its edges and are cut. Exports keep the figure whole (a slide has no page around it). The title stays in
+    the copy's `meta` so a page's figure still says what it shows. The copy is shorter by the rows it gives up,
+    so its plot keeps the size it has in the export.
+    """
+    out = go.Figure(fig)
+    badge = next((a for a in out.layout.annotations if a.name == "evidence"), None)
+    lines = badge.text.count("<br>") + 1 if badge else 1
+    freed = TOP_MARGIN - HEADER_KEEP_PX + BADGE_LINE_PX * (lines - 1)
+    title = out.layout.title.text or ""
+    out.layout.annotations = [a for a in out.layout.annotations if a.name != "evidence"]
+    top = out.layout.margin.t or TOP_MARGIN
+    freed = min(freed, top - HEADER_KEEP_PX)
+    out.update_layout(title_text="", margin=dict(t=top - freed), height=(out.layout.height or 480) - freed,
+                      meta={**(out.layout.meta or {}), "title": title})  # the plot keeps its size; the text takes
+                                                                          # the rows the figure gives up
+    header = Header(title, badge.text.replace("<br>", " ") if badge else "", badge.bgcolor if badge else "")
+    return out, header
+
+
+def keep_width(fig: go.Figure) -> go.Figure:
+    """Mark a figure whose panel titles or axis titles need more than a phone's width (see `needs_width`)."""
+    fig.update_layout(meta={**(fig.layout.meta or {}), "keep_width": True})
+    return fig
+
+
+def needs_width(fig: go.Figure) -> bool:
+    """Whether a phone should scroll the figure sideways rather than squeeze it: two or more panels side by side
+    (distinct x domains) overlap their titles and tick labels in a 358 px column, as do figures marked with
+    `keep_width`."""
+    columns = {round(axis.domain[0], 3) for axis in fig.select_xaxes() if axis.domain}
+    return len(columns) >= 2 or bool((fig.layout.meta or {}).get("keep_width"))
 
 
 def below_badge(fig: go.Figure, top: float = 0.88) -> None:

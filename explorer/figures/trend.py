@@ -183,8 +183,9 @@ def trend_chart(rows: pd.DataFrame, window: tuple[float, float], fit: Fit | None
             ys, c0 = reference_line(fit, xs)
             fig.add_trace(go.Scatter(
                 x=xs, y=ys, mode="lines", line=dict(color=REFERENCE_COLOR, width=2, dash="dot"),
-                name=f"slide 7: 10× every 5 years, through the fit at {fit.x_mean:.0f} (formula)",
-                hovertemplate="slide 7's rate: %{y:.3g} in %{x:.0f}<extra></extra>"))
+                name=f"slide 7: 10× per 5 years from {fit.x_mean:.0f} (formula)",
+                hovertemplate=(f"slide 7's rate, drawn through the fit's value at {fit.x_mean:.0f}: "
+                               "%{y:.3g} in %{x:.0f}<extra></extra>")))
     if upload is not None:
         fig.add_trace(go.Scatter(x=upload["year"], y=upload["value"], mode="markers", name="your data",
                                  marker=dict(color=UPLOAD_COLOR, symbol="circle-open", size=10, line=dict(width=2)),
@@ -201,7 +202,7 @@ def trend_chart(rows: pd.DataFrame, window: tuple[float, float], fit: Fit | None
     fig.update_yaxes(title=dict(text="operations per second per 2024 US$", standoff=8), range=y_range,
                      automargin=True, dtick=2, **LOG_TICKS)
     fig.update_layout(legend=dict(BOTTOM_LEGEND, title=dict(
-                          text="data (points) · fit (line, bands) · extrapolation (dashed):", side="top")),
+                          text="data · fit · extrapolation (dashed)", side="top")),
                       legend2=dict(x=0.01, y=0.99, xanchor="left", yanchor="top", font=dict(size=13),
                                    title=dict(text="technology")),
                       hovermode="closest", margin=dict(b=60))  # the legend at the foot widens it as it needs

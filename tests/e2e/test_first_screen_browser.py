@@ -9,6 +9,17 @@ from tests.e2e.conftest import TIMEOUT_MS, assert_no_exception, shoot
 
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 SLUGS = [p.slug for p in available_pages()]
+# At 390 px every figure's title and badge (text above it) lie inside the screen, and every chart either fits
+# the screen or sits in a frame that scrolls it sideways (a multi-panel figure kept at a readable width).
+NARROW_OVERFLOWS = """() => {
+    const out = [];
+    for (const el of document.querySelectorAll('.figure-head, .js-plotly-plot')) {
+        const box = el.getBoundingClientRect();
+        const framed = el.closest("[class*='st-key-scroll-']");
+        if (box.right > window.innerWidth + 1 && !framed) out.push(el.className + ': ' + Math.round(box.right));
+    }
+    return out;
+}"""
 WIDTH = """() => {
     const main = document.querySelector('[data-testid="stMain"]');
     return Math.max(document.documentElement.scrollWidth, main ? main.scrollWidth : 0);
@@ -34,6 +45,8 @@ def test_first_screen_phone_width_and_no_outside_request(browser, app_url, slug,
         _settled(pg)
         assert_no_exception(pg)
         box = pg.locator(".js-plotly-plot").first.bounding_box()
+        head = pg.locator(".figure-head").first.bounding_box()
+        assert head is not None and 0 <= head["y"] < box["y"], f"{slug}: the first figure's title is off screen"
         pg.screenshot(path=str(tmp_path / f"{slug}-first-screen.png"))
         assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 900, (
             f"{slug}: the first figure spans {box['y']:.0f}-{box['y'] + box['height']:.0f} px of a 900 px screen")
@@ -42,6 +55,7 @@ def test_first_screen_phone_width_and_no_outside_request(browser, app_url, slug,
         wide = pg.evaluate(WIDTH)
         shoot(pg, tmp_path / f"{slug}-390.png")
         assert wide <= 390, f"{slug}: the page is {wide} px wide on a 390 px screen"
+        assert pg.evaluate(NARROW_OVERFLOWS) == [], f"{slug}: cut at the right edge of a 390 px screen"
         assert outside == [], f"{slug} asked other hosts: {outside[:5]}"
     finally:
         context.close()

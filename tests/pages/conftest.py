@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 import streamlit as st
@@ -32,6 +33,12 @@ def run_page(name: str, **query_params: str | list[str]) -> AppTest:
 def figures(at: AppTest) -> list[dict]:
     """The Plotly figures on the page, as the JSON the browser receives."""
     return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def figure_heads(at: AppTest) -> list[str]:
+    """The text written above each figure (its title, then its evidence badge), tags removed."""
+    heads = [h.proto.body for h in at.get("html") if 'class="figure-head"' in h.proto.body]
+    return [" ".join(re.sub(r"<[^>]+>", " ", body).split()) for body in heads]
 
 
 def evidence_kinds(at: AppTest) -> list[str]:

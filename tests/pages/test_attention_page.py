@@ -29,7 +29,7 @@ def _array(value) -> np.ndarray:
 
 
 def _weights_figure(at) -> dict:
-    return next(f for f in figures(at) if "attention weights" in f["layout"]["title"]["text"])
+    return next(f for f in figures(at) if "attention weights" in f["layout"]["meta"]["title"])
 
 
 def _text(at) -> str:
@@ -46,7 +46,7 @@ def test_each_architecture_shows_masks_and_measured_weights_that_sum_to_one(arch
     assert figures(at)[0]["layout"]["meta"]["figure_id"] == "attention-masks"  # the slide's picture comes first
     assert figures(at)[0]["layout"]["height"] <= 520  # whole on the first screen
     weights = _weights_figure(at)
-    assert weights["layout"]["title"]["text"].startswith(att.ARCH_NAMES[arch])
+    assert weights["layout"]["meta"]["title"].startswith(att.ARCH_NAMES[arch])
     masked = 0
     for trace in weights["data"]:  # each row: a softmax over the allowed keys; masked cells are empty (NaN)
         z = _array(trace["z"])
@@ -86,7 +86,7 @@ def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(arch, se
 def test_layer_and_head_extremes_from_the_url(layer, head):
     at = run_page(PAGE, arch=att.ARCH_NAMES["decoder"], layer=str(layer), head=str(head))
     assert_clean(at)
-    assert f"layer {layer}, head {head}" in _weights_figure(at)["layout"]["title"]["text"]
+    assert f"layer {layer}, head {head}" in _weights_figure(at)["layout"]["meta"]["title"]
 
 
 def test_moving_the_sliders_redraws_the_weights():
@@ -94,10 +94,10 @@ def test_moving_the_sliders_redraws_the_weights():
     layer, head = at.slider[0], at.slider[1]
     head.set_value(N_HEADS).run()
     assert_clean(at)
-    assert f"head {N_HEADS}" in _weights_figure(at)["layout"]["title"]["text"]
+    assert f"head {N_HEADS}" in _weights_figure(at)["layout"]["meta"]["title"]
     at.slider[0].set_value(1).run()
     assert_clean(at)
-    assert f"layer 1, head {N_HEADS}" in _weights_figure(at)["layout"]["title"]["text"]
+    assert f"layer 1, head {N_HEADS}" in _weights_figure(at)["layout"]["meta"]["title"]
     assert layer.min == head.min == 1 and layer.max == N_LAYERS and head.max == N_HEADS
 
 
@@ -148,7 +148,7 @@ def test_a_url_restores_the_whole_view():
     assert_clean(at)
     assert at.text_input[0].value == "abc"
     assert at.slider[0].value == 1 and at.slider[1].value == 3
-    assert "Prefix-LM: attention weights, layer 1, head 3" == _weights_figure(at)["layout"]["title"]["text"]
+    assert "Prefix-LM: attention weights, layer 1, head 3" == _weights_figure(at)["layout"]["meta"]["title"]
     assert at.query_params["arch"] == ["Prefix-LM"] or at.query_params["arch"] == "Prefix-LM"
 
 
@@ -156,9 +156,9 @@ def test_the_step_4_variants_redraw_the_masks_and_the_wiring():
     at = run_page(PAGE, arch=att.ARCH_NAMES["encoder_decoder"], causal_input="true", aligned="true", text="abcd",
                   section=SEQUENCE)
     assert_clean(at)
-    titles = [f["layout"]["title"]["text"] for f in figures(at)]
+    titles = [f["layout"]["meta"]["title"] for f in figures(at)]
     assert any("wiring: causal input, layer-aligned" in t for t in titles)
-    masks = next(f for f in figures(at) if "who may read whom" in f["layout"]["title"]["text"])
+    masks = next(f for f in figures(at) if "who may read whom" in f["layout"]["meta"]["title"])
     encoder_mask = _array(masks["data"][0]["z"])
     assert np.isnan(encoder_mask[0, 1]) and not np.isnan(encoder_mask[1, 0])  # causal input: no reading ahead
     at = run_page(PAGE, arch=att.ARCH_NAMES["encoder_decoder"], causal_input="true", aligned="true", text="abcd")
@@ -170,7 +170,7 @@ def test_variant_toggles_are_disabled_for_other_architectures():
     at = run_page(PAGE, arch=att.ARCH_NAMES["decoder"], causal_input="true", section=SEQUENCE)
     assert_clean(at)
     assert all(t.disabled for t in at.toggle)
-    assert not any("wiring" in f["layout"]["title"]["text"] for f in figures(at))
+    assert not any("wiring" in f["layout"]["meta"]["title"] for f in figures(at))
 
 
 @pytest.mark.parametrize("params", [dict(arch="gpt-5"), dict(layer="99", head="-3"), dict(head="abc"),

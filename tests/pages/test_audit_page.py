@@ -32,7 +32,7 @@ def _notices(at) -> str:
 
 
 def _title(at) -> str:
-    return figures(at)[0]["layout"]["title"]["text"]
+    return figures(at)[0]["layout"]["meta"]["title"]
 
 
 def test_default_view_prefills_the_lecture_rows_with_their_sources():

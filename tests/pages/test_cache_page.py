@@ -9,7 +9,7 @@ PAGE = "cache_reuse.py"
 
 
 def _titles(at) -> list[str]:
-    return [f["layout"]["title"]["text"] for f in figures(at)]
+    return [f["layout"]["meta"]["title"] for f in figures(at)]
 
 
 HEATMAP = "cache-reuse-heatmaps"
@@ -25,7 +25,7 @@ def test_the_first_figure_is_the_reuse_heatmap_with_three_controls_and_a_takeawa
     assert_clean(at)
     heat = figures(at)[0]
     assert heat["layout"]["meta"]["figure_id"] == HEATMAP and heat["layout"]["meta"]["evidence"] == "schematic"
-    assert heat["layout"]["title"]["text"].startswith("Turn 3: 64 old tokens + 8 new, layer 2")
+    assert heat["layout"]["meta"]["title"].startswith("Turn 3: 64 old tokens + 8 new, layer 2")
     assert heat["layout"]["height"] <= 620  # whole on a 1440x900 screen under the title and the lead
     assert evidence_kinds(at) == ["schematic"]  # the open first section is words: a slider move redraws one figure
     text = " ".join(md.value for md in at.markdown)
@@ -68,7 +68,7 @@ def test_each_size_alone_at_its_extreme_renders_cleanly():
 def test_all_sliders_at_their_minimum():
     at = run_page(PAGE, n="1", m="1", turns="1", depth="1")
     assert_clean(at)
-    assert figures(at)[0]["layout"]["title"]["text"].startswith("Turn 1: 1 old tokens + 1 new, layer 1")
+    assert figures(at)[0]["layout"]["meta"]["title"].startswith("Turn 1: 1 old tokens + 1 new, layer 1")
     assert "Layer shown: 1" in " ".join(c.value for c in at.caption)
     assert not at.warning
 
@@ -100,7 +100,7 @@ def test_moving_the_sliders_redraws_and_depth_clamps_the_layer():
     at.slider(key="depth").set_value(2).run()
     assert_clean(at)
     assert at.slider(key="layer").value == 2
-    assert figures(at)[0]["layout"]["title"]["text"].startswith("Turn 3: 513 old tokens + 256 new, layer 2")
+    assert figures(at)[0]["layout"]["meta"]["title"].startswith("Turn 3: 513 old tokens + 256 new, layer 2")
     at.slider(key="turns").set_value(12).run()
     assert_clean(at)
 
@@ -111,7 +111,7 @@ def test_url_restores_the_view():
     assert at.select_slider(key="n").value == 12 and at.select_slider(key="m").value == 3
     assert at.slider(key="turns").value == 2 and at.slider(key="depth").value == 3
     assert at.slider(key="layer").value == 1
-    assert figures(at)[0]["layout"]["title"]["text"].startswith("Turn 2: 15 old tokens + 3 new, layer 1")
+    assert figures(at)[0]["layout"]["meta"]["title"].startswith("Turn 2: 15 old tokens + 3 new, layer 1")
     assert not at.caption[0].value.startswith(":orange")
 
 

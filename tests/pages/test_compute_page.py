@@ -5,7 +5,7 @@ import base64
 import numpy as np
 import pytest
 
-from tests.pages.conftest import assert_clean, evidence_kinds, figures, run_page
+from tests.pages.conftest import assert_clean, evidence_kinds, figure_heads, figures, run_page
 from tests.unit.test_trend_upload import BAD
 
 PAGE = "compute_per_dollar.py"
@@ -27,9 +27,8 @@ def _array(value) -> np.ndarray:
 
 
 def _badge(at, index: int = 0) -> str:
-    """The evidence badge's text, its line breaks read as spaces."""
-    text = next(a["text"] for a in figures(at)[index]["layout"]["annotations"] if a.get("name") == "evidence")
-    return text.replace("<br>", " ")
+    """The text above the figure: its title and evidence badge."""
+    return figure_heads(at)[index]
 
 
 def _trace_names(at, index: int = 0) -> list[str]:

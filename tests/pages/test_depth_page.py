@@ -36,7 +36,7 @@ def test_default_view_opens_on_the_wirings_with_the_results_at_these_settings_be
     across = run_page(PAGE, section=ACROSS)
     figs = figures(across)
     assert evidence_kinds(across) == ["schematic", "measured"]
-    assert "same parameters, compute and steps" in figs[1]["layout"]["title"]["text"]
+    assert "same parameters, compute and steps" in figs[1]["layout"]["meta"]["title"]
     assert "seeds 0, 1, 2" in figs[1]["layout"]["meta"]["evidence_detail"]
     assert len(across.dataframe) == 1  # the depth table
     assert "Four steps to decoder-only" in _text(at)  # the link back (as text: no router in AppTest)
@@ -74,7 +74,7 @@ def test_depth_slider_extremes_redraw_from_the_shipped_run(depth):
     assert_clean(at)
     assert f"Accuracy, final only (depth {depth})" in _metrics(at)
     wiring, _, _, probes = figures(at)
-    assert f"at depth {depth}" in wiring["layout"]["title"]["text"]
+    assert f"at depth {depth}" in wiring["layout"]["meta"]["title"]
     levels = next(t for t in probes["data"] if t.get("x") and t["x"][0] is not None)["x"]
     assert levels == list(range(int(depth) + 1))  # one probe per encoder level, embeddings included
     assert not at.warning

@@ -13,7 +13,7 @@ COMPARISON = "The comparison at this step"
 
 
 def _figure(at, key_word: str) -> dict:
-    return next(f for f in figures(at) if key_word in f["layout"]["title"]["text"])
+    return next(f for f in figures(at) if key_word in f["layout"]["meta"]["title"])
 
 
 def _table_cells(at) -> dict[str, str]:

@@ -5,7 +5,7 @@ import pytest
 
 from explorer.experiments import lengths as ln
 from tests.conftest import ROOT
-from tests.pages.conftest import (assert_clean, evidence_kinds, figures, press_train, run_page, train_buttons,
+from tests.pages.conftest import (assert_clean, evidence_kinds, figure_heads, figures, press_train, run_page, train_buttons,
                                    wait_for_jobs)
 
 PAGE = "length_asymmetry.py"
@@ -20,7 +20,7 @@ def _text(at) -> str:
 
 
 def _titles(at) -> list[str]:
-    return [f["layout"]["title"]["text"] for f in figures(at)]
+    return [f["layout"]["meta"]["title"] for f in figures(at)]
 
 
 @needs_shipped
@@ -53,7 +53,7 @@ def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section,
                                                 "Enc-dec / dec-only params", "Params at equal FLOPs"]
     if section == "Your own lengths":
         assert "academic benchmark" in _titles(at)[1]
-        assert any("SYNTHETIC, ILLUSTRATIVE" in a["text"] for a in figures(at)[1]["layout"]["annotations"])
+        assert "SYNTHETIC, ILLUSTRATIVE" in figure_heads(at)[1]
     if section == "The lecture's claim":
         assert "not reproduced here" in _text(at)
     if section == "How it was measured":

@@ -17,7 +17,7 @@ def test_it_opens_on_the_progress_row_and_shows_no_answer_before_a_prediction():
     at = run_page(PAGE)
     assert_clean(at)
     assert evidence_kinds(at) == ["schematic"]
-    assert figures(at)[0]["layout"]["title"]["text"].startswith("Question 1 of 10 · 0 answered")
+    assert figures(at)[0]["layout"]["meta"]["title"].startswith("Question 1 of 10 · 0 answered")
     assert at.radio(key="pick-1").value is None and not _iframes(at)
     assert "Pick one" in " ".join(c.value for c in at.caption)
 

@@ -1,4 +1,5 @@
-"""The evidence badge: wrapped so that it never runs past a figure's edge, and never loses a word."""
+"""The evidence badge: wrapped so that it never runs past a figure's edge, and never loses a word; on a page,
+written above the chart as text."""
 
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
@@ -56,3 +57,34 @@ def test_the_dark_copy_darkens_panels_and_type_and_leaves_the_export_light():
     assert dark.layout.font.color == DARK["text"] and dark.layout.xaxis.gridcolor == DARK["grid"]
     assert fig.layout.paper_bgcolor is None  # the original keeps the light template (exports use it)
     assert dark.layout.meta["evidence"] == "measured" and dark.data[0].y == (3, 4)
+
+
+def test_a_page_writes_the_title_and_badge_above_the_chart_and_the_export_keeps_them():
+    from explorer.figures.theme import EVIDENCE_COLORS, HEADER_KEEP_PX, split_header
+
+    fig = styled(go.Figure(go.Scatter(x=[1, 2], y=[3, 4])), "What <sup>and why</sup>", LONG, badge_chars=40)
+    chart, header = split_header(fig)
+    assert header.title == "What <sup>and why</sup>" and header.color == EVIDENCE_COLORS[Kind.MEASURED]
+    assert header.badge == " ".join(badge_lines(LONG, 40)) and "<br>" not in header.badge
+    assert not chart.layout.title.text and not [a for a in chart.layout.annotations if a.name == "evidence"]
+    assert chart.layout.margin.t == HEADER_KEEP_PX  # the rows the title and badge took are given up,
+    assert fig.layout.height - chart.layout.height == fig.layout.margin.t - HEADER_KEEP_PX  # and the plot keeps its size
+    assert chart.layout.meta["title"] == header.title and chart.layout.meta["evidence"] == "measured"
+    assert fig.layout.title.text == header.title and len(fig.layout.annotations) == 1  # the export keeps both
+
+
+def test_a_figure_with_more_room_on_top_keeps_the_extra():
+    from explorer.figures.theme import HEADER_KEEP_PX, split_header
+
+    fig = styled(go.Figure(), "t", Evidence(Kind.SCHEMATIC, "short"))
+    fig.update_layout(margin=dict(t=TOP_MARGIN + 40))  # room for a legend above the plot
+    assert split_header(fig)[0].layout.margin.t == HEADER_KEEP_PX + 40
+
+
+def test_a_phone_scrolls_side_by_side_panels_and_marked_figures_and_squeezes_the_rest():
+    from explorer.figures.theme import keep_width, needs_width
+
+    assert not needs_width(go.Figure(go.Scatter(x=[1], y=[1])))
+    assert needs_width(make_subplots(rows=2, cols=3))
+    assert not needs_width(make_subplots(rows=3, cols=1))
+    assert needs_width(keep_width(make_subplots(rows=3, cols=1)))

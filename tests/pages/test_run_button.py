@@ -1,0 +1,33 @@
+"""ui.jobs' Train button in a real script run: a run its time limit cuts is said and the rest offered at once."""
+
+from streamlit.testing.v1 import AppTest
+
+from explorer.jobs import QUEUE
+from tests.conftest import ROOT
+
+SCRIPT = f"""
+import sys
+sys.path.insert(0, {str(ROOT)!r})
+import streamlit as st
+from ui import jobs
+KEY = "test-cut-run"
+if jobs.was_cut(KEY):
+    st.warning("cut: the rest is still to train")
+result = jobs.run_in_background(KEY, lambda progress: {{"stopped": "time", "models": 1}}, "Training the test run",
+                                button="Train the rest")
+st.write(f"result: {{result}}")
+"""
+
+
+def test_a_run_cut_by_its_limit_is_said_and_its_button_offered_without_another_touch():
+    """It used to end in silence: the run ended, the page took its result and drew no button until the
+    student moved something (seen in the classroom load test, where a loaded server cut a depth run)."""
+    at = AppTest.from_string(SCRIPT, default_timeout=30).run()
+    assert [b.label for b in at.button] == ["Train the rest"] and not at.warning
+    at.button[0].click().run()
+    QUEUE.wait_idle(30)
+    at.run()  # the poll's rerun after the run ended
+    assert not at.exception
+    assert [w.value for w in at.warning] == ["cut: the rest is still to train"]
+    assert [b.label for b in at.button] == ["Train the rest"]
+    assert at.markdown[-1].value == "result: None"
