@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from explorer.experiments import attention
+from explorer.formatting import plural
 from explorer.progress import SILENT, Printed
 
 
@@ -37,7 +38,7 @@ def _text(result: dict) -> str:
     for m in result["models"]:
         lines.append(f"{m['arch']:16} {m['parameters']:>8,} {m['bytes']:>9,} {m['char_accuracy']:>9.1%} "
                      f"{m['exact_match']:>7.1%} {m['steps']:>6} {m['seconds']:>8.1f}")
-    lines.append(f"wrote {len(result['models'])} models ({result['total_bytes']:,} bytes) to {result['out']} "
+    lines.append(f"wrote {plural(len(result['models']), 'model')} ({result['total_bytes']:,} bytes) to {result['out']} "
                  f"in {result['seconds']:.0f} s")
     return "\n".join(lines)
 

@@ -38,4 +38,4 @@ def test_bad_arguments_get_one_clear_line(capsys, tmp_path, args, message):
 def test_the_readable_summary_names_every_model(capsys, tmp_path):
     assert main(["demo-models", "--quiet", "--archs", "encoder", "--steps", "2", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "encoder" in out and "char acc" in out and "wrote 1 models" in out
+    assert "encoder" in out and "char acc" in out and "wrote 1 model (" in out
