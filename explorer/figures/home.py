@@ -43,6 +43,7 @@ def path_progress(outcomes: list[str], current: int) -> go.Figure:
     fig = go.Figure(go.Scatter(
         x=list(range(1, n + 1)), y=[0] * n, mode="markers+text", text=[str(i) for i in range(1, n + 1)],
         textposition="middle center", textfont=dict(size=15, color="white"), hoverinfo="skip", showlegend=False,
+        cliponaxis=False,  # the current stop's ring may reach past a short plot's edge: drawn whole, not cut
         marker=dict(size=[40 if i == current else 30 for i in range(1, n + 1)],
                     color=[PATH_COLORS[o] for o in outcomes],
                     line=dict(width=[4 if i == current else 0 for i in range(1, n + 1)], color="#222222"))))

@@ -177,8 +177,11 @@ def for_projector(fig: go.Figure, scale: float = 1.3) -> go.Figure:
     out.update_layout(font=dict(size=round(base * scale)), title=dict(font=dict(size=round(22 * scale))),
                       legend=dict(font=dict(size=round(15 * scale))),
                       height=round((out.layout.height or 480) * 1.15))
-    out.update_xaxes(title_font=dict(size=round(18 * scale)), tickfont=dict(size=round(base * scale)))
-    out.update_yaxes(title_font=dict(size=round(18 * scale)), tickfont=dict(size=round(base * scale)))
+    for axis in (*out.select_xaxes(), *out.select_yaxes()):
+        # each axis's own tick size, scaled (a dense heatmap's small labels stay smaller than a line chart's),
+        # and margins that grow to hold the bigger labels: an axis title is never pushed over its tick labels
+        axis.update(title_font=dict(size=round(18 * scale)), automargin=True,
+                    tickfont=dict(size=round((axis.tickfont.size or base) * scale)))
     return out
 
 

@@ -88,3 +88,14 @@ def test_a_phone_scrolls_side_by_side_panels_and_marked_figures_and_squeezes_the
     assert needs_width(make_subplots(rows=2, cols=3))
     assert not needs_width(make_subplots(rows=3, cols=1))
     assert needs_width(keep_width(make_subplots(rows=3, cols=1)))
+
+
+def test_projector_type_scales_each_axis_own_ticks_and_makes_room_for_them():
+    from explorer.figures.theme import for_projector
+
+    fig = make_subplots(rows=1, cols=2)
+    fig.update_xaxes(tickfont=dict(size=10), row=1, col=1)  # a dense heatmap's small labels
+    big = for_projector(styled(fig, "t", LONG), scale=1.5)
+    assert big.layout.xaxis.tickfont.size == 15 and big.layout.xaxis2.tickfont.size == round(16 * 1.5)
+    assert all(axis.automargin for axis in (*big.select_xaxes(), *big.select_yaxes()))  # titles below the labels
+    assert fig.layout.xaxis.tickfont.size == 10  # the original is left as it was
