@@ -341,13 +341,19 @@ class Transformer(nn.Module):
         return h
 
     def forward(self, tokens: torch.Tensor, target: torch.Tensor | None = None, *, prefix_len: int = 0,
-                cache: KVCache | None = None, need_weights: bool = False, return_states: bool = False) -> Output:
+                cache: KVCache | None = None, need_weights: bool = False, return_states: bool = False,
+                stale_cache_ok: bool = False) -> Output:
         """Run the model.
 
         tokens:     [B, n] the input (encoder-decoder) or the whole sequence (single-stack models)
         target:     [B, m] decoder input, encoder-decoder only (BOS then the target shifted right)
         prefix_len: prefix-LM only: the first `prefix_len` tokens attend bidirectionally
-        cache:      decoder only: keys/values of earlier turns; `tokens` are the new tokens
+        cache:      keys/values of earlier turns; `tokens` are the new tokens (decoder only, unless
+                    stale_cache_ok)
+        stale_cache_ok: let an encoder or prefix-LM use `cache` too, knowing that its cached keys/values
+                    are stale (old tokens would have read the new ones): the new tokens read the cached
+                    ones plus each other, and nothing old is recomputed. The cache page measures the error
+                    this makes; a causal model is unaffected (its cache is exact anyway).
         """
         cfg = self.cfg
         rec = _Recorder(need_weights, return_states)
@@ -372,9 +378,10 @@ class Transformer(nn.Module):
         else:
             if target is not None:
                 raise ValueError(f"arch={cfg.arch!r} takes one sequence; `target` is for encoder_decoder")
-            if cache is not None and cfg.arch != "decoder":
+            if cache is not None and cfg.arch != "decoder" and not stale_cache_ok:
                 raise ValueError("only a causal (decoder) model can reuse a KV cache: "
-                                 "bidirectional tokens change when new tokens arrive")
+                                 "bidirectional tokens change when new tokens arrive "
+                                 "(pass stale_cache_ok=True to measure the error of reusing it anyway)")
             start = cache.length if cache is not None else 0
             h = self._embed(tokens, start)
             t = tokens.shape[1]

@@ -124,6 +124,27 @@ def permutation_p(a: Sequence[float], b: Sequence[float], seed: int = 0) -> floa
     return float(np.mean(gaps >= observed - 1e-12 * max(1.0, observed)))
 
 
+def trend_permutation_p(x: Sequence[float], y: Sequence[float], seed: int = 0) -> float:
+    """Two-sided exact permutation p-value of a linear trend of y on x, with the points as the units.
+
+    Every ordering of y against x is as likely under no trend; the statistic is |slope| (permuting y leaves
+    the spread of x fixed, so this equals a test of the correlation). Exact up to 8 points, Monte Carlo beyond.
+    It cannot go below `trend_permutation_p(x, x)`: 2 / 3! = 0.33 for three evenly spaced points.
+    """
+    x, y = _array(x), _array(y)
+    if len(x) != len(y) or len(x) < 2:
+        return float("nan")
+    centred = x - x.mean()
+    observed = abs(centred @ y)
+    if len(y) <= 8:
+        orders = np.array(list(itertools.permutations(range(len(y)))))
+    else:
+        rng = np.random.default_rng(seed)
+        orders = np.array([rng.permutation(len(y)) for _ in range(MONTE_CARLO)])
+    slopes = np.abs(y[orders] @ centred)
+    return float(np.mean(slopes >= observed - 1e-12 * max(1.0, observed)))
+
+
 def smallest_p(n_a: int, n_b: int | None = None) -> float:
     """The smallest two-sided p-value an exact test can give: sign-flip for n_a pairs, or a permutation
     test for n_a against n_b independent runs. A p-value below this needs a model (t) the seeds cannot check."""
@@ -179,6 +200,41 @@ def bootstrap_ci(values: Sequence[float], statistic: Callable[[np.ndarray], floa
     draws = np.array([statistic(arr[rng.integers(0, len(arr), len(arr))]) for _ in range(resamples)])
     tail = (1 - level) / 2 * 100
     return float(np.percentile(draws, tail)), float(np.percentile(draws, 100 - tail))
+
+
+def seed_resamples(n: int, resamples: int = MONTE_CARLO, seed: int = 0) -> np.ndarray:
+    """Bootstrap draws of n seeds with replacement, as indices [R, n].
+
+    All n**n equally likely draws when there are at most `resamples` of them (the exact bootstrap: 27 for
+    3 seeds, 3125 for 5), else `resamples` draws from a fixed-seed generator.
+    """
+    if n < 1:
+        raise ValueError(f"need at least one seed, got {n}")
+    if n ** n <= resamples:
+        return np.array(list(itertools.product(range(n), repeat=n)))
+    return np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+
+
+def distinct_resamples(n: int) -> int:
+    """How many different multisets a bootstrap of n seeds can draw: C(2n-1, n), only 10 for 3 seeds."""
+    return math.comb(2 * n - 1, n)
+
+
+def top_share(values: np.ndarray, resamples: int = MONTE_CARLO, seed: int = 0) -> np.ndarray:
+    """How often each group has the highest seed mean when the seeds are resampled: values [G, n, ...] -> [G, ...].
+
+    The seeds are paired across groups (index i is the same seed, with the same initial weights and batches,
+    in every group), so one draw of seed indices serves every group (`seed_resamples`). Groups tied for the
+    top share that resample's credit equally, so two identical groups get one half each.
+    """
+    arr = np.asarray(values, dtype=float)
+    draws = seed_resamples(arr.shape[1], resamples, seed)  # [R, n]
+    weights = np.zeros(draws.shape)
+    np.add.at(weights, (np.arange(len(draws))[:, None], draws), 1.0 / draws.shape[1])  # [R, n], rows sum to 1
+    means = np.einsum("rs,gs...->gr...", weights, arr)  # [G, R, ...]
+    best = means.max(axis=0, keepdims=True)
+    top = means >= best - 1e-12 * np.maximum(1.0, np.abs(best))
+    return (top / top.sum(axis=0, keepdims=True)).mean(axis=1)
 
 
 def t_test_power(effect_over_se: float, df: int, alpha: float = ALPHA) -> float:

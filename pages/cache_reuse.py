@@ -6,8 +6,10 @@ import streamlit as st
 
 from explorer import results
 from explorer.experiments import cache as exp
+from explorer.experiments import stale_cache
 from explorer.figures import cache as figs
 from explorer.formatting import si
+from explorer.stats import smallest_p
 from ui import jobs, layout, params, render
 from ui.frame import header
 from ui.text import say, t
@@ -84,6 +86,34 @@ def _drift_figures(n_d: int, m_d: int):
     return figs.drift_per_layer(_drift(n_d, m_d), n_d, m_d), figs.drift_vs_fraction(_drift_fraction())
 
 
+@st.cache_data(show_spinner=False)
+def _stale() -> tuple | None:
+    """The shipped stale-cache runs: their seed summary, the numbers the text quotes, the histories covered."""
+    record = stale_cache.load()
+    if record is None:
+        return None
+    return stale_cache.summary(record["runs"]), stale_cache.headline(record), stale_cache.histories(record)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _stale_figures(n: int):
+    summary = _stale()[0]
+    return figs.stale_accuracy(summary, n), figs.stale_kl(summary)
+
+
+def _say_stale_findings(head: dict) -> None:
+    sort, copy = head["sort"], head["copy"]
+    say("stale-findings", seeds=sort["seeds"], sort_n=sort["n"], sort_m=sort["m"],
+        sort_re=sort["accuracy_reencode"], sort_stale=sort["accuracy_stale"], sort_kl=sort["kl"],
+        sort_low=sort["kl_low"], sort_high=sort["kl_high"], sort_gap=sort["mean_gap"],
+        gap_low=sort["gap_low"], gap_high=sort["gap_high"], copy_gap=copy["mean_gap"], copy_kl=copy["kl"],
+        causal_kl=head["causal_max_kl"], causal_logit=head["causal_max_logit_diff"],
+        every="in every seed at every size" if sort["every_seed_worse"] else "at most sizes, not all",
+        apart="do not overlap at any size" if sort["ranges_apart"] else "overlap at some sizes",
+        p_floor=smallest_p(sort["seeds"]), steps=sort["steps"], trained_low=sort["trained_low"],
+        trained_high=sort["trained_high"], copy_steps=copy["steps"], copy_trained=copy["trained_low"])
+
+
 def _sweep(progress) -> dict:
     return results.cached("cache-overhead-sweep", SWEEP,
                           lambda: exp.overhead_sweep(**SWEEP, progress=progress), exp.SWEEP_SHAPE)
@@ -123,9 +153,9 @@ with figure_col:
         bidirectional=si(counts["bidirectional_recomputed"]),
         ratio=counts["bidirectional_recomputed"] / counts["causal_computed"])
 
-why_tab, cost_tab, measured_tab, drift_tab, limits_tab = layout.sections(
+why_tab, cost_tab, measured_tab, drift_tab, stale_tab, limits_tab = layout.sections(
     ["Why the cache works", "What it costs", "Measured on this server", "How far old tokens move",
-     "What the toy cannot test"])
+     "Reusing a stale cache", "What the toy cannot test"])
 if why_tab:
     with why_tab:
         say("intro")
@@ -195,6 +225,23 @@ if drift_tab:
         drift_figure, fraction_figure = _drift_figures(n_d, m_d)
         render.figure(drift_figure, key="cache-drift-layers", notice=t("drift-notice"))
         render.figure(fraction_figure, key="cache-drift-fraction", notice=t("fraction-notice"))
+
+if stale_tab:
+    with stale_tab:
+        say("stale-intro")
+        stale = _stale()
+        if stale is None:
+            st.info(t("no-stale"))
+        else:
+            summary, head, stale_ns = stale
+            stale_n = params.select_slider("Old tokens n (first turn)", "stale_n", stale_ns, stale_ns[-1])
+            accuracy_figure, kl_figure = _stale_figures(stale_n)
+            render.figure(accuracy_figure, key="cache-stale-accuracy", notice=t("stale-accuracy-notice"))
+            render.figure(kl_figure, key="cache-stale-kl", notice=t("stale-kl-notice"))
+            if {"sort", "copy"} <= set(head):  # the findings quote the two default tasks
+                _say_stale_findings(head)
+            with st.expander("Data: each task, size and arch (seed mean, lowest and highest seed)"):
+                st.dataframe(summary, hide_index=True)
 
 if limits_tab:
     with limits_tab:

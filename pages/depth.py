@@ -11,9 +11,10 @@ import streamlit as st
 from explorer import environment, results
 from explorer import shipped as shipped_results
 from explorer.experiments import depth as dp
+from explorer.experiments import layer_aligned
 from explorer.figures import depth as figs
-from explorer.formatting import p_text, plural
-from explorer.stats import smallest_p
+from explorer.formatting import p_label, p_text, plural, seed_list
+from explorer.stats import holm, smallest_p
 from explorer.tasks import FIRST_SYMBOL
 from ui import layout, params, render
 from ui.frame import header, page_link
@@ -24,7 +25,7 @@ TIME_LIMIT_S = 90  # an on-demand run may take this long on the shared server
 DEPTHS = (2, 4, 8)
 STEP_OPTIONS = (150, 300, 600, 1200, 2400)
 WIDTHS = (16, 32, 64)
-MAX_SEEDS = 5
+MAX_SEEDS = dp.MAX_SEEDS
 RECIPE = dp.PRESETS["main"]
 SHORT = {"final": "final-only", "aligned": "layer-aligned"}
 FIRST_SCREEN_HEIGHT = 520  # px: the deepest schematic and its legend whole on a 1440x900 screen
@@ -36,7 +37,7 @@ STILL_IMPROVING = 0.05  # nats the held-out loss still fell over the last sixth 
 def _mtimes() -> tuple[float, ...]:
     """Modification times of the shipped files (0 when missing): the caches below reload when one changes."""
     return tuple(dp.shipped_path(p).stat().st_mtime if dp.shipped_path(p).is_file() else 0.0
-                 for p in dp.SHIPPED_PRESETS)
+                 for p in (*dp.SHIPPED_PRESETS, dp.LR_PRESET))
 
 
 @st.cache_data(show_spinner=False)
@@ -60,6 +61,36 @@ def shipped_by_preset() -> dict[str, dict]:
             if run["config"] == dp.PRESETS[name].to_dict() and "wall_seconds" in run and "load_average" in run}
 
 
+@st.cache_data(show_spinner=False)
+def control_analysis(mtimes: tuple[float, ...]) -> dict | None:
+    """The analysis of the shipped control sweep (sorting), or None when it is not shipped."""
+    run = shipped_by_preset().get("control")
+    return dp.analyse(run) if run is not None else None
+
+
+@st.cache_data(show_spinner=False)
+def lr_analysis(mtimes: tuple[float, ...]) -> dict | None:
+    """The analysis of the shipped learning-rate check, or None when it is not shipped."""
+    run = dp.load_shipped(dp.shipped_path(dp.LR_PRESET))
+    return dp.analyse_lr(run) if run is not None and run.get("lrs") else None
+
+
+def main_key() -> tuple:
+    """`analysis_of`'s arguments for the shipped main sweep."""
+    return RECIPE.steps, len(RECIPE.seeds), RECIPE.d_model, tuple(RECIPE.runs()), _mtimes()
+
+
+@st.cache_data(show_spinner=False)
+def gap_figure(mtimes: tuple[float, ...]):
+    main = analysis_of(*main_key())
+    return figs.gap_by_task({RECIPE.task_name: main, dp.PRESETS["control"].task_name: control_analysis(mtimes)})
+
+
+@st.cache_data(show_spinner=False)
+def lr_figure(mtimes: tuple[float, ...]):
+    return figs.lr_check(lr_analysis(mtimes))
+
+
 def long_run_text() -> str:
     """One note on the shipped long run (depth 8, 4x the steps), if it is there."""
     run = shipped_by_preset().get("long")
@@ -68,10 +99,12 @@ def long_run_text() -> str:
     long = dp.PRESETS["long"]
     (depth,) = long.depths
     cells = analysis_of(long.steps, len(long.seeds), long.d_model, tuple(long.runs()), _mtimes())["cells"][depth]
-    short = analysis_of(RECIPE.steps, len(RECIPE.seeds), RECIPE.d_model, tuple(RECIPE.runs()), _mtimes())
-    before = short["cells"][depth]["final"]["accuracy"]["mean"]
-    return t("long-run", depth=depth, long_steps=long.steps, steps=RECIPE.steps,
-             final=cells["final"]["accuracy"]["mean"], before=before, aligned=cells["aligned"]["accuracy"]["mean"])
+    short = analysis_of(*main_key())
+    main = short["cells"][depth]["final"]
+    before = sum(a for s, a in zip(main["seeds"], main["accuracy"]["per_seed"]) if s in long.seeds) / len(long.seeds)
+    return t("long-run", depth=depth, long_steps=long.steps, steps=RECIPE.steps, seeds=seed_list(long.seeds),
+             n_seeds=len(long.seeds), final=cells["final"]["accuracy"]["mean"], before=before,
+             aligned=cells["aligned"]["accuracy"]["mean"])
 
 
 def settings(steps: int, n_seeds: int, width: int, depths: tuple[int, ...] = DEPTHS) -> dp.DepthConfig:
@@ -178,15 +211,28 @@ def paired_wins(cells: dict) -> tuple[int, int]:
     return sum(loss["aligned"][s] < loss["final"][s] for s in paired), len(paired)
 
 
-def takeaway(cells: dict, depth: int, meanwhile: bool) -> None:
-    """One sentence under the schematic that follows the controls."""
+def control_gap(depth: int) -> dict | None:
+    """The control task's paired gaps at `depth` (`dp.gaps` row), or None when not shipped there."""
+    control = control_analysis(_mtimes())
+    return next((row for row in dp.gaps(control) if row["depth"] == depth), None) if control else None
+
+
+def takeaway(analysis: dict, depth: int, meanwhile: bool) -> None:
+    """Two sentences under the schematic that follow the controls: the main task, then the control."""
+    cells = analysis["cells"].get(depth, {})
     if len(cells) != 2:
         say("takeaway-none", depth=depth)
         return
     final, aligned = cells["final"]["accuracy"]["mean"], cells["aligned"]["accuracy"]["mean"]
     wins, n = paired_wins(cells)
-    say("takeaway", depth=f"{depth}{' (the shipped run)' if meanwhile else ''}", gap=(aligned - final) * 100,
-        aligned=aligned, final=final, wins=wins, seeds=plural(n, "seed"))
+    text = t("takeaway", depth=f"{depth}{' (the shipped run)' if meanwhile else ''}", gap=(aligned - final) * 100,
+             aligned=aligned, final=final, wins=wins, seeds=plural(n, "seed"),
+             p=p_label(analysis["tests"][depth]["accuracy"]["p"]))
+    control = control_gap(depth)
+    if control is not None:
+        text += " " + t("takeaway-control", gap=signed(control["accuracy_gap"] * 100),
+                        p=p_label(control["p_accuracy"]), seeds=plural(control["seeds"], "seed"))
+    st.markdown(text)
 
 
 def results_section(analysis: dict, cfg: dp.DepthConfig, depth: int, meanwhile: bool) -> None:
@@ -248,15 +294,23 @@ def depths_section(analysis: dict, analysis_key: tuple, depth: int) -> None:
     st.caption(caption)
 
 
+def longest_ready(cfg: dp.DepthConfig, depth: int) -> tuple[int, int] | None:
+    """(steps, seeds) of the longest run at `depth` that is shipped or cached (more seeds first), or None."""
+    for steps in sorted((s for s in STEP_OPTIONS if s > cfg.steps), reverse=True):
+        for n in range(len(cfg.seeds), 0, -1):
+            if not seconds_to_train(replace(cfg, steps=steps, seeds=tuple(range(n))), depth)[0]:
+                return steps, n
+    return None
+
+
 def curves_section(analysis: dict, analysis_key: tuple, cfg: dp.DepthConfig, cells: dict, depth: int) -> None:
     drops = {w: c["late_drop"]["mean"] for w, c in cells.items()}
     render.figure(measured_figure("training_curves", analysis_key, depth, analysis), key="depth-curves",
                   notice=t("curves-notice", drops=" and ".join(f"{v:.3f} nats ({SHORT[w]})" for w, v in drops.items())))
     still = [w for w, v in drops.items() if v > STILL_IMPROVING]
     if still:
-        ready_longer = [s for s in STEP_OPTIONS
-                        if s > cfg.steps and not seconds_to_train(replace(cfg, steps=s), depth)[0]]
-        hint = t("hint-ready", steps=ready_longer[-1]) if ready_longer else t("hint-more")
+        ready = longest_ready(cfg, depth)
+        hint = t("hint-ready", steps=ready[0], seeds=plural(ready[1], "seed")) if ready else t("hint-more")
         st.info(t("caveat", depth=depth, wirings=" and ".join(SHORT[w] for w in still),
                   drops=" and ".join(f"{drops[w]:.2f}" for w in still), hint=hint))
 
@@ -285,6 +339,82 @@ def errors_section(cells: dict) -> None:
                              "right set, later outputs": pm(c["anatomy"]["set_rest"])} for w, c in cells.items()])
     st.dataframe(anatomy, hide_index=True)
     st.caption(t("anatomy-caption"))
+
+
+def gap_table(analyses: dict[str, dict]) -> pd.DataFrame:
+    """Per task and depth: the paired gaps with their seed range, n and the exact p-values."""
+    def span(row: dict, name: str, scale: float, digits: int) -> str:
+        low, high = (signed(scale * v, digits) for v in row[f"{name}_range"])
+        return f"{signed(scale * row[f'{name}_gap'], digits)} [{low}, {high}]"
+
+    rows = [(task, r) for task, analysis in analyses.items() for r in dp.gaps(analysis)]
+    corrected = holm([r["p_accuracy"] for _, r in rows])
+    return pd.DataFrame([{"task": dp.TASK_NAMES[task], "depth": r["depth"], "seeds": r["seeds"],
+                          "accuracy gap, points [seed range]": span(r, "accuracy", 100, 1),
+                          "exact p, accuracy": p_text(r["p_accuracy"]), "Holm p, accuracy": p_text(adjusted),
+                          "loss gap, nats [seed range]": span(r, "loss", 1, 3), "exact p, loss": p_text(r["p_loss"])}
+                         for (task, r), adjusted in zip(rows, corrected)])
+
+
+def signed(x: float, digits: int = 1) -> str:
+    """`+1.5`, and `+0.0` rather than `-0.0` for a gap that rounds to zero."""
+    return f"{round(x, digits) + 0.0:+.{digits}f}"
+
+
+def gap_list(analysis: dict) -> str:
+    """'depth 2: +25.0 points, p = 0.008; ...': the mean paired accuracy gap per depth with its exact p."""
+    return "; ".join(f"depth {r['depth']}: {signed(r['accuracy_gap'] * 100)} points, {p_label(r['p_accuracy'])}"
+                     for r in dp.gaps(analysis))
+
+
+def control_section() -> None:
+    """The main task against the control task: the paired gap per depth for both, in a figure and a table."""
+    control = control_analysis(_mtimes())
+    if control is None:
+        st.info(t("control-missing"))
+        return
+    main = analysis_of(*main_key())
+    say("control-intro", length=RECIPE.length, depths=" and ".join(map(str, control["depths"])))
+    render.figure(gap_figure(_mtimes()), key="depth-control", notice=t("control-notice", control=gap_list(control)))
+    frame = gap_table({RECIPE.task_name: main, dp.PRESETS["control"].task_name: control})
+    st.dataframe(frame, hide_index=True)
+    seeds = len(control["seeds"])
+    st.caption(t("control-caption", seeds=seeds, smallest=smallest_p(seeds), tests=len(frame)))
+    widest = max(abs(v) for r in dp.gaps(control) for v in r["accuracy_range"]) * 100
+    say("control-verdict", seeds=len(main["seeds"]), main=gap_list(main), control=gap_list(control), widest=widest)
+    found = _layer_aligned(layer_aligned.stamp())
+    if found is not None:  # the four-steps page's step 3, measured on sorting: why the two pages agree
+        say("reconcile", **layer_aligned.placeholders(found))
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _layer_aligned(stamp: tuple) -> dict | None:
+    return layer_aligned.evidence()
+
+
+def lr_section() -> None:
+    """Each wiring at its own best learning rate at the deepest depth, and the paired test there."""
+    lr = lr_analysis(_mtimes())
+    if lr is None:
+        st.info(t("lr-missing"))
+        return
+    say("lr-intro", depth=lr["depth"], lrs=", ".join(f"{v:g}" for v in lr["lrs"]), seeds=len(lr["seeds"]),
+        main=RECIPE.lr)
+    render.figure(lr_figure(_mtimes()), key="depth-lr", notice=t("lr-notice"))
+    best, test = lr["best"], lr["tests"]["accuracy"]
+    final, aligned = lr["cells"]["final"][best["final"]], lr["cells"]["aligned"][best["aligned"]]
+    edge = [SHORT[w] for w, at_edge in lr["at_edge"].items() if at_edge]
+    say("lr-verdict", final_lr=f"{best['final']:g}", aligned_lr=f"{best['aligned']:g}",
+        final=final["accuracy"]["mean"], aligned=aligned["accuracy"]["mean"], gap=test["mean_diff"] * 100,
+        low=min(test["diffs"]) * 100, high=max(test["diffs"]) * 100, seeds=plural(test["pairs"], "seed"),
+        p=p_label(test["p"]), smallest=test["smallest_p"])
+    if edge:
+        st.caption(t("lr-edge", wirings=" and ".join(edge)))
+    other = {w: lr for w, lr in lr["most_accurate"].items() if lr != best[w]}
+    if other:
+        accuracy = {w: lr["cells"][w][rate]["accuracy"]["mean"] for w, rate in {**best, **other}.items()}
+        rates = ", ".join(f"{SHORT[w]} at {rate:g} ({accuracy[w]:.1%})" for w, rate in other.items())
+        say("lr-by-accuracy", rates=rates, gap=(accuracy["aligned"] - accuracy["final"]) * 100)
 
 
 def task_section() -> None:
@@ -327,7 +457,8 @@ with controls_col:
         width = params.select_slider("Width d_model", "width", WIDTHS, RECIPE.d_model,
                                      help=t("help-width", heads=RECIPE.n_heads))
         st.caption(t("settings-caption", steps=RECIPE.steps, long_steps=dp.PRESETS["long"].steps,
-                     seeds=len(RECIPE.seeds), width=RECIPE.d_model, limit=TIME_LIMIT_S))
+                     seeds=len(RECIPE.seeds), long_seeds=plural(len(dp.PRESETS["long"].seeds), "seed"),
+                     width=RECIPE.d_model, limit=TIME_LIMIT_S))
     depth, steps, n_seeds, width = int(depth), int(steps), int(n_seeds), int(width)
     cfg = settings(steps, n_seeds, width)
     swept, missing = dp.available(cfg, shipped_runs())  # one look at the cache per run; it removes what cannot be used
@@ -341,26 +472,33 @@ with controls_col:
 
 meanwhile = analysis is None or not analysis["depths"]
 if meanwhile:
-    analysis_key = (RECIPE.steps, len(RECIPE.seeds), RECIPE.d_model, tuple(RECIPE.runs()), _mtimes())
+    analysis_key = main_key()
     analysis = analysis_of(*analysis_key) if shipped() is not None else None
 cells = analysis["cells"].get(depth, {}) if analysis is not None else {}
 
 with figure_col:
     render.figure(wiring_figure(depth), key="depth-wiring", notice=t("wiring-notice"))
     if analysis is not None:
-        takeaway(cells, depth, meanwhile)
+        takeaway(analysis, depth, meanwhile)
 if analysis is None:
     st.stop()
 
-results_tab, depths_tab, curves_tab, probes_tab, errors_tab, task_tab, how_tab = layout.sections(
-    ["Results at these settings", "Across depths", "Training curves", "Probes", "Which kind of error",
-     "The question and the task", "How it was measured"])
+(results_tab, depths_tab, control_tab, lr_tab, curves_tab, probes_tab, errors_tab, task_tab,
+ how_tab) = layout.sections(["Results at these settings", "Across depths", "Control task", "Learning rate",
+                             "Training curves", "Probes", "Which kind of error", "The question and the task",
+                             "How it was measured"])
 if results_tab:
     with results_tab:
         results_section(analysis, cfg, depth, meanwhile)
 if depths_tab:
     with depths_tab:
         depths_section(analysis, analysis_key, depth)
+if control_tab:
+    with control_tab:
+        control_section()
+if lr_tab:
+    with lr_tab:
+        lr_section()
 if curves_tab:
     with curves_tab:
         if cells:

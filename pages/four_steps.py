@@ -11,6 +11,7 @@ from streamlit.errors import StreamlitPageNotFoundError
 from explorer import results
 from explorer import shipped as shipped_results
 from explorer.experiments import four_steps as fs
+from explorer.experiments import layer_aligned
 from explorer.figures import four_steps as figs
 from explorer.lecture_map import page as page_info
 from explorer.formatting import p_text
@@ -24,6 +25,7 @@ MASK_SIZE = (6, 6)  # input and target tokens drawn in the mask figure
 TASKS = ("sort", "reverse", "copy")
 LENGTHS = (4, 6, 8, 10, 12)
 STEP_BUDGETS = (50, 100, 150, 200, 250, 300, 400, 600)
+SHIPPED_BUDGETS = {"250 steps": "main", "500 steps": "long"}  # label -> shipped preset
 CHECK_TIME_LIMIT_S = 120.0
 
 FIRST_SCREEN_HEIGHT = 460  # px: the masks and the start of the takeaway on a 1440x900 screen
@@ -33,8 +35,8 @@ STEP_SLIDES = {0: "slide 40", 1: "slides 41-42", 2: "slides 44-45", 3: "slides 4
 
 # slides 52-55 (and 59-66): the three extra structures of encoder-decoder; `step` removes it, `compare` is the
 # pair of shipped variants whose difference measures removing it here; their texts are `why-<step>-*` sections
-WHY = (
-    {"structure": "Separate parameters for input and target", "step": 2, "compare": ("2", "0"), "related": "lengths"},
+WHY = (  # separate parameters: against step 0 at the matched width, so the model does not also shrink
+    {"structure": "Separate parameters for input and target", "step": 2, "compare": ("2", "0m"), "related": "lengths"},
     {"structure": "Decoder reads only the encoder's final layer", "step": 3, "compare": ("3", "2"), "related": "depth"},
     {"structure": "Bidirectional input", "step": 4, "compare": ("4", "3"), "related": "cache"},
 )
@@ -73,6 +75,16 @@ def _check_figures(check: dict, step: int):
 @st.cache_data(show_spinner=False, max_entries=16)
 def _ablation_figures(record: dict):
     return figs.ablation(record), figs.ablation_curves(record)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _analysis(record: dict) -> dict:
+    """The paired tests, the function comparison and the parameter table of one ablation record."""
+    settings = fs.AblationSettings.from_dict(record["settings"])
+    functions = fs.function_summary(record)
+    return {"paired": fs.paired_analysis(record["runs"]), "functions": functions,
+            "functions_figure": figs.functions(record, functions) if functions["variants"] else None,
+            "parameters": fs.parameter_table(settings.base, settings.variants)}
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -194,12 +206,16 @@ def numeric_check(base, counts: dict[str, int], step: int, sizes: tuple[int, int
 
 
 def show_ablation(record: dict, key: str) -> None:
-    summary = record["summary"]
+    summary, analysis = record["summary"], _analysis(record)
     if not record.get("complete", True):
         st.warning(t("ablation-stopped", why=record.get("stopped", "incomplete"), runs=len(record["runs"])))
-    paired = fs.paired_analysis(record["runs"])
+    paired, steps = analysis["paired"], record["settings"]["steps"]
+    if analysis["functions_figure"] is not None:
+        say("functions", text=fs.function_text(analysis["functions"], steps))
+        render.figure(analysis["functions_figure"], key=f"{key}-functions", notice=t("functions-notice"))
     say("verdict", text=fs.paired_text(paired))
     st.markdown(fs.path_text(paired))
+    st.markdown(fs.confound_text(paired, analysis["parameters"]))
     st.dataframe([{"a": fs.VARIANT_SHORT[r["a"]], "b": fs.VARIANT_SHORT[r["b"]], "seeds": r["n"],
                    "held-out loss, a − b": round(r["mean_diff"], 4), "exact paired p": p_text(r["paired_p"]),
                    "Holm p": p_text(r["holm_p"])} for r in paired["pairs"]], hide_index=True, height=240)
@@ -210,9 +226,12 @@ def show_ablation(record: dict, key: str) -> None:
     dots, curves = _ablation_figures(record)
     render.figure(dots, key=f"{key}-dots", notice=t("dots-notice"))
     render.figure(curves, key=f"{key}-curves", notice=t("curves-notice"))
-    table = [{"variant": v["name"], "seeds": v["n"], "held-out loss (mean)": round(v["mean"], 4),
-              "sd": round(v["sd"], 4), "min": round(v["min"], 4), "max": round(v["max"], 4)}
-             for v in summary["variants"]]
+    params = {r["variant"]: r for r in analysis["parameters"]}
+    table = [{"variant": v["name"], "width": params[v["variant"]]["width"],
+              "parameters": f"{params[v['variant']]['params']:,}",
+              "vs decoder-only": f"{params[v['variant']]['vs_decoder']:+.1%}", "seeds": v["n"],
+              "held-out loss (mean)": round(v["mean"], 4), "sd": round(v["sd"], 4), "min": round(v["min"], 4),
+              "max": round(v["max"], 4)} for v in summary["variants"]]
     st.dataframe(table, hide_index=True)
     wall = record.get("wall_seconds")
     st.caption(f"Measured: {len(record['runs'])} runs"
@@ -221,15 +240,32 @@ def show_ablation(record: dict, key: str) -> None:
 
 
 def ablation(shipped: dict | None, sizes: tuple[int, int, int]) -> None:
-    st.subheader("Ablation: does step 4 differ from decoder-only by more than seed noise?")
+    st.subheader("Ablation: how different are the trained models?")
     say("ablation-intro")
-    if shipped is None:
-        st.warning(t("no-shipped-ablation", path=fs.ABLATION_PATH.relative_to(fs.ROOT)))
+    budget = params.choice("Training budget", "ab_budget", tuple(SHIPPED_BUDGETS), "250 steps")
+    preset = SHIPPED_BUDGETS[budget]
+    record = shipped if preset == "main" else _shipped_file(fs.shipped_path(preset))
+    say("budgets")
+    if record is None:
+        st.warning(t("no-shipped-ablation", path=fs.shipped_path(preset).relative_to(fs.ROOT), preset=preset))
     else:
-        with render.section("The shipped ablation"):
-            show_ablation(shipped, "four-steps-ablation")
+        with render.section(f"The shipped ablation, {budget}"):
+            show_ablation(record, "four-steps-ablation" if preset == "main" else f"four-steps-ablation-{preset}")
+    reconcile()
     with st.expander("Rerun the ablation with other settings"):
         rerun(shipped, sizes)
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _layer_aligned(stamp: tuple) -> dict | None:
+    return layer_aligned.evidence()
+
+
+def reconcile() -> None:
+    """Step 3 here against the depth page's layer-aligned results: why the two pages do not contradict."""
+    found = _layer_aligned(layer_aligned.stamp())
+    if found is not None:
+        say("reconcile", **layer_aligned.placeholders(found))
 
 
 def rerun(shipped: dict | None, sizes: tuple[int, int, int]) -> None:

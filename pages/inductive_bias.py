@@ -28,6 +28,7 @@ INITS = {"0.3": "main", "0.02": "main_default_init"}
 RECIPE = xo.PRESETS["main"]
 FIRST_SCREEN_HEIGHT = 450  # px: the curves and the takeaway under them on a 1440x900 screen
 FIRST_SCREEN_BADGE = 60  # badge characters per line: the curves get three quarters of the width
+LONG_SHARE = 0.6  # the recipe's score mix (`explorer.recall.WEIGHTS`): the slider's default, and the notes' facts
 
 
 @st.cache_data(show_spinner=False)
@@ -118,20 +119,30 @@ def train_here(cfg: xo.SweepConfig, init: str, long_share: float) -> tuple[tuple
     return (key, long_share), analysis_of_run(key, done, long_share)
 
 
+def sure(confidence: float | None, analysis: dict) -> str:
+    """How sure a winner is, in words: its bootstrap share, or that one seed cannot say."""
+    if confidence is None:
+        return t("sure-one-seed")
+    boot = analysis["bootstrap"]
+    return t("sure-share", share=confidence, resamples=boot["resamples"], seeds=boot["seeds"])
+
+
 def takeaway(read: dict | None, analysis: dict, budget: float) -> None:
-    """One sentence under the curves that follows the controls: who wins at today's budget."""
+    """One sentence under the curves that follows the controls: who wins at today's budget, and how sure."""
     if read is None:
         st.info(t("outside-range", budget=sci(budget, 2), first=sci(analysis["flops"][0], 2),
                   last=sci(analysis["flops"][-1], 2)))
         return
     winner, runner_up, acc = read["winner"], read["runner_up"], read["accuracy"]
-    at = dict(budget=sci(budget, 2), steps=budget / analysis["flops_per_step"], winner=winner)
+    at = dict(budget=sci(budget, 2), steps=budget / analysis["flops_per_step"], winner=winner,
+              sure=sure(read["confidence"], analysis))
     if read["clear"]:
         text = t("read-wins", **at, acc=acc[winner])
         if runner_up is not None:
             text += " " + t("read-next", runner=runner_up, acc=acc[runner_up])
     else:
-        text = t("read-tie", **at, runner=runner_up, acc=acc[winner], acc_runner=acc[runner_up], lead=xo.MIN_LEAD)
+        text = t("read-unclear", **at, runner=runner_up, acc=acc[winner], acc_runner=acc[runner_up],
+                 lead=read["lead"], min_lead=xo.MIN_LEAD, threshold=xo.CLEAR_CONFIDENCE)
     if read["remove_at"]:
         c = read["remove_at"]
         advice = t("read-remove", less=c["less_structure"], winner=winner, flops=sci(c["flops_of_mean_curves"], 2),
@@ -153,6 +164,47 @@ def cost_table(read: dict, analysis: dict) -> None:
         c: st.column_config.NumberColumn(format="%.3f") for c in table.columns if c != "window"})
 
 
+def bstar_notice(analysis: dict) -> str:
+    boot = analysis["bootstrap"]
+    how_sure = t("bstar-bootstrap", **boot) if analysis["top_share"] else t("bstar-one-seed", min_lead=xo.MIN_LEAD)
+    return t("bstar-notice", min_lead=xo.MIN_LEAD) + " " + how_sure
+
+
+def crossed(analysis: dict) -> str:
+    """Which pairs of windows cross in how many seeds, in words, from the analysis (never typed by hand)."""
+    pairs = analysis["crossovers"]
+    seeds = len(analysis["seeds"])
+    short = [c for c in pairs if c["seeds_with_crossover"] < seeds]
+    if not short:
+        return t("crossed-all", pairs=len(pairs), seeds=seeds)
+    others = ", ".join(t("crossed-pair", more=c["more_structure"], less=c["less_structure"],
+                         crossed=c["seeds_with_crossover"], seeds=seeds) for c in short)
+    return t("crossed-some", full=len(pairs) - len(short), pairs=len(pairs), seeds=seeds, others=others)
+
+
+def path(analysis: dict) -> str:
+    return ", ".join(str(row["window"]) for row in xo.changes(analysis["b_star"]))
+
+
+def init_facts() -> dict | None:
+    """The notes' comparison of the two shipped initialisations, computed from them (None if one is missing)."""
+    if shipped("0.3") is None or shipped("0.02") is None:
+        return None
+    recipe = (RECIPE.windows, len(RECIPE.seeds), RECIPE.steps)
+    main, default = (analysis_of_settings(*recipe, init, LONG_SHARE) for init in ("0.3", "0.02"))
+    widest = [main["crossovers"][-1], default["crossovers"][-1]]  # the two widest windows
+
+    def at(c: dict) -> str:
+        where = f"{sci(c['flops_mean'], 2)} FLOPs" if c["flops_mean"] else "no crossing"
+        return f"{where} ({c['seeds_with_crossover']} of {c['seeds']} seeds)"
+
+    bunch = [c["flops_mean"] for c in default["crossovers"] if c["flops_mean"]]
+    return dict(path_main=path(main), path_default=path(default), crossed_main=crossed(main),
+                crossed_default=crossed(default), bunch_low=sci(min(bunch), 2), bunch_high=sci(max(bunch), 2),
+                more=widest[0]["more_structure"], less=widest[0]["less_structure"], at_main=at(widest[0]),
+                at_default=at(widest[1]))
+
+
 def how_measured(analysis: dict, init: str, weights: list[float]) -> None:
     cfg_used = analysis["config"]
     data = shipped(init) or {}
@@ -162,10 +214,15 @@ def how_measured(analysis: dict, init: str, weights: list[float]) -> None:
         seeds=", ".join(map(str, analysis["seeds"])), weights=", ".join(f"{w:.2f}" for w in weights),
         lags=", ".join(map(str, LAGS)), flops_per_step=sci(analysis["flops_per_step"], 2), share_w2=flops_w2,
         decades=-math.log10(flops_w2))
+    if analysis["top_share"]:
+        say("how-bootstrap", min_lead=xo.MIN_LEAD, **analysis["bootstrap"])
     say("limits")
+    facts = init_facts()
+    if facts:
+        say("limits-recipe", **facts)
     if data:
-        say("shipped-run", preset=INITS[init], seconds=data.get("seconds", 0), torch=data.get("torch", "?"),
-            created=data.get("created", "?"))
+        say("shipped-run", preset=INITS[init], seconds=data.get("seconds", 0),
+            torch=data.get("environment", {}).get("torch", "?"), created=data.get("created", "?"))
 
 
 header("inductive-bias")
@@ -175,7 +232,7 @@ figure_col, controls_col = layout.stage()
 with controls_col:
     windows = params.multiselect("Attention windows (structure levels; 48 = full attention)", "windows",
                                  WINDOW_OPTIONS, list(RECIPE.windows))
-    long_share = params.slider("Score share of the long-range lags 3-31", "long", 0.0, 1.0, 0.6, step=0.05,
+    long_share = params.slider("Score share of the long-range lags 3-31", "long", 0.0, 1.0, LONG_SHARE, step=0.05,
                                help=t("help-long"))
     budget_log = params.slider("Today's budget: log10 of training FLOPs", "budget", 8.0, 12.0, 9.8, step=0.1,
                                help=t("help-budget"))
@@ -216,7 +273,7 @@ question_tab, best_tab, how_tab = layout.sections(["The question and the task", 
                                                    "How it was measured"])
 if best_tab:
     with best_tab:
-        render.figure(bstar_figure, key="crossover-bstar", notice=t("bstar-notice"))
+        render.figure(bstar_figure, key="crossover-bstar", notice=bstar_notice(analysis))
         if points_figure is not None:
             render.figure(points_figure, key="crossover-points", notice=t("points-notice"))
         else:

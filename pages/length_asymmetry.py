@@ -28,8 +28,10 @@ TIME_LIMIT_S = 90
 RUN_LENGTH = (1, 24)
 RUN_STEPS = [100, 200, 400, 800, 1200]
 MAIN = ln.PRESETS["main"]
+VARIANTS = {"matched": "Matched difficulty", "split-vocab": "Matched difficulty, separate target symbols"}
 FIRST_SCREEN_HEIGHT = 520  # px: the allocation chart and its legend whole on a 1440x900 screen
 METRIC_LABELS = {"averaged over the run": "curve", "at the last step": "final"}
+METRIC_NAMES = {metric: f"loss {label}" for label, metric in METRIC_LABELS.items()}
 
 
 # ----------------------------------------------------------------------------------------------- cached calls
@@ -84,26 +86,27 @@ def _distribution_figure(source: str, typed: str, raw: bytes | None, label: str)
 
 
 @st.cache_data(show_spinner=False)
-def _shipped() -> dict | None:
-    return ln.load_shipped("main")
+def _shipped(preset: str = "main") -> dict | None:
+    return ln.load_shipped(preset)
 
 
-@st.cache_data(show_spinner=False, max_entries=4)
-def _shipped_analysis(metric: str) -> dict | None:
-    data = _shipped()
-    return None if data is None else ln.analyse(data, metric)
+@st.cache_data(show_spinner=False)
+def _shipped_claims(preset: str = "main") -> dict | None:
+    data = _shipped(preset)
+    return None if data is None else ln.claims(data)
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
 def _shipped_figures(metric: str):
     """The shipped run's figures do not depend on the other controls: built once, shared read-only."""
     data = _shipped()
-    return figs.gap_chart(_shipped_analysis(metric)), figs.curves_chart(ln.learning_curves(data), data["config"])
+    return (figs.gap_chart(_shipped_claims()["by_metric"][metric]),
+            figs.curves_chart(ln.learning_curves(data), data["config"]))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _run_analysis(run_key: str, metric: str, _run: dict) -> dict:
-    return ln.analyse(_run, metric)
+def _run_claims(run_key: str, _run: dict) -> dict:
+    return ln.claims(_run)
 
 
 # ----------------------------------------------------------------------------------------------- helpers
@@ -122,9 +125,9 @@ def _rows_table(analysis: dict) -> pd.DataFrame:
         "decoder-only loss": f"{r['decoder_mean']:.4f} ± {r['decoder_sd']:.4f}",
         "encoder-decoder loss": f"{r['encdec_mean']:.4f} ± {r['encdec_sd']:.4f}",
         "gap (enc-dec vs dec)": f"{ln.percent(r['gap_mean']):+.1f}%",
-        "p (paired t)": p_text(r["p"]),
-        "smallest detectable gap": "n/a" if r["mde"] != r["mde"] else f"±{ln.percent(r['mde']):.1f}%",
-        "seeds": len(r["seeds"]),
+        "enc-dec lower in": f"{r['encdec_lower']} of {r['n']} seeds",
+        "p (exact sign-flip)": p_text(r["p"]),
+        "p, Holm-corrected": p_text(r["holm_p"]),
     } for r in analysis["rows"]])
 
 
@@ -132,32 +135,83 @@ def _matching_name(matching: str) -> str:
     return "parameters" if matching == "parameters" else "FLOPs"
 
 
-def _trend_line(matching: str, t_: dict) -> str:
-    """One matching's slope, said against the FLAN explanation's prediction (a negative slope)."""
-    if not t_["p"] < 0.05:
-        read = t("read-flat")
-    elif t_["slope"] < 0:
-        read = t("read-predicted")
-    else:
-        read = t("read-opposite")
-    return t("trend-line", matching=_matching_name(matching), read=read, slope=ln.percent(t_["slope"]),
-             p=p_label(t_["p"]), mde=ln.percent(t_["mde"]))
+def _named(rows: list[dict]) -> str:
+    """`12→12 (same parameters), 4→20 (same FLOPs)`, or `none`."""
+    return ", ".join(f"{figs.ratio_label(r['lx'], r['ly'])} (same {_matching_name(r['matching'])})"
+                     for r in rows) or "none"
 
 
-def _verdict(analysis: dict) -> str:
-    """What the shipped numbers say, written from the numbers (not fixed text)."""
-    lines = [t("verdict-question")]
-    lines += [_trend_line(m, tr) for m, tr in analysis["trend"].items() if tr["slope"] == tr["slope"]]
-    better = [r for r in analysis["rows"] if r["p"] < 0.05 and r["gap_mean"] < 0]
-    worse = [r for r in analysis["rows"] if r["p"] < 0.05 and r["gap_mean"] > 0]
+def _trend_line(tr: dict) -> str:
+    return t("trend-line", metric=METRIC_NAMES[tr["metric"]], matching=_matching_name(tr["matching"]),
+             slope=ln.percent(tr["slope_mean"]), negative=tr["negative"], n=tr["n_seeds"],
+             p=p_label(tr["seed_p"]), holm=p_label(tr["seed_holm_p"]))
 
-    def named(rows: list[dict]) -> str:
-        return ", ".join(f"{figs.ratio_label(r['lx'], r['ly'])} (same {_matching_name(r['matching'])}: "
-                         f"{ln.percent(r['gap_mean']):+.1f}%, {p_label(r['p'])})" for r in rows) or "none"
 
-    lines.append("\n" + t("verdict-per-ratio", better=named(better), worse=named(worse)))
-    lines.append("\n" + t("verdict-meaning"))
+def _verdict(claims: dict) -> str:
+    """What the shipped numbers can and cannot say, written from the numbers (not fixed text)."""
+    d = claims["design"]
+    rows = [r for a in claims["by_metric"].values() for r in a["rows"]]
+    lines = [t("verdict-per-ratio", seeds=d["n_seeds"], smallest=p_text(d["ratio_smallest_p"]),
+               tests=d["ratio_tests"], smallest_holm=p_text(d["ratio_smallest_holm_p"]),
+               held=_named([r for r in rows if r["holm_p"] < d["alpha"]]))]
+    for metric, analysis in claims["by_metric"].items():
+        mine = [r for r in analysis["rows"] if r["n"] > 1]
+        lower = [r for r in mine if r["encdec_lower"] == r["n"]]
+        higher = [r for r in mine if r["encdec_lower"] == 0]
+        if lower or higher:
+            lines.append("\n" + t("verdict-agree", metric=METRIC_NAMES[metric], lower=_named(lower),
+                                    higher=_named(higher)))
+        else:
+            lines.append("\n" + t("verdict-agree-none", metric=METRIC_NAMES[metric]))
+    if claims["trends"]:
+        lines.append("\n" + t("verdict-trend", tests=d["trend_tests"]))
+        lines += [_trend_line(tr) for tr in claims["trends"]]
+        lines.append("\n" + t("verdict-ratios", ratios=d["n_ratios"], smallest=p_text(d["trend_ratio_smallest_p"])))
+    lines.append("\n" + t("verdict-cannot", span=d["difficulty"]["curve"]["span"],
+                           symbols=claims["config"]["n_symbols"]))
     return "\n".join(lines)
+
+
+def _slope_reading(trends: list[dict], alpha: float) -> str:
+    """Which way the per-seed slopes point, over the tests (both loss measures) that hold after Holm."""
+    signs = {tr["slope_mean"] > 0 for tr in trends if tr["seed_holm_p"] < alpha}
+    if signs == {True}:
+        return t("variant-reverse")
+    if signs == {False}:
+        return t("variant-predicted")
+    return t("variant-mixed")
+
+
+def _variants(metric: str, main_span: float) -> None:
+    """Section part 'Two variants': the tasks' difficulty matched, then input and target symbols that differ."""
+    st.subheader("Two variants: matched difficulty, separate vocabularies")
+    cfg = ln.PRESETS["matched"]
+    symbols = {(a, b): n for a, b, n in cfg.symbols_by_ratio}
+    say("variants-intro", seeds=len(cfg.seeds), steps=cfg.steps, main_symbols=MAIN.n_symbols,
+        summary_symbols=symbols[(20, 4)], expansion_symbols=symbols[(4, 20)])
+    tables = []
+    for preset, name in VARIANTS.items():
+        claims = _shipped_claims(preset)
+        if claims is None:
+            st.info(t("missing-variant", name=ln.shipped_path(preset).name, preset=preset))
+            continue
+        d = claims["design"]
+        rows = claims["by_metric"][metric]["rows"]
+        losses = {(r["lx"], r["ly"]): r["decoder_mean"] for r in rows}
+        lines = [t("variant-head", name=name, summary=losses[(20, 4)], expansion=losses[(4, 20)],
+                   span=d["difficulty"][metric]["span"], main_span=main_span, metric=METRIC_NAMES[metric],
+                   tests=d["trend_tests"], smallest=p_text(d["trend_seed_smallest_holm_p"]))]
+        lines += [_trend_line(tr) for tr in claims["trends"] if tr["metric"] == metric]
+        lines.append("\n" + _slope_reading(claims["trends"], d["alpha"]))
+        lines.append("\n" + t("variant-held", tests=d["ratio_tests"], smallest=p_text(d["ratio_smallest_holm_p"]),
+                       held=_named([r for a in claims["by_metric"].values() for r in a["rows"]
+                                    if r["holm_p"] < d["alpha"]])))
+        st.markdown("\n".join(lines))
+        tables.append(_rows_table(claims["by_metric"][metric]).assign(variant=name))
+    if tables:
+        table = pd.concat(tables)
+        st.dataframe(table[["variant", *table.columns[:-1]]], hide_index=True)
+        st.caption(t("variants-caption", eval_size=f"{cfg.eval_size:,}"))
 
 
 def _profiles(shape: ln.Shape) -> None:
@@ -249,7 +303,7 @@ def _train_another(data: dict | None, metric: str) -> None:
         return
     if done.get("stopped") != "steps":
         st.warning(t("run-cut", limit=TIME_LIMIT_S, models=plural(len(missing), "model")))
-    run_analysis = _run_analysis(run_key, metric, done)
+    run_analysis = _run_claims(run_key, done)["by_metric"][metric]
     if not run_analysis["rows"]:
         st.info(t("no-seed-finished"))
         return
@@ -301,13 +355,16 @@ if toy_tab:
         else:
             metric = METRIC_LABELS[params.choice("Loss compared", "metric", list(METRIC_LABELS),
                                                  "averaged over the run", help=t("help-metric"))]
-            analysis = _shipped_analysis(metric)
-            st.markdown(_verdict(analysis))
+            claims = _shipped_claims()
+            analysis = claims["by_metric"][metric]
+            st.markdown(_verdict(claims))
             st.dataframe(_rows_table(analysis), hide_index=True)
-            st.caption(t("table-caption", metric_text=analysis["metric_text"], eval_size=f"{MAIN.eval_size:,}"))
+            st.caption(t("table-caption", metric_text=analysis["metric_text"], eval_size=f"{MAIN.eval_size:,}",
+                         tests=claims["design"]["ratio_tests"]))
             gap_figure, curves_figure = _shipped_figures(metric)
             render.figure(gap_figure, key="lengths-toy-gaps", notice=t("gaps-notice"))
             render.figure(curves_figure, key="lengths-toy-curves", notice=t("curves-notice"))
+            _variants(metric, claims["design"]["difficulty"][metric]["span"])
         st.subheader("Train another setting")
         _train_another(data, metric)
 

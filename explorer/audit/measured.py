@@ -30,7 +30,8 @@ def _removal_text(row: dict, what: str, means: tuple[float, float]) -> str:
 
 
 STRUCTURE_REMOVED = {  # ref -> (variant without the structure, variant with it, how it is removed)
-    "four_steps.separate": ("2", "0", "steps 1-2, shared parameters"),
+    # against separate stacks narrowed to the same parameter count: sharing, not a smaller model
+    "four_steps.separate": ("2", "0m", "steps 1-2, shared parameters, against separate stacks of as many parameters"),
     "four_steps.final_layer": ("3", "2", "step 3, layer-aligned reading, at this depth only"),
     "four_steps.bidirectional": ("4", "3", "step 4, causal input"),
 }

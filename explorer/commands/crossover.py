@@ -1,4 +1,5 @@
-"""`python -m explorer crossover`: train the inductive-bias sweep and print its crossovers and b*(r).
+"""`python -m explorer crossover`: train the inductive-bias sweep and print its crossovers and b*(r), each b*
+entry with its `confidence` (the share of paired seed resamples that keep it on top).
 
 `--preset main` is the full recipe behind the page's default view and writes `data/crossover/main.json`
 (`--no-save` to skip); `--preset main_default_init` is the same sweep with the model's default
@@ -14,7 +15,7 @@ import time
 from dataclasses import replace
 
 from explorer import shipped
-from explorer.experiments.crossover import PRESETS, analyse, shipped_path, sweep
+from explorer.experiments.crossover import MIN_LEAD, PRESETS, analyse, shipped_path, sweep
 from explorer.recall import WEIGHTS, mix
 
 
@@ -43,10 +44,15 @@ def _text(result: dict) -> str:
     lines = [f"windows {result['windows']}, seeds {result['seeds']}, {result['seconds']:.1f} s"
              + (f", saved to {result['saved_to']}" if result.get("saved_to") else "")]
     lines.append(f"{'flops':>9} " + " ".join(f"{'w=' + str(w):>7}" for w in result["windows"]) + "   b*")
-    best = {row["flops"]: str(row["window"]) if row["clear"] else "tie" for row in result["b_star"]}
+    best = {row["flops"]: ("" if row["clear"] else "none: ") + f"w={row['window']}"
+            + ("" if row["confidence"] is None else f" {row['confidence']:.0%}") for row in result["b_star"]}
     for row in result["checkpoints"]:
         accs = " ".join(f"{row['accuracy'][str(w)]:>7.3f}" for w in result["windows"])
         lines.append(f"{row['flops']:>9.3g} {accs}   {best[row['flops']]}")
+    boot = result["bootstrap"]
+    lines.append(f"b*: best seed mean, with the share of {boot['resamples']} paired resamples of the {boot['seeds']} "
+                 f"seeds ({boot['distinct']} distinct) that keep it on top; 'none' = no clear winner "
+                 f"(lead < {MIN_LEAD} or share < {boot['threshold']:.0%})")
     lines.append("crossovers (less structure overtakes more):")
     for c in result["crossovers"]:
         where = f"{c['flops_mean']:.3g} FLOPs" if c["flops_mean"] else "none"
@@ -56,7 +62,8 @@ def _text(result: dict) -> str:
 
 
 def report(sweep_result: dict, weights: tuple) -> dict:
-    """The CLI's JSON: checkpoints with per-window mean accuracy, crossovers and b*(r)."""
+    """The CLI's JSON: checkpoints with per-window mean accuracy, crossovers, b*(r) with its confidence, and
+    the bootstrap behind it (per window, the share of seed resamples on top at each checkpoint)."""
     a = analyse(sweep_result, weights)
     checkpoints = [{"step": s, "flops": float(f),
                     "accuracy": {str(w): float(a["curves"][w]["mean"][i]) for w in a["windows"]}}
@@ -64,6 +71,8 @@ def report(sweep_result: dict, weights: tuple) -> dict:
     return {"windows": a["windows"], "seeds": a["seeds"], "weights": list(weights), "lags": a["lags"],
             "ceilings": {str(w): c for w, c in a["ceilings"].items()}, "flops_per_step": a["flops_per_step"],
             "checkpoints": checkpoints, "crossovers": a["crossovers"], "b_star": a["b_star"],
+            "bootstrap": {**a["bootstrap"], "top_share": None if a["top_share"] is None else
+                          {str(w): [float(v) for v in share] for w, share in a["top_share"].items()}},
             "stopped": sweep_result["stopped"], "seconds": sweep_result["seconds"],
             "config": sweep_result["config"], "runs": sweep_result["windows"]}
 

@@ -1,13 +1,18 @@
 """`python -m explorer depth`: final-layer-only vs layer-aligned cross-attention as depth grows (slides 59-63).
 
-`--preset main` is the full sweep behind the page (depths 2, 4, 8; both wirings; 3 seeds; 600 steps) and
-writes `data/depth/main.json`; `--preset long` trains depth 8 for 2400 steps and writes `data/depth/long.json`
-(`--no-save` skips writing); `--preset quick` is a small sweep for tests.
+`--preset main` is the full sweep behind the page (depths 2, 4, 8; both wirings; 8 seeds; 600 steps) and
+writes `data/depth/main.json`; `--preset control` is that sweep on the control task (sorting) at depths 2 and 8
+and writes `data/depth/control.json`; `--preset long` trains depth 8 for 2400 steps (3 seeds) and writes
+`data/depth/long.json`; `--preset lr` trains depth 8 (3 seeds) at each learning rate of `LR_GRID` (the runs at
+the main rate come from `data/depth/main.json`) and writes `data/depth/lr.json` (`--no-save` skips writing);
+`--preset quick` is a small sweep for tests.
 `--depths`, `--wirings`, `--seeds` and `--steps` override the preset, e.g.
 `--preset main --depths 2 --wirings final --seeds 1` reruns one run of the shipped sweep (and writes nothing).
 The JSON holds `config`, `table` (per depth and wiring: held-out accuracy and loss, mean and sd over seeds,
 exact paired p-values), `probes` (per depth and wiring: probe accuracy per encoder level), `runs` (every record),
-`stopped` and `wall_seconds`.
+`stopped` and `wall_seconds`. The lr preset's JSON holds instead `config`, `lrs`, `lr_table` (per wiring and
+rate: accuracy and loss over seeds), `best_lr` (per wiring), `at_best` (the exact paired tests at each wiring's
+own best rate), `runs`, `stopped` and `wall_seconds`.
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
     p.add_argument("--seeds", type=int, default=None, help="number of seeds (seeds 0 .. n-1)")
     p.add_argument("--steps", type=int, default=None, help="optimizer steps per model")
     p.add_argument("--no-save", action="store_true",
-                   help="main and long presets: do not write data/depth/<preset>.json")
+                   help="shipped presets (main, control, long, lr): do not write data/depth/<preset>.json")
     p.set_defaults(handler=run)
     return [p]
 
@@ -70,18 +75,47 @@ def report(swept: dict) -> dict:
             "stopped": swept["stopped"], "incomplete": analysis["incomplete"]}
 
 
+def _lr_text(result: dict) -> str:
+    lines = [f"{len(result['runs'])} runs, {result['wall_seconds']:.0f} s wall"
+             + (f", saved to {result['saved_to']}" if result.get("saved_to") else "")]
+    lines.append(f"{'wiring':>8} {'lr':>7} {'accuracy':>15} {'loss':>15}")
+    for r in result["lr_table"]:
+        mark = " best" if result["best_lr"][r["wiring"]] == r["lr"] else ""
+        lines.append(f"{r['wiring']:>8} {r['lr']:>7g} {r['accuracy_mean']:>7.3f} ± {r['accuracy_sd']:<5.3f} "
+                     f"{r['loss_mean']:>7.3f} ± {r['loss_sd']:<5.3f}{mark}")
+    test = result["at_best"].get("loss")
+    if test:
+        lines.append(f"at each wiring's best rate: loss final - aligned {test['mean_diff']:+.3f}, exact paired "
+                     f"p {test['p']:.3g} ({test['pairs']} seeds, smallest possible {test['smallest_p']:.3g})")
+    return "\n".join(lines)
+
+
+def lr_report(swept: dict) -> dict:
+    """The lr preset's JSON: per wiring and rate the held-out numbers, each wiring's best rate, the tests there."""
+    analysis = dp.analyse_lr(swept)
+    rows = [{"wiring": w, "lr": lr, "seeds": len(c["seeds"]), "accuracy_mean": c["accuracy"]["mean"],
+             "accuracy_sd": c["accuracy"]["sd"], "loss_mean": c["loss"]["mean"], "loss_sd": c["loss"]["sd"]}
+            for w, by_lr in analysis["cells"].items() for lr, c in by_lr.items()]
+    return {"config": swept["config"], "lrs": swept["lrs"], "lr_table": rows, "best_lr": analysis["best"],
+            "best_at_edge": analysis["at_edge"], "at_best": analysis["tests"], "runs": swept["runs"],
+            "stopped": swept["stopped"]}
+
+
 def run(args: argparse.Namespace) -> dict:
     preset = dp.PRESETS[args.preset]
     overrides = {"depths": args.depths, "wirings": args.wirings, "steps": args.steps,
                  "seeds": tuple(range(args.seeds)) if args.seeds is not None else None}
     cfg = replace(preset, **{k: v for k, v in overrides.items() if v is not None})
+    lr_check = args.preset == dp.LR_PRESET
     load_before = os.getloadavg()[0]
     start = time.perf_counter()
-    swept = dp.sweep(cfg, use_cache=False)  # the CLI always trains: it is what produces and checks shipped data
+    # the CLI always trains (no cache): it is what produces and checks shipped data
+    # the lr check takes the main sweep's runs at the main rate from its shipped file (the same recipe and seeds)
+    swept = dp.lr_sweep(cfg, shipped=dp.load_shipped()) if lr_check else dp.sweep(cfg, use_cache=False)
     wall = time.perf_counter() - start
-    out = {**report(swept), "wall_seconds": wall}
-    if args.preset in dp.SHIPPED_PRESETS and cfg == preset and not args.no_save:
+    out = {**(lr_report(swept) if lr_check else report(swept)), "wall_seconds": wall}
+    if args.preset in (*dp.SHIPPED_PRESETS, dp.LR_PRESET) and cfg == preset and not args.no_save:
         swept.update(wall_seconds=wall, cpus=os.cpu_count(), load_average=[load_before, os.getloadavg()[0]])
         out["saved_to"] = str(shipped.write(dp.shipped_path(args.preset), swept))
-    out["_text"] = _text
+    out["_text"] = _lr_text if lr_check else _text
     return out

@@ -3,14 +3,18 @@
   check     train decoder-only briefly, copy its weights into the model at every step, print per step the
             parameter count and max |logit difference| (keys: steps[].step/params/max_abs_logit_diff,
             decoder_only_params)
-  ablation  train every variant with several seeds at an equal budget and write the results
-            (default: data/four_steps/ablation.json, the file the page ships with)
+  ablation  train every variant with several seeds at an equal budget and write the results:
+            `--preset main` (250 steps) writes data/four_steps/ablation.json, the page's default file;
+            `--preset long` (500 steps) writes data/four_steps/ablation_long.json; any other option
+            overrides the preset. `--from-shipped` trains nothing and prints the paired tests (keys: pairs,
+            equivalence; also functions, parameters and, with --at-step, an earlier budget read from the curves)
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from explorer.experiments import four_steps as fs
@@ -18,7 +22,10 @@ from explorer import shipped
 from explorer.progress import Printed
 from explorer.tasks import RULES
 
-DEFAULT = fs.AblationSettings()
+# option -> AblationSettings field, for options that override the preset
+OVERRIDES = {"task": "task", "length": "length", "symbols": "n_symbols", "depth": "depth", "width": "width",
+             "heads": "heads", "steps": "steps", "batch_size": "batch_size", "lr": "lr", "eval_size": "eval_size",
+             "eval_every": "eval_every", "seeds": "seeds", "variants": "variants"}
 
 
 def _sizes(p: argparse.ArgumentParser, depth: int, width: int, heads: int) -> None:
@@ -40,22 +47,31 @@ def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
     check.set_defaults(handler=run_check)
 
     ablation = actions.add_parser("ablation", help="train every variant with several seeds; write the results")
-    ablation.add_argument("--task", choices=sorted(RULES), default=DEFAULT.task)
-    ablation.add_argument("--length", type=int, default=DEFAULT.length, help="input (and target) tokens")
-    ablation.add_argument("--symbols", type=int, default=DEFAULT.n_symbols)
-    _sizes(ablation, DEFAULT.depth, DEFAULT.width, DEFAULT.heads)
-    ablation.add_argument("--steps", type=int, default=DEFAULT.steps, help="optimizer steps per run")
-    ablation.add_argument("--batch-size", type=int, default=DEFAULT.batch_size)
-    ablation.add_argument("--lr", type=float, default=DEFAULT.lr)
-    ablation.add_argument("--eval-size", type=int, default=DEFAULT.eval_size)
-    ablation.add_argument("--eval-every", type=int, default=DEFAULT.eval_every)
-    ablation.add_argument("--seeds", type=int, nargs="+", default=list(DEFAULT.seeds))
-    ablation.add_argument("--variants", nargs="+", choices=fs.VARIANTS, default=list(fs.VARIANTS),
-                          help="steps 0-5 and decoder")
-    ablation.add_argument("--out", type=Path, default=fs.ABLATION_PATH, help="where to write the JSON results")
+    ablation.add_argument("--preset", choices=sorted(fs.PRESETS), default="main",
+                          help="main: 250 steps, 12 seeds, every variant; long: 500 steps, 8 seeds, both paths")
+    ablation.add_argument("--task", choices=sorted(RULES))
+    ablation.add_argument("--length", type=int, help="input (and target) tokens")
+    ablation.add_argument("--symbols", type=int)
+    ablation.add_argument("--depth", type=int, help="layers per stack")
+    ablation.add_argument("--width", type=int, help="d_model")
+    ablation.add_argument("--heads", type=int)
+    ablation.add_argument("--steps", type=int, help="optimizer steps per run")
+    ablation.add_argument("--batch-size", type=int)
+    ablation.add_argument("--lr", type=float)
+    ablation.add_argument("--eval-size", type=int)
+    ablation.add_argument("--eval-every", type=int)
+    ablation.add_argument("--seeds", type=int, nargs="+")
+    ablation.add_argument("--variants", nargs="+", choices=fs.ALL_VARIANTS,
+                          help="steps 0-5, decoder, and 0m 1m (steps 0 and 1 at the parameter-matched width)")
+    ablation.add_argument("--out", type=Path, default=None,
+                          help="where to write (or, with --from-shipped, read) the JSON results; default: the "
+                               "preset's shipped file")
     ablation.add_argument("--from-shipped", action="store_true",
-                          help="train nothing: the paired tests (every pair, Holm-corrected) and step 4's "
-                               "equivalence test on the results already in --out")
+                          help="train nothing: the paired tests (every pair, Holm-corrected), step 4's "
+                               "equivalence test and the agreement/KL of each model with decoder-only, on the "
+                               "results already in --out")
+    ablation.add_argument("--at-step", type=int, default=None,
+                          help="with --from-shipped: test the losses the curves recorded at this earlier step")
     ablation.set_defaults(handler=run_ablation)
     return [check, ablation]
 
@@ -93,25 +109,48 @@ def _ablation_text(r: dict) -> str:
 
 
 def _paired_text(r: dict) -> str:
-    lines = [f"{'a':<14} {'b':<14} {'n':>2} {'mean a-b':>10} {'exact p':>8} {'Holm p':>7}"]
+    lines = [f"held-out loss at step {r['steps']}",
+             f"{'a':<18} {'b':<18} {'n':>2} {'mean a-b':>10} {'exact p':>8} {'Holm p':>7}"]
     for row in r["pairs"]:
-        lines.append(f"{fs.VARIANT_SHORT[row['a']]:<14} {fs.VARIANT_SHORT[row['b']]:<14} {row['n']:>2} "
+        lines.append(f"{fs.VARIANT_SHORT[row['a']]:<18} {fs.VARIANT_SHORT[row['b']]:<18} {row['n']:>2} "
                      f"{row['mean_diff']:>+10.4f} {row['paired_p']:>8.3g} {row['holm_p']:>7.3g}")
-    return "\n".join(lines + [r["verdict"]])
+    lines += [r["verdict"], "", f"{'variant':<18} {'width':>5} {'params':>8} {'vs decoder':>10}"]
+    lines += [f"{fs.VARIANT_SHORT[p['variant']]:<18} {p['width']:>5} {p['params']:>8,} {p['vs_decoder']:>+10.1%}"
+              for p in r["parameters"]]
+    if r.get("functions"):
+        lines += ["", f"against decoder-only, same seed: {'agreement':>9} {'KL (nats/token)':>16}"]
+        lines += [f"{fs.VARIANT_SHORT[f['variant']]:<33} {f['agreement']:>9.2%} {f['kl']:>16.4f}"
+                  for f in r["functions"]["variants"]]
+        lines.append(r["functions_verdict"])
+    return "\n".join(lines)
+
+
+def _from_shipped(args: argparse.Namespace) -> dict:
+    path = args.out or fs.shipped_path(args.preset)
+    record = shipped.load(path)
+    if record is None:
+        raise ValueError(f"{path} is missing or unreadable; run `four-steps ablation --preset {args.preset}` to write it")
+    settings = fs.AblationSettings.from_dict(record["settings"])
+    steps = args.at_step or settings.steps
+    runs = record["runs"] if steps == settings.steps else fs.runs_at(record["runs"], steps)
+    if not runs:
+        raise ValueError(f"the curves in {path} recorded no step {steps} (every {settings.eval_every} steps up to "
+                         f"{settings.steps})")
+    analysis = fs.paired_analysis(runs)
+    out = {**analysis, "verdict": fs.paired_text(analysis), "source": str(path), "steps": steps,
+           "parameters": fs.parameter_table(settings.base, settings.variants), "_text": _paired_text}
+    if steps == settings.steps:  # the models, and so their predictions, exist at the run's own budget only
+        out["functions"] = fs.function_summary(record)
+        out["functions_verdict"] = fs.function_text(out["functions"], steps)
+    return out
 
 
 def run_ablation(args: argparse.Namespace) -> dict:
     if args.from_shipped:
-        record = shipped.load(args.out)
-        if record is None:
-            raise ValueError(f"{args.out} is missing or unreadable; run `four-steps ablation` to write it")
-        analysis = fs.paired_analysis(record["runs"])
-        return {**analysis, "verdict": fs.paired_text(analysis), "source": str(args.out), "_text": _paired_text}
-    settings = fs.AblationSettings(task=args.task, length=args.length, n_symbols=args.symbols, depth=args.depth,
-                                   width=args.width, heads=args.heads, steps=args.steps,
-                                   batch_size=args.batch_size, lr=args.lr, seeds=tuple(args.seeds),
-                                   eval_size=args.eval_size, eval_every=args.eval_every,
-                                   variants=tuple(args.variants))
+        return _from_shipped(args)
+    given = {field: getattr(args, option) for option, field in OVERRIDES.items() if getattr(args, option) is not None}
+    settings = replace(fs.PRESETS[args.preset], **given)
+    args.out = args.out or fs.shipped_path(args.preset)
     started = time.strftime("%Y-%m-%d")
     result = {**fs.run_ablation(settings, Printed()), "date": started}
     shipped.write(args.out, result)

@@ -438,10 +438,15 @@ def drift_models(trained: Transformer | None, seed: int = DRIFT_SEED) -> dict[st
         models = {"bidirectional, trained": trained, **models}
     out = dict(models)
     for name, model in models.items():
-        twin = Transformer(replace(model.cfg, arch="decoder")).eval()
-        twin.load_state_dict(model.state_dict())
-        out[name.replace("bidirectional", "causal")] = twin
+        out[name.replace("bidirectional", "causal")] = causal_twin(model)
     return out
+
+
+def causal_twin(model: Transformer) -> Transformer:
+    """The same weights under a causal mask (eval mode): only the direction of attention differs."""
+    twin = Transformer(replace(model.cfg, arch="decoder")).eval()
+    twin.load_state_dict(model.state_dict())
+    return twin
 
 
 def _relative_change(before: torch.Tensor, after: torch.Tensor) -> float:

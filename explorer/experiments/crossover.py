@@ -8,7 +8,11 @@ checkpoints, with the training FLOPs spent so far as the compute axis. Then:
 
   crossover(a, b)  the compute at which the less-structured window b overtakes the more-structured a
                    for good (per seed, and its spread across seeds);
-  b*(r)            argmax over windows of the seed-mean accuracy at compute r (slide 14).
+  b*(r)            argmax over windows of the seed-mean accuracy at compute r (slide 14), with its
+                   confidence: the share of seed resamples (a paired bootstrap) in which it stays on top.
+
+The compute axis is training steps times the FLOPs of one step of one fixed model size: it says which
+window learns faster per step of this model, not which structure scales when the model grows as well.
 
 Conventions follow `explorer.train`: a seed fixes initial weights, training data and held-out data;
 every window of a seed starts from the same weights and sees the same batches (the window changes no
@@ -31,7 +35,7 @@ import torch
 import torch.nn.functional as F
 from torch.func import functional_call, stack_module_state, vmap
 
-from explorer import planning, results
+from explorer import planning, results, stats
 from explorer.costs import TRAIN_FLOPS_PER_FORWARD, check_size, stack_forward_flops
 from explorer.model import Transformer, TransformerConfig
 from explorer.planning import Plan
@@ -46,6 +50,7 @@ WINDOW_SHAPE = {"window": int, "seeds": [int], "steps": [int], "per_lag_accuracy
                 "eval_loss": [[float]]}  # what a cached window must hold (`explorer.shapes`)
 CHECKPOINT_ANCHOR = 100  # checkpoints sit at round(100 * 2^(k / per_octave)): budgets 100 * 2^m are on the grid
 MIN_LEAD = 0.01  # a lead smaller than this (in weighted accuracy) is a tie, not a lead
+CLEAR_CONFIDENCE = 0.8  # b* on top in fewer seed resamples than this share is "no clear winner"
 MAX_STEPS = 6400
 MAX_SEEDS = 8
 SECONDS_PER_MODEL_STEP = 0.009  # fallback speed (one model, one step, one thread) if no measured run is known
@@ -368,20 +373,48 @@ def crossing(flops: np.ndarray, more: np.ndarray, less: np.ndarray, min_lead: fl
     return 10 ** (x0 + t * (x1 - x0))
 
 
-def best_structure(flops: np.ndarray, means: dict[int, np.ndarray], min_lead: float = MIN_LEAD) -> list[dict]:
-    """b*(r) at each checkpoint: the window with the highest seed-mean accuracy, and its lead.
+def confidence_of(per_seed: dict[int, np.ndarray]) -> dict[int, np.ndarray] | None:
+    """Share of paired seed resamples in which each window is on top, per column of its [seeds, ...] array;
+    None for a single seed, where resampling cannot say anything."""
+    windows = list(per_seed)
+    if len(per_seed[windows[0]]) < 2:
+        return None
+    shares = stats.top_share(np.stack([per_seed[w] for w in windows]))
+    return dict(zip(windows, shares))
 
-    `clear` is False where the runner-up is within `min_lead` (early on, when every model is near chance,
-    the argmax is noise).
+
+def is_clear(lead: float, confidence: float | None) -> bool:
+    """A winner is clear when it leads by `MIN_LEAD` and stays on top in `CLEAR_CONFIDENCE` of the resamples
+    (one seed gives no resamples: the lead alone decides, and the page says so)."""
+    return lead >= MIN_LEAD and (confidence is None or confidence >= CLEAR_CONFIDENCE)
+
+
+def best_structure(flops: np.ndarray, per_seed: dict[int, np.ndarray]) -> list[dict]:
+    """b*(r) at each checkpoint: the window with the highest seed-mean accuracy, its lead and its confidence.
+
+    `per_seed` holds each window's [seeds, checkpoints] accuracies (the same seeds in the same order).
+    `confidence` is the share of seed resamples in which that window is on top (`stats.top_share`; None for
+    one seed); `clear` is False where the lead is below `MIN_LEAD` or the confidence below `CLEAR_CONFIDENCE`
+    (early on, when every model is near chance, the argmax is noise).
     """
-    windows = list(means)
-    table = np.stack([means[w] for w in windows])  # [W, C]
+    windows = list(per_seed)
+    table = np.stack([per_seed[w].mean(axis=0) for w in windows])  # [W, C]
+    shares = confidence_of(per_seed)
     out = []
     for c, f in enumerate(flops):
         order = np.argsort(-table[:, c], kind="stable")
+        winner = windows[order[0]]
         lead = float(table[order[0], c] - table[order[1], c]) if len(windows) > 1 else math.inf
-        out.append({"flops": float(f), "window": int(windows[order[0]]), "lead": lead, "clear": lead >= min_lead})
+        confidence = None if shares is None else float(shares[winner][c])
+        out.append({"flops": float(f), "window": int(winner), "lead": lead, "clear": is_clear(lead, confidence),
+                    "confidence": confidence})
     return out
+
+
+def bootstrap_design(n_seeds: int) -> dict:
+    """What the b* confidence rests on: seeds, resamples drawn, how many of them can differ, the threshold."""
+    return {"seeds": n_seeds, "resamples": len(stats.seed_resamples(n_seeds)),
+            "distinct": stats.distinct_resamples(n_seeds), "paired": True, "threshold": CLEAR_CONFIDENCE}
 
 
 def changes(b_star: list[dict]) -> list[dict]:
@@ -422,11 +455,12 @@ def analyse(sweep_result: dict, weights: tuple = WEIGHTS) -> dict:
                 "flops_per_seed": per_seed, "seeds_with_crossover": len(found), "seeds": len(cfg.seeds),
                 "flops_of_mean_curves": crossing(flops, curves[a]["mean"], curves[b]["mean"]),
             })
-    b_star = best_structure(flops, {w: curves[w]["mean"] for w in windows})
+    b_star = best_structure(flops, {w: curves[w]["per_seed"] for w in windows})
+    shares = confidence_of({w: curves[w]["per_seed"] for w in windows})
     return {"windows": windows, "seeds": list(cfg.seeds), "weights": list(weights), "lags": list(cfg.lags),
             "steps": steps, "flops": flops, "flops_per_step": cfg.flops_per_step, "curves": curves,
             "ceilings": ceilings, "chance": 1.0 / cfg.n_symbols, "crossovers": crossovers, "b_star": b_star,
-            "b_star_changes": changes(b_star),
+            "b_star_changes": changes(b_star), "top_share": shares, "bootstrap": bootstrap_design(len(cfg.seeds)),
             "config": sweep_result["config"], "stopped": sweep_result.get("stopped", "steps"),
             "steps_done": sweep_result.get("steps_done")}
 
@@ -434,20 +468,26 @@ def analyse(sweep_result: dict, weights: tuple = WEIGHTS) -> dict:
 def at_budget(analysis: dict, flops: float) -> dict | None:
     """Each window's seed-mean accuracy at a compute budget (log-linear between checkpoints) and the winner.
 
-    None outside the measured range. `remove_at`: where the winner is overtaken by a less-structured window
-    (the next crossover after the budget), i.e. when to take its structure out (slide 13).
+    None outside the measured range. `confidence`: the share of seed resamples in which the winner is on top
+    at this budget (None for one seed); `clear` as in `best_structure`. `remove_at`: where the winner is
+    overtaken by a less-structured window (the next crossover after the budget), i.e. when to take its
+    structure out (slide 13).
     """
     xs = np.log10(analysis["flops"])
     x = math.log10(flops)
     if not xs[0] <= x <= xs[-1]:
         return None
-    acc = {w: float(np.interp(x, xs, c["mean"])) for w, c in analysis["curves"].items()}
+    per_seed = {w: np.array([np.interp(x, xs, seed) for seed in c["per_seed"]])
+                for w, c in analysis["curves"].items()}
+    acc = {w: float(values.mean()) for w, values in per_seed.items()}
     ranked = sorted(acc, key=lambda w: -acc[w])
     winner = ranked[0]
     later = [c for c in analysis["crossovers"] if c["more_structure"] == winner and c["flops_of_mean_curves"]
              and c["flops_of_mean_curves"] > flops]
     remove = min(later, key=lambda c: c["flops_of_mean_curves"]) if later else None
     runner_up = ranked[1] if len(ranked) > 1 else None
-    clear = runner_up is None or acc[winner] - acc[runner_up] >= MIN_LEAD
-    return {"flops": flops, "accuracy": acc, "winner": winner, "runner_up": runner_up, "clear": clear,
-            "remove_at": remove}
+    lead = acc[winner] - acc[runner_up] if runner_up is not None else math.inf
+    shares = confidence_of(per_seed)
+    confidence = None if shares is None else float(shares[winner])
+    return {"flops": flops, "accuracy": acc, "winner": winner, "runner_up": runner_up, "lead": lead,
+            "confidence": confidence, "clear": is_clear(lead, confidence), "remove_at": remove}

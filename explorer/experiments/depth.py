@@ -10,6 +10,11 @@ of `n_symbols`; the upper half of the symbols are "large". Output t is input sym
 identity at one position), written in a second symbol set when most input symbols are large (high level:
 one bit about the whole sequence).
 
+That design favours layer-aligned reading (its first decoder layer reads the unmixed embeddings), so two
+checks sit beside it: a control task, *sorting*, whose outputs depend on the whole input and on no position in
+particular (all a decoder needs is the fully encoded input), and a learning-rate grid at the deepest depth, so
+each wiring can be compared at its own best rate.
+
 Linear probes then ask, per encoder layer, how well a layer's states predict each granularity: a closed-form
 ridge classifier per layer, fitted on the states of one set of sequences and scored on another (held-out).
 
@@ -43,7 +48,7 @@ from explorer.tasks import FIRST_SYMBOL
 from explorer.train import EVAL_SEED_OFFSET, train
 
 SHIPPED_DIR = Path(__file__).resolve().parents[2] / "data" / "depth"  # presets' results, written by the CLI
-SHIPPED_PRESETS = ("main", "long")  # the presets whose results are shipped
+SHIPPED_PRESETS = ("main", "long", "control")  # the presets whose sweeps are shipped
 SHIPPED_PATH = SHIPPED_DIR / "main.json"  # the page's default view
 CACHE_KIND = "depth-run"  # one cached record per (settings, depth, wiring, seed)
 _PROBE = {"token": [float], "majority": [float]}
@@ -114,6 +119,25 @@ class MajorityShiftedCopy:
         return sum(math.comb(others, k) for k in range(others // 2, others + 1)) / 2 ** others
 
 
+@dataclass(frozen=True)
+class SortedInput(MajorityShiftedCopy):
+    """The control task: output the input symbols in ascending order.
+
+    Output t is the t-th smallest input symbol, which depends on every input position and on no position in
+    particular, so a decoder gains nothing from one position's unmixed embedding: what it needs is the fully
+    encoded input. The vocabulary is the main task's (the shifted set is never a target), so both tasks train
+    models with the same parameters and FLOPs.
+    """
+
+    def target(self, x: torch.Tensor) -> torch.Tensor:
+        return x.sort(dim=1).values  # [B, n]
+
+
+TASKS = {"majority-copy": MajorityShiftedCopy, "sort": SortedInput}
+TASK_NAMES = {"majority-copy": "majority-shifted copy", "sort": "sorting (control)"}
+MAIN_TASK = "majority-copy"
+
+
 def symbol_text(task: MajorityShiftedCopy, token: int) -> str:
     """A readable name: small symbols a, b, c, ..., large ones A, B, C, ...; the shifted set gets a prime."""
     s = int(token) - FIRST_SYMBOL
@@ -156,6 +180,7 @@ class DepthConfig(Recipe):
     eval_size: int = 512  # held-out sequences per seed, the same set at every evaluation and for both wirings
     probe_train: int = 1024  # sequences whose states fit the probes
     probe_test: int = 512  # other sequences on which the probes are scored
+    task_name: str = MAIN_TASK  # a key of TASKS
 
     SLICES = ("depths", "wirings", "seeds")
 
@@ -164,6 +189,8 @@ class DepthConfig(Recipe):
         object.__setattr__(self, "depths", tuple(sorted(set(int(d) for d in self.depths))))
         object.__setattr__(self, "wirings", tuple(w for w in WIRINGS if w in set(self.wirings)))
         object.__setattr__(self, "seeds", check_seeds(self.seeds, MAX_SEEDS))
+        if self.task_name not in TASKS:
+            raise ValueError(f"task_name must be one of {', '.join(TASKS)}, got {self.task_name!r}")
         self.task  # validates length and symbols
         if not self.depths or self.depths[0] < 1 or self.depths[-1] > MAX_DEPTH:
             raise ValueError(f"depths must lie in 1 .. {MAX_DEPTH}, got {self.depths}")
@@ -176,9 +203,17 @@ class DepthConfig(Recipe):
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
         check_size(self.model_config(self.depths[-1], self.wirings[0]))  # refuse sizes before any training
 
+    def to_dict(self) -> dict:
+        """As `Recipe.to_dict`, without `task_name` for the main task: files written before the control task
+        existed keep reading as the same recipe."""
+        out = super().to_dict()
+        if out["task_name"] == MAIN_TASK:
+            del out["task_name"]
+        return out
+
     @property
     def task(self) -> MajorityShiftedCopy:
-        return MajorityShiftedCopy(self.length, self.n_symbols)
+        return TASKS[self.task_name](self.length, self.n_symbols)
 
     def model_config(self, depth: int, wiring: str) -> TransformerConfig:
         if wiring not in WIRINGS:
@@ -200,13 +235,19 @@ class DepthConfig(Recipe):
 
 
 PRESETS = {
-    "main": DepthConfig(),
+    "main": DepthConfig(seeds=tuple(range(8))),
+    # the control: the same models on a task that needs only the fully encoded input (depth 4 left out for time)
+    "control": DepthConfig(depths=(2, 8), seeds=tuple(range(8)), task_name="sort"),
     # the deepest models trained four times longer: does final-only catch up, or only learn more slowly?
     "long": DepthConfig(depths=(8,), steps=2400),
+    # the learning-rate check: the deepest depth, trained at each rate of LR_GRID (`lr_sweep`)
+    "lr": DepthConfig(depths=(8,)),
     # small enough for a test: two shallow depths, two seeds, a few dozen steps
     "quick": DepthConfig(depths=(1, 2), seeds=(0, 1), steps=20, eval_every=10, eval_size=64, probe_train=128,
                          probe_test=64),
 }
+LR_PRESET = "lr"  # the preset `lr_sweep` trains at every rate of LR_GRID
+LR_GRID = (1e-3, 3e-3, 1e-2)  # around the main rate, a factor of about 3 each way
 
 
 def run_key(cfg: DepthConfig, depth: int, wiring: str, seed: int) -> dict:
@@ -294,9 +335,10 @@ def error_anatomy(model: Transformer, cfg: DepthConfig, seed: int) -> dict[str, 
     x, y = task.sample(cfg.eval_size, torch.Generator().manual_seed(seed + EVAL_SEED_OFFSET))
     batch = make_batch("encoder_decoder", x, y)
     predicted = batch.run(model).logits.argmax(-1) - FIRST_SYMBOL  # [B, n] output symbol 0..2K-1
+    wanted = y - FIRST_SYMBOL  # [B, n] the target symbol 0..2K-1
     k = task.n_symbols
-    right_symbol = (predicted % k == task.symbols(x)).float()
-    right_set = ((predicted >= k) == task.majority(x)[:, None]).float()
+    right_symbol = (predicted % k == wanted % k).float()
+    right_set = ((predicted >= k) == (wanted >= k)).float()
     return {"symbol_first": float(right_symbol[:, 0].mean()), "symbol_rest": float(right_symbol[:, 1:].mean()),
             "set_first": float(right_set[:, 0].mean()), "set_rest": float(right_set[:, 1:].mean())}
 
@@ -413,6 +455,23 @@ def sweep(cfg: DepthConfig, shipped: Shipped = None, use_cache: bool = True,
             "seconds": time.perf_counter() - start}
 
 
+def lr_sweep(cfg: DepthConfig, lrs: tuple[float, ...] = LR_GRID, shipped: Shipped = None,
+             progress: Progress = SILENT) -> dict:
+    """`cfg` trained at each learning rate of `lrs` (every run tagged with its `lr`), so each wiring can be
+    compared at its own best rate: a gap that one shared rate makes would vanish there. Runs that `shipped`
+    holds with the same settings (the main sweep, at its rate) are taken from it, marked as such."""
+    runs, stopped, start = [], "steps", time.perf_counter()
+    for i, lr in enumerate(lrs):
+        swept = sweep(replace(cfg, lr=lr), shipped, use_cache=False,
+                      progress=progress.part(i / len(lrs), (i + 1) / len(lrs), f"lr {lr:g}: "))
+        runs += [{**r, "lr": lr} for r in swept["runs"]]
+        stopped = swept["stopped"]
+        if stopped != "steps":
+            break
+    return {"config": cfg.to_dict(), "lrs": list(lrs), "runs": runs, "stopped": stopped,
+            "seconds": time.perf_counter() - start}
+
+
 def available(cfg: DepthConfig, shipped: Shipped = None) -> tuple[dict, list[tuple]]:
     """What can be shown for `cfg` without training: a sweep-shaped dict of the ready runs (with `rejected`: why
     cached records that could not be used were removed), and the missing runs."""
@@ -445,8 +504,9 @@ def _paired_test(a: dict, b: dict, metric: str) -> dict:
     shared = sorted(set(first) & set(second))
     out = compare_unpaired(a[metric]["per_seed"], b[metric]["per_seed"])
     out["welch_p"] = out["p"]
-    out.update(p=sign_flip_p([first[s] - second[s] for s in shared]) if len(shared) >= 2 else float("nan"),
-               pairs=len(shared), smallest_p=smallest_p(len(shared)), test="exact sign-flip test, paired by seed")
+    diffs = [first[s] - second[s] for s in shared]
+    out.update(p=sign_flip_p(diffs) if len(shared) >= 2 else float("nan"), diffs=diffs, pairs=len(shared),
+               smallest_p=smallest_p(len(shared)), test="exact sign-flip test, paired by seed")
     return out
 
 
@@ -500,6 +560,50 @@ def analyse(swept: dict) -> dict:
             "incomplete": [{k: r[k] for k in ("depth", "wiring", "seed", "steps_done")} for r in swept["runs"]
                            if r["steps_done"] != cfg.steps],
             "stopped": swept.get("stopped", "steps")}
+
+
+def analyse_lr(swept: dict) -> dict:
+    """Per wiring and learning rate: held-out loss and accuracy over seeds; each wiring's best rate (lowest mean
+    loss; `most_accurate`: highest mean accuracy, which can differ), whether the best lies at an edge of the
+    grid, and the exact paired tests at the two best rates."""
+    cfg = DepthConfig.from_dict(swept["config"])
+    (depth,) = cfg.depths
+    complete = [r for r in swept["runs"] if r["steps_done"] == cfg.steps and r["depth"] == depth]
+    cells: dict[str, dict[float, dict]] = {}
+    for wiring in cfg.wirings:
+        for lr in swept["lrs"]:
+            runs = sorted((r for r in complete if r["wiring"] == wiring and r["lr"] == lr), key=lambda r: r["seed"])
+            if runs:
+                cells.setdefault(wiring, {})[lr] = {"seeds": [r["seed"] for r in runs],
+                                                    "accuracy": _spread([r["eval_accuracy"] for r in runs]),
+                                                    "loss": _spread([r["eval_loss"] for r in runs])}
+    best = {w: min(by_lr, key=lambda lr: by_lr[lr]["loss"]["mean"]) for w, by_lr in cells.items()}
+    most_accurate = {w: max(by_lr, key=lambda lr: by_lr[lr]["accuracy"]["mean"]) for w, by_lr in cells.items()}
+    out = {"config": swept["config"], "depth": depth, "lrs": swept["lrs"], "cells": cells, "best": best,
+           "most_accurate": most_accurate,
+           "at_edge": {w: lr in (min(swept["lrs"]), max(swept["lrs"])) for w, lr in best.items()},
+           "seeds": sorted({r["seed"] for r in complete}), "tests": {}}
+    if len(best) == 2:
+        final, aligned = cells["final"][best["final"]], cells["aligned"][best["aligned"]]
+        with warnings.catch_warnings():  # a wiring that solves the task in every seed has (near) zero spread
+            warnings.simplefilter("ignore", RuntimeWarning)
+            out["tests"] = {"loss": _paired_test(final, aligned, "loss"),
+                            "accuracy": _paired_test(aligned, final, "accuracy")}
+    return out
+
+
+def gaps(analysis: dict) -> list[dict]:
+    """Per depth with both wirings: the paired gaps layer-aligned minus final-only (accuracy; loss as final minus
+    aligned, so positive favours layer-aligned too), their seed range, the exact p-values and the floor p."""
+    rows = []
+    for depth, test in sorted(analysis["tests"].items()):
+        row = {"depth": depth, "seeds": test["accuracy"]["pairs"], "smallest_p": test["accuracy"]["smallest_p"]}
+        for name in ("accuracy", "loss"):
+            diffs = test[name]["diffs"]
+            row.update({f"{name}_gap": float(np.mean(diffs)), f"{name}_range": [min(diffs), max(diffs)],
+                        f"p_{name}": test[name]["p"]})
+        rows.append(row)
+    return rows
 
 
 def table(analysis: dict) -> list[dict]:

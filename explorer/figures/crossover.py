@@ -8,12 +8,15 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
+from plotly.subplots import make_subplots
 
 from explorer.evidence import Evidence, Kind
 from explorer.figures.theme import BADGE_CHARS, SEQUENTIAL, styled
 
 BUDGET_COLOR = "#D55E00"
 MAX_WINDOW = 48
+# what the x axis is: more steps of one fixed-size model, not bigger models (not compute-optimal scaling)
+AXIS_TITLE = "training FLOPs = steps × FLOPs per step, one model size"
 
 
 def window_color(window: int) -> str:
@@ -71,50 +74,73 @@ def accuracy_vs_compute(analysis: dict, budget: float | None = None, height: int
     fig.add_hline(y=analysis["chance"], line=dict(color="#888888", width=1, dash="dot"),
                   annotation_text="chance", annotation_position="bottom right")
     _budget_line(fig, budget)
-    fig.update_xaxes(type="log", exponentformat="power", title="training FLOPs per model", range=_log_range(analysis))
+    fig.update_xaxes(type="log", exponentformat="power", title=AXIS_TITLE, range=_log_range(analysis))
     fig.update_yaxes(title="held-out accuracy (weighted over lags)", range=[0, 1.02])
     fig.update_layout(legend=dict(title="attention window"))
-    styled(fig, "Accuracy vs training compute, one curve per structure level",
+    styled(fig, "Accuracy vs training compute of one model size, one curve per structure level",
            Evidence(Kind.MEASURED, _detail(analysis) + "; band = seed min-max; dashed = closed-form ceiling",
                     also=(Kind.FORMULA,)), height=height, badge_chars=badge_chars)
     return fig
 
 
 def best_structure(analysis: dict, budget: float | None = None) -> go.Figure:
-    """b*(r): the window with the best seed-mean accuracy at each compute budget, as a step curve.
+    """b*(r) as a step curve over the share of seed resamples in which each window is on top.
 
-    Checkpoints where the best two windows are within a tie (early on, all near chance) are drawn hollow
-    and grey, and the step curve skips them.
+    Top: the window with the best seed mean at each checkpoint; where no window is clearly best (a lead
+    under `MIN_LEAD` or a share under `CLEAR_CONFIDENCE`) the point is hollow, grey and named "no clear
+    winner", and the step curve skips it. Bottom: the bootstrap shares, stacked, with the threshold drawn
+    (absent for one seed, which gives nothing to resample).
     """
-    rows = analysis["b_star"]
+    rows, boot, shares = analysis["b_star"], analysis["bootstrap"], analysis["top_share"]
     clear = [r for r in rows if r["clear"]]
     unclear = [r for r in rows if not r["clear"]]
-    fig = go.Figure()
+    fig = make_subplots(rows=2 if shares else 1, cols=1, shared_xaxes=True, vertical_spacing=0.08,
+                        row_heights=[0.55, 0.45] if shares else None)
+
+    def confidence(r: dict) -> str:
+        return "one seed: no bootstrap" if r["confidence"] is None else f"on top in {r['confidence']:.0%} of resamples"
+
     if clear:
         x, y = [r["flops"] for r in clear], [r["window"] for r in clear]
         fig.add_trace(go.Scatter(x=x, y=y, mode="lines", line=dict(shape="hv", color="#555555", width=2),
-                                 hoverinfo="skip", showlegend=False))
-        fig.add_trace(go.Scatter(x=x, y=y, mode="markers", name="best window",
+                                 hoverinfo="skip", showlegend=False), row=1, col=1)
+        fig.add_trace(go.Scatter(x=x, y=y, mode="markers", name="clear winner",
                                  marker=dict(size=12, color=[window_color(w) for w in y],
                                              line=dict(color="#222222", width=1)),
-                                 customdata=[r["lead"] for r in clear],
-                                 hovertemplate="%{x:.3g} FLOPs: best window %{y}<br>"
-                                               "lead %{customdata:.3f}<extra></extra>"))
+                                 customdata=[[r["lead"], confidence(r)] for r in clear],
+                                 hovertemplate="%{x:.3g} FLOPs: best window %{y}<br>lead %{customdata[0]:.3f}, "
+                                               "%{customdata[1]}<extra></extra>"), row=1, col=1)
     if unclear:
         fig.add_trace(go.Scatter(x=[r["flops"] for r in unclear], y=[r["window"] for r in unclear], mode="markers",
-                                 name="tie (lead < 0.01)",
+                                 name="no clear winner (argmax shown)",
                                  marker=dict(size=10, symbol="circle-open", color="#999999", line=dict(width=2)),
-                                 customdata=[r["lead"] for r in unclear],
-                                 hovertemplate="%{x:.3g} FLOPs: a tie, argmax %{y}<br>"
-                                               "lead %{customdata:.3f}<extra></extra>"))
-    _budget_line(fig, budget)
+                                 customdata=[[r["lead"], confidence(r)] for r in unclear],
+                                 hovertemplate="%{x:.3g} FLOPs: no clear winner; argmax %{y}<br>"
+                                               "lead %{customdata[0]:.3f}, %{customdata[1]}<extra></extra>"),
+                      row=1, col=1)
     windows = analysis["windows"]
-    fig.update_xaxes(type="log", exponentformat="power", title="training FLOPs per model (the resource r)", range=_log_range(analysis))
+    if shares:
+        length = analysis["config"]["length"]
+        for w in windows:
+            name = window_name(w, length)
+            fig.add_trace(go.Scatter(x=analysis["flops"], y=shares[w], mode="lines", stackgroup="share",
+                                     name=name, line=dict(color=window_color(w), width=0.5), showlegend=False,
+                                     hovertemplate=f"{name}: on top in %{{y:.0%}} of resamples<extra></extra>"),
+                          row=2, col=1)
+        fig.add_hline(y=boot["threshold"], line=dict(color="#222222", width=1.5, dash="dash"), row=2, col=1,
+                      annotation_text=f"clear: {boot['threshold']:.0%}", annotation_position="top left")
+        fig.update_yaxes(title="share on top", range=[0, 1], tickformat=".0%", row=2, col=1)
+    _budget_line(fig, budget)
+    fig.update_xaxes(type="log", exponentformat="power", range=_log_range(analysis))
+    fig.update_xaxes(title=f"{AXIS_TITLE} (the resource r)", row=2 if shares else 1, col=1)
     fig.update_yaxes(type="log", title="best window b*(r)", tickvals=windows, ticktext=[str(w) for w in windows],
-                     range=[math.log10(min(windows)) - 0.15, math.log10(max(windows)) + 0.15])
+                     range=[math.log10(min(windows)) - 0.15, math.log10(max(windows)) + 0.15], row=1, col=1)
     fig.update_layout(legend=dict(orientation="h", x=0.0, y=1.02, xanchor="left", yanchor="bottom"))
-    styled(fig, "b*(r): the best structure moves as compute grows",
-           Evidence(Kind.MEASURED, _detail(analysis) + "; argmax of seed means"), height=420)
+    design = (f"paired bootstrap over {boot['seeds']} seeds: {boot['resamples']} resamples, {boot['distinct']} "
+              "distinct" if shares else "one seed: no bootstrap")
+    styled(fig, "b*(r): the best structure as compute grows, and how sure",
+           Evidence(Kind.MEASURED, _detail(analysis) + f"; argmax of seed means; {design}"),
+           height=560 if shares else 420)
     return fig
 
 

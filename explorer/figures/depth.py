@@ -10,12 +10,13 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from explorer.evidence import Evidence, Kind
-from explorer.experiments.depth import WIRING_NAMES, WIRINGS
+from explorer.experiments.depth import TASK_NAMES, WIRING_NAMES, WIRINGS
 from explorer.figures.theme import CONCEPT_COLORS, keep_width, styled
 from explorer.formatting import p_label
 
 WIRING_COLORS = {"final": "#D55E00", "aligned": "#0072B2"}  # the two wirings, on every figure of the page
-OFFSET = {"final": -0.06, "aligned": 0.06}  # log2-depth offsets so error bars do not overlap
+TASK_COLORS = {"majority-copy": "#000000", "sort": "#CC79A7"}  # the main task and the control
+OFFSET = {"final": -0.06, "aligned": 0.06, "majority-copy": -0.05, "sort": 0.05}  # log2 offsets: bars apart
 SELECTED = "rgba(230, 159, 0, 0.12)"
 UNUSED = "#BBBBBB"
 UNTRAINED = "#777777"
@@ -37,6 +38,12 @@ def _box(fig: go.Figure, x: float, y: float, text: str, color: str, dash: str = 
     fig.add_shape(type="rect", x0=x - 0.3, x1=x + 0.3, y0=y - 0.34, y1=y + 0.34, fillcolor="white",
                   line=dict(color=color, width=2, dash=dash), layer="below")
     fig.add_annotation(x=x, y=y, text=text, showarrow=False, font=dict(size=14, color="#222222"))
+
+
+def _input_of(wiring: str, level: int) -> str:
+    """Why layer-aligned reads a level: it is the input of the encoder layer with the decoder layer's number."""
+    return (f", the input of encoder layer {level + 1}: what layer {level + 1} of a decoder-only model attends to"
+            if wiring == "aligned" else "")
 
 
 def wiring_schematic(depth: int, max_height: int | None = None) -> go.Figure:
@@ -62,7 +69,7 @@ def wiring_schematic(depth: int, max_height: int | None = None) -> go.Figure:
             fig.add_trace(go.Scatter(x=[enc_x + 0.3], y=[level + 0.5], mode="markers", showlegend=False,
                                      marker=dict(size=9, color=link),
                                      hovertemplate=f"{wiring}: decoder layer {layer + 1} reads encoder level "
-                                                   f"{level}<extra></extra>"))
+                                                   f"{level}{_input_of(wiring, level)}<extra></extra>"))
         fig.add_annotation(x=(enc_x + dec_x) / 2, y=depth + 1.25, showarrow=False,
                            text=f"<b>{WIRING_NAMES[wiring]}</b>", font=dict(size=16, color=WIRING_COLORS[wiring]))
     fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line=dict(color=link, width=3),
@@ -202,3 +209,78 @@ def probe_profile(analysis: dict, depth: int) -> go.Figure:
                   Evidence(Kind.MEASURED, f"ridge probes, fit on {cfg['probe_train']} and scored on "
                                           f"{cfg['probe_test']} other sequences · {detail(analysis)}"),
                   height=500)
+
+
+# --- the main task against the control (measured) ----------------------------------------------------------
+
+def gap_by_task(analyses: dict[str, dict]) -> go.Figure:
+    """Layer-aligned minus final-only held-out accuracy per depth, one line per task (`analyses`: task name ->
+    analysis): each seed's paired difference a dot, the mean a marker labelled with its exact paired p."""
+    fig = go.Figure()
+    depths = sorted({d for a in analyses.values() for d in a["tests"]})
+    for task, analysis in analyses.items():
+        color, xs, means, labels, dots_x, dots_y = TASK_COLORS[task], [], [], [], [], []
+        for depth in sorted(analysis["tests"]):
+            test = analysis["tests"][depth]["accuracy"]
+            x = math.log2(depth) + OFFSET[task]
+            diffs = [100 * d for d in test["diffs"]]
+            xs.append(x)
+            means.append(float(np.mean(diffs)))
+            labels.append(p_label(test["p"]))
+            dots_x += [x] * len(diffs)
+            dots_y += diffs
+        n = len(analysis["seeds"])
+        fig.add_trace(go.Scatter(x=xs, y=means, mode="lines+markers+text", name=f"{TASK_NAMES[task]}, {n} seeds",
+                                 legendgroup=task, line=dict(color=color, width=3), marker=dict(size=12, color=color),
+                                 text=labels, textposition="bottom right", textfont=dict(size=13, color=color),
+                                 hovertemplate=f"{TASK_NAMES[task]}: %{{y:+.1f}} points (seed mean, %{{text}})"
+                                               "<extra></extra>"))
+        fig.add_trace(go.Scatter(x=dots_x, y=dots_y, mode="markers", legendgroup=task, showlegend=False,
+                                 marker=dict(size=7, color=color, opacity=0.45, symbol="circle-open",
+                                             line=dict(width=2)),
+                                 hovertemplate=f"{TASK_NAMES[task]}, one seed: %{{y:+.1f}} points<extra></extra>"))
+    fig.add_hline(y=0, line=dict(color="#888888", width=1, dash="dash"))
+    fig.update_xaxes(title="layers per stack (log scale)", tickmode="array", tickvals=[math.log2(d) for d in depths],
+                     ticktext=[str(d) for d in depths],
+                     range=[math.log2(depths[0]) - 0.4, math.log2(depths[-1]) + 0.4] if depths else None)
+    fig.update_yaxes(title="layer-aligned − final-only accuracy (points)", zeroline=False)
+    fig.update_layout(legend=LEGEND_BELOW, margin=dict(b=130))
+    first = next(iter(analyses.values()))
+    return styled(fig, "When does layer-aligned reading help? Paired gap per seed, main task and control",
+                  Evidence(Kind.MEASURED, f"p: exact sign-flip test, seeds paired · {detail(first)}"), height=500)
+
+
+# --- the learning rate per wiring (measured) --------------------------------------------------------------------
+
+def lr_check(analysis: dict) -> go.Figure:
+    """Held-out accuracy and loss against the learning rate at one depth, per wiring (mean ± sd over seeds, each
+    seed a dot); each wiring's best rate (lowest mean loss) drawn as a star."""
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1)
+    lrs = analysis["lrs"]
+    for col, metric in ((1, "accuracy"), (2, "loss")):
+        for wiring, by_lr in analysis["cells"].items():
+            color, rates = WIRING_COLORS[wiring], sorted(by_lr)
+            cells = [by_lr[lr] for lr in rates]
+            x = [math.log10(lr) + OFFSET[wiring] / 2 for lr in rates]
+            fig.add_trace(go.Scatter(
+                x=x, y=[c[metric]["mean"] for c in cells], mode="lines+markers", name=WIRING_NAMES[wiring],
+                legendgroup=wiring, showlegend=col == 1, line=dict(color=color, width=3),
+                marker=dict(size=[18 if lr == analysis["best"][wiring] else 10 for lr in rates], color=color,
+                            symbol=["star" if lr == analysis["best"][wiring] else "circle" for lr in rates]),
+                error_y=dict(type="data", array=[c[metric]["sd"] if math.isfinite(c[metric]["sd"]) else 0.0
+                                                 for c in cells], visible=True, thickness=2, width=6),
+                hovertemplate=f"{wiring}: %{{y:.3f}} (mean ± sd over seeds)<extra></extra>"), row=1, col=col)
+            fig.add_trace(go.Scatter(
+                x=[xi for xi, c in zip(x, cells) for _ in c[metric]["per_seed"]],
+                y=[v for c in cells for v in c[metric]["per_seed"]], mode="markers", legendgroup=wiring,
+                showlegend=False, marker=dict(size=7, color=color, opacity=0.45, symbol="circle-open",
+                                              line=dict(width=2)),
+                hovertemplate=f"{wiring}, one seed: %{{y:.3f}}<extra></extra>"), row=1, col=col)
+    fig.update_xaxes(title="learning rate (log scale) · star: the wiring's best", tickmode="array",
+                     tickvals=[math.log10(lr) for lr in lrs], ticktext=[f"{lr:g}" for lr in lrs],
+                     range=[math.log10(min(lrs)) - 0.3, math.log10(max(lrs)) + 0.3])
+    fig.update_yaxes(title="held-out token accuracy", range=[0, 1.02], row=1, col=1)
+    fig.update_yaxes(title="held-out loss (nats)", rangemode="tozero", row=1, col=2)
+    fig.update_layout(legend=LEGEND_BELOW, margin=dict(b=150))
+    return styled(fig, f"Each wiring at its own learning rate, depth {analysis['depth']}",
+                  Evidence(Kind.MEASURED, detail(analysis)), height=500)

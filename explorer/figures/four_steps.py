@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from explorer.evidence import Evidence, Kind
-from explorer.experiments.four_steps import DECODER, VARIANT_SHORT, VARIANTS, Wiring
+from explorer.experiments.four_steps import ALL_VARIANTS, DECODER, MATCHED, VARIANT_SHORT, VARIANTS, Wiring
 from explorer.figures.heatmaps import category_heatmap, matrix_layout
 from explorer.figures.theme import CONCEPT_COLORS, OKABE_ITO, styled
 
@@ -215,12 +215,17 @@ def causes(check: dict) -> go.Figure:
 
 def _ablation_detail(settings: dict, n_seeds: int) -> str:
     return (f"{settings['task']}-{settings['length']}, {n_seeds} seeds, {settings['steps']} steps × batch "
-            f"{settings['batch_size']} each · d={settings['width']}, L={settings['depth']}, {settings['heads']} heads")
+            f"{settings['batch_size']} each · d={settings['width']} (matched steps narrower), L={settings['depth']}, "
+            f"{settings['heads']} heads")
+
+
+def _present(runs: list[dict]) -> list[str]:
+    return [v for v in ALL_VARIANTS if any(r["variant"] == v for r in runs)]
 
 
 def ablation(record: dict, highlight: Sequence[str] = ("4", DECODER)) -> go.Figure:
     """Held-out loss of every variant: one dot per seed, the mean with ± one seed standard deviation."""
-    order = [v for v in VARIANTS if any(r["variant"] == v for r in record["runs"])]
+    order = _present(record["runs"])
     x = {v: i for i, v in enumerate(order)}
     fig = go.Figure()
     seeds = sorted({r["seed"] for r in record["runs"]})
@@ -241,7 +246,7 @@ def ablation(record: dict, highlight: Sequence[str] = ("4", DECODER)) -> go.Figu
                     color=[CURRENT if v in highlight else REFERENCE for v in order]),
         hovertemplate="mean %{y:.4f}<extra></extra>"))
     fig.update_xaxes(tickmode="array", tickvals=list(range(len(order))), ticktext=[VARIANT_SHORT[v] for v in order],
-                     title=None)
+                     title=None, tickangle=-30)
     fig.update_yaxes(title="held-out loss (nats)")
     return styled(fig, "Trained from scratch at an equal budget: held-out loss per variant",
                   Evidence(Kind.MEASURED, _ablation_detail(record["settings"], len(seeds))), height=480)
@@ -250,17 +255,55 @@ def ablation(record: dict, highlight: Sequence[str] = ("4", DECODER)) -> go.Figu
 def ablation_curves(record: dict) -> go.Figure:
     """Held-out loss during training, mean over seeds, one line per variant."""
     fig = go.Figure()
-    variants = [v for v in VARIANTS if any(r["variant"] == v for r in record["runs"])]
-    for i, v in enumerate(variants):
+    for v in _present(record["runs"]):
         curves = [np.asarray(r["curve"]) for r in record["runs"] if r["variant"] == v]
         length = min(len(c) for c in curves)
         mean = np.mean([c[:length, 1] for c in curves], axis=0)
-        color = REFERENCE if v == DECODER else OKABE_ITO[i % (len(OKABE_ITO) - 1)]
+        step = MATCHED.get(v, v)  # a matched step wears its step's colour, dashed
+        color = REFERENCE if v == DECODER else OKABE_ITO[int(step) % (len(OKABE_ITO) - 1)]
         fig.add_trace(go.Scatter(x=curves[0][:length, 0], y=mean, mode="lines+markers", name=VARIANT_SHORT[v],
-                                 line=dict(color=color, width=3 if v in ("4", DECODER) else 1.8),
+                                 line=dict(color=color, width=3 if v in ("4", DECODER) else 1.8,
+                                           dash="dash" if v in MATCHED else "solid"),
                                  hovertemplate=VARIANT_SHORT[v] + ": step %{x}, loss %{y:.4f}<extra></extra>"))
     fig.update_xaxes(title="training step")
     fig.update_yaxes(title="held-out loss (nats)")
     seeds = len({r["seed"] for r in record["runs"]})
     return styled(fig, "Held-out loss during training (mean over seeds)",
                   Evidence(Kind.MEASURED, _ablation_detail(record["settings"], seeds)), height=440)
+
+
+def functions(record: dict, summary: dict) -> go.Figure:
+    """How far each trained model predicts from decoder-only of its seed: agreement and KL per seed, with the
+    band two decoder-only models of different seeds span (the yardstick)."""
+    runs = [r for r in record["runs"] if "agreement" in r]
+    order = _present(runs)
+    x = {v: i for i, v in enumerate(order)}
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1)
+    base = summary["baseline"]
+    for col, key in ((1, "agreement"), (2, "kl")):
+        fig.add_trace(go.Scatter(
+            x=[x[r["variant"]] for r in runs], y=[r[key] for r in runs], mode="markers", showlegend=col == 1,
+            name="one seed", marker=dict(size=8, color=CURRENT, opacity=0.55),
+            customdata=[r["seed"] for r in runs],
+            hovertemplate="seed %{customdata}: %{y:.4f}<extra></extra>"), row=1, col=col)
+        means = {v["variant"]: v[key] for v in summary["variants"]}
+        fig.add_trace(go.Scatter(
+            x=[x[v] + 0.22 for v in order], y=[means[v] for v in order], mode="markers", showlegend=col == 1,
+            name="mean over seeds", marker=dict(symbol="diamond", size=12, color=REFERENCE),
+            hovertemplate="mean %{y:.4f}<extra></extra>"), row=1, col=col)
+        if base:
+            fig.add_hrect(y0=base[f"{key}_min"], y1=base[f"{key}_max"], fillcolor=OTHER, opacity=0.35, line_width=0,
+                          row=1, col=col)
+            fig.add_trace(go.Scatter(
+                x=[-0.5, len(order) - 0.5], y=[base[key]] * 2, mode="lines", showlegend=col == 1,
+                name=f"decoder-only vs another seed (mean, band: range of {base['n']} pairs)",
+                line=dict(color=REFERENCE, dash="dot", width=2), hoverinfo="skip"), row=1, col=col)
+        fig.update_xaxes(tickmode="array", tickvals=list(range(len(order))),
+                         ticktext=[VARIANT_SHORT[v] for v in order], tickangle=-40, row=1, col=col)
+    fig.update_yaxes(tickformat=".0%", title="same most likely token", row=1, col=1)
+    fig.update_yaxes(title="KL(decoder-only ‖ model), nats/token", row=1, col=2)
+    fig.update_layout(legend={**BELOW, "y": -0.4}, margin=dict(b=170))
+    seeds = len({r["seed"] for r in runs})
+    return styled(fig, "How different are the trained functions? Each model against decoder-only of its seed",
+                  Evidence(Kind.MEASURED, f"{_ablation_detail(record['settings'], seeds)} · "
+                                          f"{record['settings']['eval_size']} shared held-out inputs"), height=520)

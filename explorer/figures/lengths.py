@@ -199,7 +199,8 @@ def _toy_detail(cfg: dict, seeds: int) -> str:
 
 
 def gap_chart(analysis: dict) -> go.Figure:
-    """Per ratio and matching: the encoder-decoder's loss relative to decoder-only, per seed and mean ± 95% CI."""
+    """Per ratio and matching: the encoder-decoder's loss relative to decoder-only, per seed and the seed mean,
+    with the exact p and, where the rows carry it, the Holm-corrected one."""
     matchings = [m for m in MATCHINGS if any(r["matching"] == m for r in analysis["rows"])]
     fig = make_subplots(rows=1, cols=len(matchings), shared_yaxes=True, horizontal_spacing=0.06,
                         subplot_titles=[MATCHING_TITLES[m] for m in matchings])
@@ -214,26 +215,26 @@ def gap_chart(analysis: dict) -> go.Figure:
                 legendgroup="seed", showlegend=col == 1 and i == 0,
                 marker=dict(color=color, size=9, opacity=0.55), customdata=r["seeds"],
                 hovertemplate="seed %{customdata}: %{y:+.1f}%<extra></extra>"), row=1, col=col)
-        means = [percent(r["gap_mean"]) for r in rows]
-        ci = [[percent(r["ci95"][0]), percent(r["ci95"][1])] for r in rows]
         fig.add_trace(go.Scatter(
-            x=list(range(len(rows))), y=means, mode="markers", name="mean, 95% interval",
-            legendgroup="mean", showlegend=col == 1,
+            x=list(range(len(rows))), y=[percent(r["gap_mean"]) for r in rows], mode="markers",
+            name="mean over seeds", legendgroup="mean", showlegend=col == 1,
             marker=dict(color="#222222", size=13, symbol="diamond"),
-            error_y=dict(type="data", symmetric=False, color="#222222", thickness=2, width=8,
-                         array=[max(0.0, c[1] - m) if math.isfinite(c[1]) else 0 for c, m in zip(ci, means)],
-                         arrayminus=[max(0.0, m - c[0]) if math.isfinite(c[0]) else 0 for c, m in zip(ci, means)]),
-            customdata=[[p_text(r["p"]), percent(r["mde"])] for r in rows],
-            hovertemplate="mean %{y:+.1f}%<br>p: %{customdata[0]}<br>smallest detectable ±%{customdata[1]:.1f}%"
+            customdata=[[r["encdec_lower"], r["n"], p_text(r["p"]), p_text(r.get("holm_p"))] for r in rows],
+            hovertemplate="mean %{y:+.1f}%<br>encoder-decoder lower in %{customdata[0]} of %{customdata[1]} seeds"
+                          "<br>exact sign-flip p: %{customdata[2]}<br>Holm-corrected: %{customdata[3]}"
                           "<extra></extra>"), row=1, col=col)
         for i, r in enumerate(rows):
-            p = p_label(r["p"])
             fig.add_annotation(x=i, y=0.0, xref=f"x{'' if col == 1 else col}", yref="paper", yanchor="bottom",
-                               text=p, showarrow=False, font=dict(size=13, color="#555555"), name="p-value")
+                               text=f"{p_label(r['p'])}<br>Holm {p_text(r.get('holm_p'))}", showarrow=False,
+                               font=dict(size=13, color="#555555"), name="p-value")
         fig.add_hline(y=0, line=dict(color="#555555", width=1.5), row=1, col=col)
         fig.update_xaxes(tickvals=list(range(len(rows))), ticktext=labels, range=[-0.5, len(rows) - 0.5],
                          title_text="input → target tokens", row=1, col=col)
     fig.update_yaxes(title_text="encoder-decoder loss vs decoder-only (%)", ticksuffix="%", row=1, col=1)
+    shown = [percent(g) for r in analysis["rows"] for g in r["gaps"]] or [0.0]
+    low, high = min(shown + [0.0]), max(shown + [0.0])
+    span = (high - low) or 1.0
+    fig.update_yaxes(range=[low - 0.3 * span, high + 0.08 * span])  # room under the points for the p-values
     below_badge(fig)
     fig.update_layout(legend=dict(orientation="h", x=0, y=-0.22, yanchor="top"))
     cfg = analysis["config"]

@@ -57,3 +57,20 @@ def test_cache_page_redraws_when_n_and_m_move(page, app_url, tmp_path):
     assert_no_exception(page)
     assert page.get_by_text("Turn 3: 576 old tokens + 256 new").count() >= 1
     _save(page, tmp_path, "moved")
+
+
+def test_the_stale_cache_section_draws_its_two_figures_and_moves_with_n(page, app_url, tmp_path):
+    page.goto(app_url)
+    wait_for_app(page, "Dominant force")
+    page.goto(f"{app_url}/cache")
+    wait_for_app(page, "history of n + (T-1)·m = 64 tokens")
+    page.get_by_role("tab", name="Reusing a stale cache").click()
+    wait_for_app(page, "What this toy shows")
+    assert_no_exception(page)
+    expect(page.locator(".js-plotly-plot")).to_have_count(3)  # the heatmaps, accuracy, KL
+    _thumb(page, "Old tokens n").focus()
+    page.keyboard.press("Home")  # 24 -> 4
+    expect(page.get_by_text("4 old tokens: re-encoding").first).to_be_visible(timeout=15_000)
+    assert "stale_n=4" in page.url
+    assert_no_exception(page)
+    _save(page, tmp_path, "stale")

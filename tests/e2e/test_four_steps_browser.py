@@ -56,7 +56,7 @@ def test_stepping_through_the_four_steps_redraws_and_keeps_the_url(page, app_url
 
     page.goto(f"{app_url}/four-steps?section=Ablation%20and%20statistics")  # a section opens from a link
     wait_for_app(page, "Verdict.")
-    expect(page.locator(".js-plotly-plot")).to_have_count(3)  # masks, ablation dots and curves
+    expect(page.locator(".js-plotly-plot")).to_have_count(4)  # masks, agreement and KL, ablation dots and curves
     assert_no_exception(page)
     _save(page, tmp_path, "ablation")
 

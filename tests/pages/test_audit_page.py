@@ -45,8 +45,12 @@ def test_default_view_prefills_the_lecture_rows_with_their_sources():
     text = _text(at)
     for label in ("measured", "lecture's claim", "not measured yet", "to fill in"):
         assert f"-badge[{label}]" in text
-    assert "exact paired p = 0.69" in text  # the four-steps verdict, escaped for Markdown
-    assert "Removing it (steps 1-2, shared parameters)" in text
+    from explorer.experiments import four_steps as fs
+
+    pairs = fs.paired_analysis(fs.load_shipped()["runs"])["pairs"]
+    verdict = next(r for r in pairs if (r["a"], r["b"]) == ("4", "decoder"))
+    assert f"exact paired p = {verdict['paired_p']:.2g}" in text  # the four-steps verdict, escaped for Markdown
+    assert "Removing it (steps 1-2, shared parameters, against separate stacks" in text
     assert "w=48 (full attention) overtakes w=2 at 1.11e10" in text
     assert "**Ship now:** w=2" in text
     assert evidence_kinds(at) == ["measured"] and _title(at) == "Your budget is below the crossover"

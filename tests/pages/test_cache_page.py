@@ -36,6 +36,7 @@ def test_the_first_figure_is_the_reuse_heatmap_with_three_controls_and_a_takeawa
     ("What it costs", ["cache-recompute-turns", "cache-cost-per-turn", "cache-cost-cumulative", "cache-kv-memory"]),
     (MEASURED, ["cache-measured-times", "cache-overhead-fit", "cache-speedup-vs-ratio"]),
     ("How far old tokens move", ["cache-drift-layers", "cache-drift-fraction"]),
+    ("Reusing a stale cache", ["cache-stale-accuracy", "cache-stale-kl"]),
     ("What the toy cannot test", [])])
 def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section, ids):
     at = run_page(PAGE, section=section)
@@ -123,3 +124,28 @@ def test_bad_url_values_get_notices_not_errors():
         assert key in notices
     assert at.select_slider(key="n").value == 48 and at.slider(key="turns").value == 1
     assert at.slider(key="layer").value == 2  # clamped to the default depth
+
+
+STALE = "Reusing a stale cache"
+
+
+def test_the_stale_cache_section_shows_the_measured_error_and_the_causal_zero_by_construction():
+    at = run_page(PAGE, section=STALE)
+    assert_clean(at)
+    accuracy, kl = figures(at)[1:]
+    assert accuracy["layout"]["meta"]["evidence_kinds"] == ["measured"]
+    assert kl["layout"]["meta"]["evidence_kinds"] == ["measured", "by construction"]
+    assert "24 old tokens" in accuracy["layout"]["meta"]["title"]  # the longest history by default
+    text = " ".join(md.value for md in at.markdown)
+    assert "What this toy shows" in text and "What it cannot show" in text and "p = 0.25" in text
+
+
+def test_the_stale_cache_history_at_its_extremes_and_a_bad_url_value():
+    for n, shown in (("4", "4 old tokens"), ("24", "24 old tokens")):
+        at = run_page(PAGE, section=STALE, stale_n=n)
+        assert_clean(at)
+        assert shown in figures(at)[1]["layout"]["meta"]["title"]
+    at = run_page(PAGE, section=STALE, stale_n="5")
+    assert_clean(at)
+    assert "`stale_n`" in " ".join(c.value for c in at.caption)
+    assert at.select_slider(key="stale_n").value == 24

@@ -30,19 +30,21 @@ def test_default_view_opens_on_the_wirings_with_the_results_at_these_settings_be
     assert_clean(at)
     assert at.title[0].value == "Depth and cross-attention"
     assert evidence_kinds(at) == ["schematic"]  # the open section is words and tiles; closed ones draw nothing
-    assert "Exact p on loss (3 paired seeds)" in _metrics(at) and "Accuracy, final only (depth 4)" in _metrics(at)
-    assert "At depth 4, layer-aligned reading scores **+45.6 points**" in _text(at)  # the takeaway under the figure
+    assert "Exact p on loss (8 paired seeds)" in _metrics(at) and "Accuracy, final only (depth 4)" in _metrics(at)
+    assert "copy at depth 4: layer-aligned reading scores **+" in _text(at)  # the takeaway under the figure
+    assert "On the control task, sorting," not in _text(at)  # the control has no depth 4
     assert not at.warning
     across = run_page(PAGE, section=ACROSS)
     figs = figures(across)
     assert evidence_kinds(across) == ["schematic", "measured"]
     assert "same parameters, compute and steps" in figs[1]["layout"]["meta"]["title"]
-    assert "seeds 0, 1, 2" in figs[1]["layout"]["meta"]["evidence_detail"]
+    assert "seeds 0, 1, 2, 3, 4, 5, 6, 7" in figs[1]["layout"]["meta"]["evidence_detail"]
     assert len(across.dataframe) == 1  # the depth table
     assert "Four steps to decoder-only" in _text(at)  # the link back (as text: no router in AppTest)
 
 
 @pytest.mark.parametrize("section, kinds", [
+    ("Control task", ["schematic", "measured"]), ("Learning rate", ["schematic", "measured"]),
     ("Training curves", ["schematic", "measured"]), ("Probes", ["schematic", "measured"]),
     ("Which kind of error", ["schematic"]), ("The question and the task", ["schematic"]),
     ("How it was measured", ["schematic"])])
@@ -52,6 +54,15 @@ def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section,
     assert evidence_kinds(at) == kinds
     assert not at.metric and not at.warning
     assert figures(at)[0]["layout"]["meta"]["figure_id"] == "depth-wiring"
+    if section == "Control task":
+        assert figures(at)[1]["layout"]["meta"]["figure_id"] == "depth-control"
+        table = at.dataframe[0].value
+        assert len(table) == len(dp.PRESETS["main"].depths) + len(dp.PRESETS["control"].depths)
+        assert set(table["seeds"]) == {8} and "Holm p, accuracy" in table.columns
+        assert "sorted" in _text(at) and "none can go below 0.00781" in _text(at)
+    if section == "Learning rate":
+        assert figures(at)[1]["layout"]["meta"]["figure_id"] == "depth-lr"
+        assert "At its own best rate, final-only" in _text(at) and "3 seeds" in _text(at)
     if section == "Training curves":
         assert figures(at)[1]["layout"]["meta"]["figure_id"] == "depth-curves"
         assert "the last sixth of training by" in " ".join(c.value for c in at.caption)
@@ -73,7 +84,7 @@ def test_depth_slider_extremes_redraw_from_the_shipped_run(depth):
     at.select_slider(key="depth").set_value(int(depth)).run()
     assert_clean(at)
     assert f"Accuracy, final only (depth {depth})" in _metrics(at)
-    wiring, _, _, probes = figures(at)
+    wiring, *_, probes = figures(at)
     assert f"at depth {depth}" in wiring["layout"]["meta"]["title"]
     levels = next(t for t in probes["data"] if t.get("x") and t["x"][0] is not None)["x"]
     assert levels == list(range(int(depth) + 1))  # one probe per encoder level, embeddings included
@@ -125,7 +136,7 @@ def test_url_restores_a_view():
 def test_embedded_view_draws_no_controls():
     at = run_page(PAGE, controls="hidden", depth="2", sections="all")
     assert_clean(at)
-    assert not at.slider and not at.select_slider and len(figures(at)) == 4
+    assert not at.slider and not at.select_slider and len(figures(at)) == 6
     assert "Accuracy, final only (depth 2)" in _metrics(at)
 
 
@@ -136,21 +147,21 @@ def test_bad_url_values_get_notices_not_tracebacks():
     for key in ("`depth`", "`steps`", "`seeds`", "`width`"):
         assert key in notices
     assert any("`width`" in toast.value for toast in at.toast)  # said on top too: its caption is in "More settings"
-    assert at.slider(key="seeds").value == 5  # clamped to the maximum
+    assert at.slider(key="seeds").value == dp.MAX_SEEDS  # clamped to the maximum
     assert at.select_slider(key="depth").value == 4  # unusable: the default
 
 
 def test_the_long_run_at_depth_8_shows_at_once():
     if not dp.shipped_path("long").is_file():
         pytest.skip("no shipped long run")
-    at = run_page(PAGE, depth="8", steps="2400")
+    at = run_page(PAGE, depth="8", steps="2400", seeds="3")  # the long run has 3 seeds
     assert_clean(at)
     assert not _refusals(at) and not at.get("progress")
     assert "Accuracy, final only (depth 8)" in _metrics(at)
-    assert "2400 steps" in figures(run_page(PAGE, depth="8", steps="2400", section=ACROSS))[1]["layout"]["meta"][
-        "evidence_detail"]
+    assert "2400 steps" in figures(run_page(PAGE, depth="8", steps="2400", seeds="3", section=ACROSS))[1]["layout"][
+        "meta"]["evidence_detail"]
     at = run_page(PAGE, depth="8", section="Training curves")  # at 600 steps the caveat points to the longer run
-    assert any("Set the training steps to 2400" in i.value for i in at.info)
+    assert any("Set the training steps to 2400 with 3 seeds" in i.value for i in at.info)
 
 
 def _shipped_run(wiring: str) -> dict:
@@ -198,3 +209,10 @@ def test_a_record_that_passes_every_check_yet_breaks_the_analysis_gets_a_named_w
     assert_clean(at)
     assert any(w.value.startswith("The analysis of the runs at these settings could not be drawn") for w in at.warning)
     assert "Meanwhile: the shipped run" in _text(at) and len(figures(at)) >= 3
+
+
+def test_the_control_section_reconciles_the_wiring_with_the_four_steps_page():
+    at = run_page(PAGE, section="Control task")
+    assert_clean(at)
+    text = " ".join(m.value for m in at.markdown)
+    assert "Why the four-steps page finds the opposite" in text and "after 250 steps" in text

@@ -45,7 +45,7 @@ def test_default_view_opens_on_the_masks_with_why_each_structure_existed_below()
 
 @pytest.mark.parametrize("section, ids", [
     (CHECK, ["four-steps-check", "four-steps-causes"]),
-    (ABLATION, ["four-steps-ablation-dots", "four-steps-ablation-curves"]),
+    (ABLATION, ["four-steps-ablation-functions", "four-steps-ablation-dots", "four-steps-ablation-curves"]),
     (WHY, []),
 ])
 def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section, ids):
@@ -60,10 +60,21 @@ def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section,
         assert "step 4 is not yet decoder-only" in text
     if section == ABLATION:
         assert "Verdict." in text and "exact paired p = " in text and "Equivalence within the declared margin" in text
-        assert "The path is" in text
-        assert len(at.dataframe[0].value) == 21 and len(at.dataframe[1].value) == len(fs.VARIANTS)  # pairs; variants
+        assert "How different are the trained models?" in text and "decoder-only models of neighbouring seeds" in text
+        assert "The path is" in text and "The matched path gives steps 0 and 1 widths 40 and 44" in text
+        pairs = len(fs.ALL_VARIANTS) * (len(fs.ALL_VARIANTS) - 1) // 2
+        assert len(at.dataframe[0].value) == pairs and len(at.dataframe[1].value) == len(fs.ALL_VARIANTS)
     if section == WHY:
         assert text.count("*Measured here:*") == 3 and "exact paired p = " in text
+
+
+def test_the_longer_budget_shows_its_own_shipped_runs_and_their_functions():
+    at = run_page(PAGE, section=ABLATION, ab_budget="500 steps")
+    assert_clean(at)
+    assert _ids(at) == ["four-steps-mask", *(f"four-steps-ablation-long-{k}" for k in ("functions", "dots", "curves"))]
+    assert all("500 steps" in f["layout"]["meta"]["evidence_detail"] for f in figures(at)[1:])
+    assert "After 500 training steps" in _markdown(at)
+    assert len(at.dataframe[0].value) == 21  # the pairs of the 7 variants trained this long
 
 
 def test_walking_all_steps_highlights_exactly_the_rows_each_step_changes():
@@ -149,9 +160,17 @@ def test_on_demand_runs_for_new_sizes_show_progress_then_their_results():
 
     at = run_page(PAGE, **query, section=ABLATION)
     assert_clean(at)
-    next(b for b in at.button if b.label.startswith("Run 21 trainings")).click().run()
+    next(b for b in at.button if b.label.startswith("Run 27 trainings")).click().run()
     at = wait_for_jobs(at, timeout=300)
     assert_clean(at)
     reruns = [f for f in figures(at) if "reverse-4" in f["layout"]["meta"]["evidence_detail"]]
-    assert len(reruns) == 2  # dots and curves of the rerun, next to the shipped ones
+    assert len(reruns) == 3  # agreement, dots and curves of the rerun, next to the shipped ones
     assert _markdown(at).count("Verdict.") == 2
+
+
+def test_the_ablation_section_reconciles_step_3_with_the_depth_page():
+    at = run_page(PAGE, section=ABLATION)
+    assert_clean(at)
+    text = " ".join(m.value for m in at.markdown)
+    assert "Step 3 here, layer-aligned reading on the depth page" in text
+    assert "points of held-out accuracy at depth 2" in text

@@ -14,7 +14,8 @@ pytestmark = pytest.mark.skipif(not (ROOT / "data" / "crossover" / "main.json").
 
 
 def _text(at) -> str:
-    return " ".join(m.value for m in at.markdown) + " " + " ".join(c.value for c in at.caption)
+    """The page's prose and captions, line breaks of the content file folded into spaces."""
+    return " ".join(" ".join(m.value for m in [*at.markdown, *at.caption]).split())
 
 
 def _curve_names(at) -> list[str]:
@@ -126,7 +127,36 @@ def test_bad_url_values_get_notices_not_tracebacks():
     assert len(figures(at)) == 3  # the defaults
 
 
-def test_a_near_tie_at_the_budget_is_called_a_tie():
+def test_a_near_tie_at_the_budget_has_no_clear_winner():
     at = run_page(PAGE, section=BEST, budget="9")  # 1e9 FLOPs: every model still near chance
     assert_clean(at)
-    assert "are tied" in _text(at) and "wins**" not in _text(at)
+    assert "no clear winner**" in _text(at) and "wins**" not in _text(at)
+
+
+def test_a_lead_the_seeds_do_not_agree_on_has_no_clear_winner():
+    at = run_page(PAGE, section=BEST, budget="10.1")  # w=8 ahead of the mean by 0.018, on top in 74% of resamples
+    assert_clean(at)
+    text = _text(at)
+    assert "no clear winner**: w=8" in text and "on top in 74% of 27 resamples of the 3 seeds" in text
+    bstar = figures(at)[1]
+    assert [t.get("name") for t in bstar["data"][:3]] == [None, "clear winner", "no clear winner (argmax shown)"]
+    assert "paired bootstrap over 3 seeds: 27 resamples, 10 distinct" in bstar["layout"]["meta"]["evidence_detail"]
+    assert "only 10 different resamples exist" in text  # the notice says the bootstrap is coarse
+
+
+def test_a_clear_winner_says_how_sure_and_one_seed_says_it_cannot():
+    at = run_page(PAGE, section=BEST)  # 6.3e9 FLOPs: w=2 wins in every seed
+    assert "window 2 wins** with accuracy 0.474, on top in 100% of 27 resamples" in _text(at)
+    one = run_page(PAGE, section=BEST, seeds="1")
+    assert_clean(one)
+    assert "from one seed, so nothing says how sure" in _text(one) and "nothing to resample" in _text(one)
+    assert len(figures(one)[1]["data"]) == 3  # no share panel: one seed gives nothing to resample
+
+
+def test_the_notes_say_what_the_axis_is_and_take_the_seed_counts_from_the_data():
+    text = _text(run_page(PAGE, section="How it was measured"))
+    assert "the axis is the step count times a constant" in text
+    assert "w=16 -> w=48 in 2 of 3" in text  # the default initialisation, counted from main_default_init.json
+    assert "all 10 in 3 of 3 seeds at std 0.3" in text
+    assert "from 2.0e10 FLOPs (3 of 3 seeds) at std 0.3 to 1.2e10 FLOPs (2 of 3 seeds) at std 0.02" in text
+    assert "w = 2, 4, 16, 48" in text and "w = 2, 48" in text

@@ -33,10 +33,35 @@ def test_default_view_opens_on_the_allocation_with_the_shipped_toy_experiment_be
     assert titles[0] == "Who reads how many tokens: Lx = 256 input, Ly = 16 target tokens"
     assert "toy scale, trained from scratch" in figures(at)[1]["layout"]["meta"]["evidence_detail"]
     assert "spends **94%** of its matmul work on the input" in _text(at)  # the takeaway under the figure
-    assert "Does the gap move with the length ratio?" in _text(at)
+    verdict = " ".join(_text(at).split())
+    assert "Does the gap move with the length ratio?" in verdict and "What it cannot say" in verdict
+    # 6 paired seeds and 12 tests: the lowest exact p, and the lowest after Holm's correction, are stated
+    assert "cannot give p below 0.031" in verdict and "none can come out below 0.375" in verdict
+    assert "cannot give p below 0.333" in verdict  # three ratios as the units of the trend
+    assert "opposite" not in verdict.lower()
     assert not at.warning
-    assert len(at.dataframe) == 1 and len(at.dataframe[0].value) == 6  # the shipped tests
+    table = at.dataframe[0].value
+    assert len(table) == 6
+    assert list(table["p, Holm-corrected"]) == ["0.375", "0.375", "1.000", "0.500", "0.375", "0.375"]
     assert any(b.label.startswith("Train 6 models") for b in at.button)  # the on-demand default waits for a click
+
+
+VARIANTS = all((ROOT / "data" / "lengths" / f"{p}.json").is_file() for p in ("main", "matched", "split-vocab"))
+
+
+@pytest.mark.skipif(not VARIANTS, reason="no shipped variant results")
+@pytest.mark.parametrize("metric", ["averaged over the run", "at the last step"])
+def test_the_two_variants_show_their_tests_and_their_limits(metric):
+    at = run_page(PAGE, section=TOY, metric=metric)
+    assert_clean(at)
+    text = " ".join(_text(at).split())
+    assert "Matched difficulty." in text and "Matched difficulty, separate target symbols." in text
+    assert "so no lower than 0.031" in text  # 8 seeds, 4 slope tests: 4 x 2/2^8
+    assert "none can come out below 0.062" in text  # 8 seeds, 8 per-ratio tests
+    table = at.dataframe[1].value
+    assert len(table) == 8 and set(table["variant"]) == {"Matched difficulty",
+                                                          "Matched difficulty, separate target symbols"}
+    assert evidence_kinds(at) == ["formula", "measured", "measured"]  # words and a table: no extra figure
 
 
 @needs_shipped
@@ -119,8 +144,8 @@ def test_the_last_step_metric_and_a_shipped_on_demand_setting():
     at = run_page(PAGE, section=TOY, metric="at the last step", run_lx="20", run_ly="4", run_seeds="6", run_steps="1200")
     assert_clean(at)
     assert "held-out loss at the last step" in _text(at)
-    assert len(at.dataframe) == 2 and not train_buttons(at)
-    assert len(at.dataframe[1].value) == 2  # the on-demand table: one ratio, two matchings
+    assert len(at.dataframe) == 2 + VARIANTS and not train_buttons(at)  # main, the variants', on-demand
+    assert len(at.dataframe[-1].value) == 2  # the on-demand table: one ratio, two matchings
     assert evidence_kinds(at)[-1] == "measured"  # the on-demand gap chart, straight from the shipped run
 
 

@@ -32,16 +32,18 @@ def test_the_last_overtaking_counts_and_ties_are_not_leads():
 
 
 def test_b_star_is_the_argmax_of_the_mean_curves():
-    means = {2: np.array([0.4, 0.5, 0.5, 0.5]), 8: np.array([0.2, 0.45, 0.7, 0.7]), 48: np.array([0.1, 0.3, 0.6, 0.9])}
-    rows = best_structure(np.array([1e9, 1e10, 1e11, 1e12]), means)
+    one_seed = {2: np.array([[0.4, 0.5, 0.5, 0.5]]), 8: np.array([[0.2, 0.45, 0.7, 0.7]]),
+                48: np.array([[0.1, 0.3, 0.6, 0.9]])}  # [seeds, checkpoints]
+    rows = best_structure(np.array([1e9, 1e10, 1e11, 1e12]), one_seed)
     assert [r["window"] for r in rows] == [2, 2, 8, 48]
     assert rows[2]["lead"] == pytest.approx(0.1)
-    assert [r["clear"] for r in rows] == [True, True, True, True]
+    assert [r["clear"] for r in rows] == [True, True, True, True]  # one seed: the lead alone decides
+    assert [r["confidence"] for r in rows] == [None] * 4  # and nothing says how sure
 
 
 def test_b_star_near_a_tie_is_not_clear_and_makes_no_step():
-    means = {2: np.array([0.125, 0.5, 0.5]), 48: np.array([0.126, 0.3, 0.9])}
-    rows = best_structure(np.array([1e9, 1e10, 1e11]), means)
+    one_seed = {2: np.array([[0.125, 0.5, 0.5]]), 48: np.array([[0.126, 0.3, 0.9]])}
+    rows = best_structure(np.array([1e9, 1e10, 1e11]), one_seed)
     assert [r["window"] for r in rows] == [48, 2, 48] and [r["clear"] for r in rows] == [False, True, True]
     assert [r["window"] for r in changes(rows)] == [2, 48]
 

@@ -41,7 +41,10 @@ def test_the_quick_preset_prints_the_documented_keys(quick):
     row = quick["checkpoints"][-1]
     assert set(row) >= {"flops", "accuracy"} and set(row["accuracy"]) == {"2", "48"}
     assert set(quick["crossovers"][0]) >= {"more_structure", "less_structure", "flops_mean", "seeds_with_crossover"}
-    assert set(quick["b_star"][0]) >= {"flops", "window"}
+    assert set(quick["b_star"][0]) >= {"flops", "window", "lead", "clear", "confidence"}
+    assert all(0 <= r["confidence"] <= 1 for r in quick["b_star"])
+    assert quick["bootstrap"]["seeds"] == 2 and quick["bootstrap"]["resamples"] == 4  # all 2**2 draws
+    assert set(quick["bootstrap"]["top_share"]) == {"2", "48"}
     flops = [r["flops"] for r in quick["checkpoints"]]
     assert flops == sorted(flops) and flops[-1] == PRESETS["quick"].steps * PRESETS["quick"].flops_per_step
 

@@ -45,6 +45,24 @@ def test_samples_use_the_input_symbols_and_are_seeded():
     assert torch.equal(x, x2)
 
 
+def test_the_control_task_sorts_with_the_main_tasks_vocabulary_and_models():
+    control = dp.PRESETS["control"]
+    x, y = control.task.sample(200, torch.Generator().manual_seed(0))
+    assert torch.equal(y, torch.sort(x, dim=1).values) and bool((y[:, 1:] >= y[:, :-1]).all())
+    assert control.task.vocab_size == MAIN.task.vocab_size  # the shifted set stays in the vocabulary, unused
+    assert parameter_count(control.model_config(8, "final")) == parameter_count(MAIN.model_config(8, "final"))
+    assert control.flops_per_step(8, "aligned") == MAIN.flops_per_step(8, "aligned")
+
+
+def test_the_main_tasks_recipe_reads_as_before_and_the_control_names_its_task():
+    assert "task_name" not in MAIN.to_dict() and dp.DepthConfig.from_dict(MAIN.to_dict()) == MAIN
+    control = dp.PRESETS["control"]
+    assert control.to_dict()["task_name"] == "sort" and dp.DepthConfig.from_dict(control.to_dict()) == control
+    assert not control.same_settings(MAIN.to_dict())  # a main-task record never serves the control
+    with pytest.raises(ValueError, match="task_name"):
+        replace(MAIN, task_name="parity")
+
+
 @pytest.mark.parametrize("length, n_symbols", [(8, 16), (0, 16), (9, 3), (9, 0)])
 def test_tasks_without_a_strict_majority_or_a_half_of_large_symbols_are_refused(length, n_symbols):
     with pytest.raises(ValueError):
@@ -194,6 +212,31 @@ def test_analysis_spreads_and_exact_paired_p_values_match_hand_computation():
     assert a["chance"]["token"] == 1 / 16 and a["single_token_ceiling"] == 163 / 256
 
 
+def test_gaps_give_paired_differences_with_their_seed_range():
+    runs = [_record(2, "final", s, 1.0 + 0.1 * s, 0.5) for s in range(4)]
+    runs += [_record(2, "aligned", s, 0.8, 0.5 + 0.1 * s) for s in range(4)]
+    (row,) = dp.gaps(dp.analyse({"config": replace(MAIN, depths=(2,)).to_dict(), "runs": runs}))
+    assert row["depth"] == 2 and row["seeds"] == 4 and row["smallest_p"] == pytest.approx(2 / 16)
+    assert row["accuracy_gap"] == pytest.approx(0.15) and row["accuracy_range"] == pytest.approx([0.0, 0.3])
+    assert row["loss_gap"] == pytest.approx(0.35) and row["loss_range"] == pytest.approx([0.2, 0.5])
+    # the loss differences 0.2 .. 0.5 all favour layer-aligned: the exact p is its floor, 2 of 16 patterns
+    assert row["p_loss"] == pytest.approx(2 / 16)
+
+
+def test_each_wiring_is_judged_at_its_own_best_learning_rate():
+    cfg = replace(MAIN, depths=(8,), seeds=(0, 1, 2))
+    losses = {("final", 1e-3): 2.0, ("final", 3e-3): 1.5, ("final", 1e-2): 1.8,
+              ("aligned", 1e-3): 0.4, ("aligned", 3e-3): 0.3, ("aligned", 1e-2): 0.2}
+    runs = [{**_record(8, w, s, loss + 0.01 * s, 0.9 - loss / 4 + 0.001 * s), "lr": lr}
+            for (w, lr), loss in losses.items() for s in range(3)]
+    a = dp.analyse_lr({"config": cfg.to_dict(), "lrs": list(dp.LR_GRID), "runs": runs})
+    assert a["depth"] == 8 and a["best"] == {"final": 3e-3, "aligned": 1e-2}
+    assert a["at_edge"] == {"final": False, "aligned": True}
+    test = a["tests"]["loss"]  # final at 3e-3 minus aligned at 1e-2, seed by seed: 1.3 each
+    assert test["diffs"] == pytest.approx([1.3] * 3) and test["p"] == pytest.approx(0.25) and test["pairs"] == 3
+    assert a["tests"]["accuracy"]["mean_diff"] == pytest.approx((1.5 - 0.2) / 4)
+
+
 def test_shipped_runs_serve_matching_settings_only():
     runs = [_record(d, w, s, 1.0, 0.5) for d in (2, 4) for s in range(3) for w in dp.WIRINGS]
     shipped = {"config": replace(MAIN, depths=(2, 4)).to_dict(), "runs": runs}
@@ -201,7 +244,7 @@ def test_shipped_runs_serve_matching_settings_only():
     assert {r["source"] for r in swept["runs"]} == {"shipped"} and len(swept["runs"]) == 8
     assert missing == [(8, w, s) for s in (0, 1) for w in dp.WIRINGS]
     _, missing = dp.available(replace(MAIN, depths=(2,), steps=300), shipped)  # other steps: nothing reused
-    assert len(missing) == 6
+    assert len(missing) == 2 * len(MAIN.seeds)
 
 
 def test_a_second_sweep_comes_from_the_cache():

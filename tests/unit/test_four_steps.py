@@ -193,3 +193,66 @@ def test_ablation_settings_refuse_what_they_cannot_run():
         fs.AblationSettings(depth=12, width=512)
     s = fs.AblationSettings(seeds=(0, 1, 2))
     assert fs.AblationSettings.from_dict(s.to_dict()) == s
+
+
+@pytest.mark.parametrize("depth,width,heads", [(2, 64, 4), (1, 32, 2), (3, 128, 8)])
+def test_matched_width_is_the_closest_count_among_all_widths_the_heads_allow(depth, width, heads):
+    base = fs.base_config(depth, width, heads)
+    target = fs.instantiated_parameters(decoder_only_config(base))
+    for variant, step in fs.MATCHED.items():  # closed-form counts: they equal the instantiated ones (above)
+        every = {w: parameter_count(step_config(replace(base, d_model=w), step)) for w in range(heads, width + 1, heads)}
+        best = min(abs(n - target) for n in every.values())
+        chosen = fs.matched_width(base, step)
+        assert chosen % heads == 0 and abs(every[chosen] - target) == best
+        assert fs.variant_config(base, variant).d_model == chosen
+
+
+def test_the_matched_path_brings_steps_0_and_1_within_ten_percent_of_decoder_only():
+    rows = {r["variant"]: r for r in fs.parameter_table(fs.base_config(**fs.DEFAULT_SIZES))}
+    assert rows["0"]["vs_decoder"] > 1.0 and rows["1"]["vs_decoder"] > 0.9  # sharing halves the model
+    assert (rows["0m"]["width"], rows["1m"]["width"]) == (40, 44)
+    assert all(abs(rows[v]["vs_decoder"]) < 0.1 for v in ("0m", "1m", "2", "3", "4", "5", fs.DECODER))
+
+
+def test_compare_functions_against_hand_computed_agreement_and_kl():
+    p = torch.tensor([[0.7, 0.2, 0.1], [0.1, 0.1, 0.8]], dtype=torch.float64)
+    q = torch.tensor([[0.5, 0.4, 0.1], [0.6, 0.2, 0.2]], dtype=torch.float64)
+    got = fs.compare_functions(p.log(), q.log())
+    kl = float((p * (p / q).log()).sum(-1).mean())
+    assert got["agreement"] == 0.5 and got["kl"] == pytest.approx(kl, rel=1e-12)
+    assert fs.compare_functions(p.log(), p.log()) == {"agreement": 1.0, "kl": 0.0}
+
+
+def test_the_final_change_trains_into_decoder_only_and_other_seeds_are_the_yardstick():
+    """The same function from the same weights: agreement 1 and KL at rounding; seeds compared in a ring."""
+    settings = fs.AblationSettings(steps=6, eval_every=3, seeds=(0, 1, 2), depth=1, width=16, heads=2,
+                                   eval_size=32, variants=("4", "5", "decoder", "0m"))
+    record = fs.run_ablation(settings)
+    final = [r for r in record["runs"] if r["variant"] == "5"]
+    assert all(r["agreement"] == 1.0 and r["kl"] < 1e-9 for r in final)
+    assert all("agreement" not in r for r in record["runs"] if r["variant"] == fs.DECODER)
+    assert [(b["seed"], b["other_seed"]) for b in record["seed_baseline"]] == [(0, 1), (1, 2), (2, 0)]
+    assert all(0 <= b["agreement"] <= 1 and b["kl"] > 1e-6 for b in record["seed_baseline"])
+    summary = fs.function_summary(record)
+    assert [v["variant"] for v in summary["variants"]] == ["0m", "4", "5"] and summary["baseline"]["n"] == 3
+    assert {r["width"] for r in record["runs"] if r["variant"] == "0m"} == {fs.matched_width(settings.base, 0)}
+    assert "between decoder-only models of neighbouring seeds" in fs.function_text(summary, 6)
+    early = fs.runs_at(record["runs"], 3)  # the curve's step-3 losses, as a 3-step run would end
+    assert len(early) == 12 and all(r["eval_loss"] == next(c[1] for c in run["curve"] if c[0] == 3)
+                                   for r, run in zip(early, record["runs"]))
+
+
+def test_neighbour_pairs_make_every_seed_a_reference_once():
+    assert fs.neighbour_pairs([4]) == [] and fs.neighbour_pairs([0, 1]) == [(0, 1)]
+    assert fs.neighbour_pairs([0, 1, 2, 3]) == [(0, 1), (1, 2), (2, 3), (3, 0)]
+
+
+def test_step_four_starts_from_decoder_onlys_weights_as_the_headline_says():
+    """A seed gives step 4 every decoder-only weight; its extra LayerNorms start at their fixed 1 and 0."""
+    models = {}
+    for v in ("4", fs.DECODER):
+        torch.manual_seed(3)
+        models[v] = Transformer(fs.variant_config(SMALL, v)).state_dict()
+    four, decoder = models["4"], models[fs.DECODER]
+    assert all(torch.equal(four[k], decoder[k]) for k in decoder)
+    assert all(four[k].eq(1.0 if k.endswith("weight") else 0.0).all() for k in set(four) - set(decoder))

@@ -17,7 +17,7 @@ from explorer import cli
 from explorer.costs import parameter_count, sequence_forward_flops
 from explorer.experiments import lengths as ln
 from explorer.progress import Progress
-from explorer.stats import minimum_detectable, t_test_power
+from explorer.stats import holm, minimum_detectable, t_test_power, trend_permutation_p
 from tests.conftest import ROOT
 
 MAIN = ln.PRESETS["main"]
@@ -48,6 +48,33 @@ def test_rank_summary_samples_are_sorted_quantiles_and_seeded():
         assert row_y == [sorted(row_x)[r] for r in (2, 7, 12, 17)]
     x2, _ = task.sample(64, torch.Generator().manual_seed(3))
     assert torch.equal(x, x2)
+
+
+def test_separate_target_symbols_spell_the_same_values_with_ids_of_their_own():
+    shared, split = ln.RankSummary(4, 20, n_symbols=8), ln.RankSummary(4, 20, n_symbols=8, separate_target=True)
+    assert (shared.vocab_size, split.vocab_size) == (10, 18)
+    x, y = shared.sample(32, torch.Generator().manual_seed(5))
+    x2, y2 = split.sample(32, torch.Generator().manual_seed(5))
+    assert torch.equal(x, x2) and int(x2.max()) < 10  # the same inputs, from the input's 8 symbols
+    assert int(y2.min()) >= 10 and torch.equal(y2 - 8, y)  # the same targets, spelled with the other 8
+
+
+def test_variant_presets_set_symbols_per_ratio():
+    matched, split = ln.PRESETS["matched"], ln.PRESETS["split-vocab"]
+    assert [matched.task(*r).n_symbols for r in matched.ratios] == [8, 64]
+    assert matched.task(12, 12).n_symbols == matched.n_symbols  # a ratio not listed keeps n_symbols
+    assert not matched.task(4, 20).separate_target and split.task(4, 20).separate_target
+    assert split.task(4, 20).vocab_size == 2 + 2 * 64
+    assert ln.ToyConfig.from_dict(json.loads(json.dumps(split.to_dict()))) == split  # the JSON round trip
+    with pytest.raises(ValueError, match="at least 2 symbols"):
+        ln.ToyConfig(symbols_by_ratio=((20, 4, 1),))
+    for cfg in (matched, split):
+        for row in ln.arm_table(cfg):  # every arm is matched at its own vocabulary
+            base = ln.arm_config(cfg, row["lx"], row["ly"], "decoder")
+            if row["arm"] == "encdec_params":
+                assert abs(row["parameters"] / parameter_count(base) - 1) <= ln.PARAM_TOLERANCE
+            model = ln.arm_config(cfg, row["lx"], row["ly"], row["arm"])
+            assert model.vocab_size == cfg.task(row["lx"], row["ly"]).vocab_size
 
 
 # --- the matched models -----------------------------------------------------------------------------------------
@@ -84,26 +111,69 @@ def test_minimum_detectable_effect_matches_the_normal_limit_and_has_the_stated_p
     assert math.isnan(minimum_detectable(0.0, 5))
 
 
-def test_paired_test_by_hand():
+def test_paired_test_is_the_exact_sign_flip_test():
     dec = np.array([1.0, 2.0, 0.5, 0.8])
-    ed = dec * np.exp([-0.1, 0.05, -0.2, 0.0])
-    out = ln.paired_test(ed, dec)
-    gaps = np.array([-0.1, 0.05, -0.2, 0.0])
-    t = gaps.mean() / (gaps.std(ddof=1) / 2)
-    assert out["gap_mean"] == pytest.approx(gaps.mean())
-    assert out["p"] == pytest.approx(2 * stats.t.sf(abs(t), 3))
-    half = stats.t.ppf(0.975, 3) * gaps.std(ddof=1) / 2
-    assert out["ci95"] == pytest.approx([gaps.mean() - half, gaps.mean() + half])
+    gaps = np.array([-0.1, -0.1, -0.1, 0.1])
+    out = ln.paired_test(dec * np.exp(gaps), dec)
+    assert out["gap_mean"] == pytest.approx(-0.05) and out["encdec_lower"] == 3
+    # 16 sign patterns of four equal magnitudes; |mean| >= 0.05 unless two are flipped each way (6 of 16)
+    assert out["p"] == pytest.approx(10 / 16) and out["smallest_p"] == 2 / 16
+    assert ln.paired_test(dec * np.exp(-0.1), dec)["p"] == pytest.approx(2 / 16)  # every seed agrees
     assert ln.percent(-0.1) == pytest.approx(100 * (math.exp(-0.1) - 1))
-    assert math.isnan(ln.paired_test(ed[:1], dec[:1])["p"])
+    assert math.isnan(ln.paired_test(dec[:1], dec[:1])["p"])  # one seed: no test
 
 
-def test_ratio_trend_recovers_a_planted_slope():
-    x = np.repeat([2.32, 0.0, -2.32], 50)
-    gap = -0.05 * x + np.random.default_rng(0).normal(0, 0.01, x.size)
-    t = ln.ratio_trend(x, gap)
-    assert t["slope"] == pytest.approx(-0.05, abs=0.003) and t["p"] < 1e-10 and t["mde"] < 0.01
-    assert math.isnan(ln.ratio_trend(np.zeros(4), np.ones(4))["slope"])  # one ratio: no slope
+def test_trend_permutation_p_against_hand_counts():
+    assert trend_permutation_p([0, 1, 2], [0, 1, 2]) == pytest.approx(2 / 6)  # the best three points can do
+    # centred x (-1, 0, 1): the statistic is |y3 - y1|; for y = (0, 2, 1) it is 1, and no ordering of the
+    # values 0, 1, 2 gives less, so every ordering counts
+    assert trend_permutation_p([0, 1, 2], [0, 2, 1]) == 1.0
+    # uneven x: only the sorted order reaches the largest |slope| (reversal gives less), so 1 / 4!
+    assert trend_permutation_p([0, 1, 2, 10], [0, 1, 2, 10]) == pytest.approx(1 / 24)
+    x = np.arange(10.0)
+    assert trend_permutation_p(x, x) < 0.001  # ten points: Monte Carlo over orderings
+    assert math.isnan(trend_permutation_p([1.0], [2.0]))
+
+
+def _planted_run(seeds: int = 6) -> dict:
+    """A run whose losses are planted: decoder-only loss 2, 1, 0.5 at 20->4, 12->12, 4->20 (a 4x span); the
+    encoder-decoders gain exp(-0.1) per doubling of Lx/Ly, plus a small seed-specific wobble."""
+    ratios, records = [(20, 4), (12, 12), (4, 20)], []
+    for (lx, ly), base in zip(ratios, (2.0, 1.0, 0.5)):
+        for seed in range(seeds):
+            wobble = 0.01 * (seed - 2.5)
+            for arm in ln.ARMS:
+                gap = 0.0 if arm == "decoder" else -0.1 * ln.log_ratio(lx, ly) + wobble
+                history = [{"step": 1, "eval_loss": base * math.exp(gap)}]
+                records.append({"lx": lx, "ly": ly, "arm": arm, "seed": seed, "parameters": 1,
+                                "flops_per_example": 1, "history": history})
+    return {"config": {"ratios": ratios, "seeds": list(range(seeds)), "n_symbols": 16}, "records": records}
+
+
+def test_claims_on_planted_losses():
+    claims = ln.claims(_planted_run())
+    design = claims["design"]
+    assert (design["n_seeds"], design["n_ratios"], design["ratio_tests"], design["trend_tests"]) == (6, 3, 12, 4)
+    assert design["ratio_smallest_p"] == 2 / 64 and design["ratio_smallest_holm_p"] == pytest.approx(12 * 2 / 64)
+    assert design["trend_seed_smallest_holm_p"] == pytest.approx(4 * 2 / 64)
+    assert design["trend_ratio_smallest_p"] == pytest.approx(1 / 3)
+    assert design["difficulty"]["curve"]["span"] == pytest.approx(4.0)
+    rows = [r for a in claims["by_metric"].values() for r in a["rows"]]
+    assert [r["holm_p"] for r in rows] == pytest.approx(holm([r["p"] for r in rows]))
+    far = [r for r in rows if (r["lx"], r["ly"]) == (20, 4)]
+    assert all(r["encdec_lower"] == 6 and r["p"] == 2 / 64 for r in far)  # -0.23 +- 0.025: every seed lower
+    for trend in claims["trends"]:
+        assert trend["slopes"] == pytest.approx([-0.1] * 6)  # the wobble is the same at every ratio of a seed
+        assert trend["negative"] == 6 and trend["seed_p"] == 2 / 64
+        assert trend["ratio_p"] == pytest.approx(1 / 3)  # perfectly ordered, and still no lower
+
+
+def test_one_ratio_has_no_trend_and_one_seed_no_test():
+    run = _planted_run(seeds=1)
+    run["records"] = [r for r in run["records"] if (r["lx"], r["ly"]) == (20, 4)]
+    claims = ln.claims(run)
+    assert not claims["trends"] and math.isnan(claims["design"]["trend_ratio_smallest_p"])
+    assert all(math.isnan(r["p"]) and math.isnan(r["holm_p"]) for r in claims["by_metric"]["curve"]["rows"])
 
 
 # --- runs -------------------------------------------------------------------------------------------------------
@@ -121,8 +191,10 @@ def test_the_quick_preset_runs_and_prints_its_tests(quick):
     for row in quick["rows"]:
         assert len(row["decoder"]) == len(row["encdec"]) == len(cfg.seeds)
         assert 0 < row["decoder_mean"] < math.log(cfg.n_symbols) + 0.5  # nats per target token
-        assert 0 <= row["p"] <= 1 and row["mde"] > 0
-    assert set(quick["trend"]) == set(ln.MATCHINGS)
+        assert 0.5 <= row["p"] <= 1 and row["p"] <= row["holm_p"] <= 1  # two seeds: p is 0.5 or 1
+    assert len(quick["per_ratio"]) == len(cfg.ratios) * len(ln.MATCHINGS) * len(ln.METRICS)
+    assert {(t["metric"], t["matching"]) for t in quick["trends"]} == {(m, k) for m in ln.METRICS for k in ln.MATCHINGS}
+    assert quick["design"]["ratio_smallest_p"] == 0.5  # two seeds: an exact test cannot go lower
     for rec in quick["records"]:
         assert [h["step"] for h in rec["history"]] == [10, 20] and rec["stopped"] == "steps"
 
@@ -140,6 +212,9 @@ def test_a_second_run_comes_from_the_cache_and_a_longer_shipped_run_serves_a_sho
     assert not planned.missing and set(planned.sources.values()) == {"shipped"}
     assert [[h["step"] for h in r["history"]] for r in ready] == [[10]] * 3
     assert ready[0]["history"][0] == first["records"][0]["history"][0]
+    older = {**shipped, "config": {k: v for k, v in cfg.to_dict().items()
+                                   if k not in ("symbols_by_ratio", "separate_target")}}
+    assert not ln.plan(cfg, older, use_cache=False).missing  # a file from before the variants still serves
     assert len(ln.plan(replace(cfg, lr=1e-3), shipped, use_cache=False).missing) == 3  # other settings: not served
     assert len(ln.plan(replace(cfg, steps=30), shipped, use_cache=False).missing) == 3  # longer: not served
 
@@ -159,8 +234,14 @@ def test_a_cut_run_keeps_what_finished():
 
 
 @pytest.mark.skipif(not SHIPPED.is_file(), reason="no shipped length results")
-def test_the_shipped_analysis_has_every_row_and_both_trends():
-    analysis = ln.analyse(json.loads(SHIPPED.read_text()))
-    assert len(analysis["rows"]) == len(MAIN.ratios) * len(ln.MATCHINGS)
-    assert all(len(r["seeds"]) == len(MAIN.seeds) for r in analysis["rows"])
-    assert all(t["n"] == len(MAIN.ratios) * len(MAIN.seeds) for t in analysis["trend"].values())
+def test_the_shipped_analysis_from_the_cli_trains_nothing_and_states_its_limits():
+    out = _cli("--preset", "main", "--from-shipped")
+    assert out["trained"] == 0 and out["source"].endswith("main.json")
+    assert len(out["per_ratio"]) == len(MAIN.ratios) * len(ln.MATCHINGS) * len(ln.METRICS)
+    assert all(r["n_seeds"] == len(MAIN.seeds) for r in out["per_ratio"])
+    lowest = 2 / 2 ** len(MAIN.seeds)
+    assert all(r["p"] >= lowest and r["holm_p"] >= lowest * len(out["per_ratio"]) for r in out["per_ratio"])
+    assert out["design"]["ratio_smallest_holm_p"] == pytest.approx(lowest * len(out["per_ratio"]))
+    assert len(out["trends"]) == 4 and all(t["ratio_p"] >= 1 / 3 for t in out["trends"])
+    assert out["design"]["difficulty"]["curve"]["span"] > 10  # the three tasks are not equally hard
+    assert cli.main(["lengths", "--preset", "main", "--from-shipped", "--seeds", "2"]) == 2  # refused, no traceback

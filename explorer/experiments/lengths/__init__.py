@@ -21,7 +21,8 @@ Nothing here decides the lecture's claim: that concerns instruction tuning of la
 
 from explorer.experiments.lengths.accounting import (POSITIONS, Shape, allocation, attention_flops, cost_parity,
                                                      parameter_groups)
-from explorer.experiments.lengths.analysis import METRICS, analyse, learning_curves, paired_test, percent, ratio_trend
+from explorer.experiments.lengths.analysis import (METRICS, analyse, claims, learning_curves, log_ratio, loss_of,
+                                                  paired_test, percent, seed_slopes)
 from explorer.experiments.lengths.families import DECODER, ENCDEC, FAMILY_NAMES
 from explorer.experiments.lengths.profiles import (MAX_BYTES, MAX_LENGTH, MAX_ROWS, MAX_TYPED, PROFILE_PAIRS,
                                                    PROFILES, LengthsError, length_stats, parse_typed,
@@ -30,4 +31,5 @@ from explorer.experiments.lengths.runs import estimate_seconds, load_shipped, pl
 from explorer.experiments.lengths.task import RankSummary
 # _model and _solve_width are internal to `toy`, here for tests/unit/test_lengths_toy.py (the solver's refusal)
 from explorer.experiments.lengths.toy import (ARM_NAMES, ARMS, FLOP_TOLERANCE, MATCHINGS, PARAM_TOLERANCE,
-                                              PRESETS, ToyConfig, _model, _solve_width, arm_config, arm_table)
+                                              PRESETS, SHIPPED_PRESETS, ToyConfig, _model, _solve_width, arm_config,
+                                              arm_table)

@@ -1,7 +1,10 @@
 """Statistics over seeds of a toy run: paired tests per ratio, the trend with the length ratio, curves.
 
-Small models trained from scratch differ by seed, so every comparison says how large an effect the design
-could have detected.
+The design sets what can be claimed. Runs are paired by seed (same initial data and held-out set for every arm),
+so each ratio gets an exact sign-flip test over seeds; every test of a page is one family for Holm's correction.
+The trend with the length ratio is tested with the right unit: a slope per seed (seeds are the replicates), and
+the ratios' mean gaps against their order (the ratios are the design points). Each ratio is a different task,
+so no test here can separate the length ratio from the task's difficulty.
 """
 
 from __future__ import annotations
@@ -9,25 +12,18 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
 
 from explorer.experiments.lengths.toy import ARMS, MATCHINGS
-from explorer.stats import minimum_detectable
+from explorer.stats import ALPHA, holm, sign_flip_p, smallest_p, trend_permutation_p
 
 
 def paired_test(encdec: np.ndarray, decoder: np.ndarray) -> dict:
-    """Paired t-test over seeds on the log loss ratio ln(encdec / decoder): < 0 means encoder-decoder lower."""
+    """Exact sign-flip test over seeds on the log loss ratio ln(encdec / decoder): < 0 means encoder-decoder
+    lower. With one seed there is no test (p nan)."""
     gap = np.log(encdec) - np.log(decoder)
     n = len(gap)
-    out = {"n": n, "gap_mean": float(gap.mean()), "gaps": gap.tolist()}
-    if n < 2:
-        return {**out, "gap_sd": float("nan"), "p": float("nan"), "ci95": [float("nan")] * 2, "mde": float("nan")}
-    sd = float(gap.std(ddof=1))
-    se = sd / math.sqrt(n)
-    t = stats.t.ppf(0.975, n - 1)
-    p = float(stats.ttest_rel(np.log(encdec), np.log(decoder)).pvalue) if sd > 0 else float("nan")
-    return {**out, "gap_sd": sd, "p": p, "ci95": [out["gap_mean"] - t * se, out["gap_mean"] + t * se],
-            "mde": minimum_detectable(se, n - 1)}
+    return {"n": n, "gap_mean": float(gap.mean()), "gaps": gap.tolist(), "encdec_lower": int((gap < 0).sum()),
+            "p": sign_flip_p(gap) if n > 1 else float("nan"), "smallest_p": smallest_p(n)}
 
 
 def _sd(values: np.ndarray) -> float:
@@ -45,8 +41,8 @@ METRICS = {"curve": "held-out loss averaged over the run's evaluations",
 
 
 def analyse(run_result: dict, metric: str = "curve") -> dict:
-    """Per ratio and matching: both families' losses over seeds, the paired test and its detectable effect;
-    per matching: whether the gap moves with the length ratio (a regression of the gap on log2(Lx/Ly)).
+    """Per ratio and matching: both families' losses over seeds and the paired test (uncorrected; `claims`
+    corrects the whole family).
 
     Only seeds complete for every arm of a ratio enter that ratio's rows.
     """
@@ -54,41 +50,101 @@ def analyse(run_result: dict, metric: str = "curve") -> dict:
         raise ValueError(f"metric must be one of {sorted(METRICS)}, got {metric!r}")
     cfg = run_result["config"]
     by = {(r["lx"], r["ly"], r["arm"], r["seed"]): r for r in run_result["records"]}
-    rows, trend = [], {}
+    rows = []
     for matching, arm in MATCHINGS.items():
-        xs, gaps = [], []
         for lx, ly in (tuple(r) for r in cfg["ratios"]):
             seeds = [s for s in cfg["seeds"] if all((lx, ly, a, s) in by for a in ARMS)]
             if not seeds:
                 continue
             dec = np.array([loss_of(by[(lx, ly, "decoder", s)], metric) for s in seeds])
             ed = np.array([loss_of(by[(lx, ly, arm, s)], metric) for s in seeds])
-            test = paired_test(ed, dec)
-            rows.append({"lx": lx, "ly": ly, "matching": matching, "seeds": seeds,
+            rows.append({"lx": lx, "ly": ly, "matching": matching, "metric": metric, "seeds": seeds,
                          "decoder": dec.tolist(), "encdec": ed.tolist(),
                          "decoder_mean": float(dec.mean()), "decoder_sd": _sd(dec),
                          "encdec_mean": float(ed.mean()), "encdec_sd": _sd(ed),
                          "parameters": {a: by[(lx, ly, a, seeds[0])]["parameters"] for a in ("decoder", arm)},
                          "flops_per_example": {a: by[(lx, ly, a, seeds[0])]["flops_per_example"]
-                                               for a in ("decoder", arm)}, **test})
-            xs += [math.log2(lx / ly)] * len(seeds)
-            gaps += test["gaps"]
-        trend[matching] = ratio_trend(np.array(xs), np.array(gaps))
-    return {"metric": metric, "metric_text": METRICS[metric], "rows": rows, "trend": trend,
-            "config": cfg, "stopped": run_result.get("stopped", "steps")}
+                                               for a in ("decoder", arm)}, **paired_test(ed, dec)})
+    return {"metric": metric, "metric_text": METRICS[metric], "rows": rows, "config": cfg,
+            "stopped": run_result.get("stopped", "steps")}
 
 
-def ratio_trend(x: np.ndarray, gap: np.ndarray) -> dict:
-    """Slope of the gap per doubling of Lx/Ly, its p-value and the smallest slope the design detects.
+def log_ratio(lx: int, ly: int) -> float:
+    """The trend's x axis: doublings of Lx / Ly (20->4: +2.32, 12->12: 0, 4->20: -2.32)."""
+    return math.log2(lx / ly)
 
-    The FLAN explanation predicts a negative slope: the longer the input relative to the target, the more
-    the encoder-decoder gains (the gap is ln(encdec / decoder) loss, lower = encoder-decoder better).
+
+def seed_slopes(rows: list[dict]) -> dict[int, float]:
+    """Per seed present at every ratio of `rows` (one matching, one metric): the least-squares slope of its gap
+    against log2(Lx/Ly). One number per seed, so the seeds, not the points, are the replicates."""
+    common = sorted(set.intersection(*(set(r["seeds"]) for r in rows)))
+    x = np.array([log_ratio(r["lx"], r["ly"]) for r in rows])
+    out = {}
+    for seed in common:
+        gap = np.array([r["gaps"][r["seeds"].index(seed)] for r in rows])
+        out[seed] = float(np.polyfit(x, gap, 1)[0])
+    return out
+
+
+def _trend(rows: list[dict], matching: str, metric: str) -> dict:
+    """The gap against the length ratio, at the two levels the design allows (see the module docstring)."""
+    slopes = seed_slopes(rows)
+    values = np.array(list(slopes.values()))
+    x = [log_ratio(r["lx"], r["ly"]) for r in rows]
+    means = [r["gap_mean"] for r in rows]
+    return {"matching": matching, "metric": metric,
+            "n_seeds": len(values), "slopes": values.tolist(),
+            "slope_mean": float(values.mean()) if len(values) else float("nan"),
+            "negative": int((values < 0).sum()),
+            "seed_p": sign_flip_p(values) if len(values) > 1 else float("nan"),
+            "seed_smallest_p": smallest_p(len(values)),
+            "n_ratios": len(rows), "ratio_gaps": means,
+            "ratio_p": trend_permutation_p(x, means), "ratio_smallest_p": trend_permutation_p(x, x)}
+
+
+def claims(run_result: dict) -> dict:
+    """Everything the page may conclude from a run, both metrics at once.
+
+    `by_metric[m]`: `analyse(run_result, m)`, each row with `holm_p`, Holm's correction over every per-ratio
+    test of both metrics and both matchings (one family: the page shows them together). `trends`: per metric
+    and matching (where there are two ratios or more), the per-seed slope test and the test over ratios, each
+    family Holm-corrected (`seed_holm_p`, `ratio_holm_p`). `design`: seeds, ratios, how many tests, the
+    smallest p-value each test and each correction can give, and how much the tasks' difficulty differs.
     """
-    if len(set(x.tolist())) < 2 or len(x) < 3:
-        return {"slope": float("nan"), "p": float("nan"), "se": float("nan"), "mde": float("nan"), "n": len(x)}
-    fit = stats.linregress(x, gap)
-    return {"slope": float(fit.slope), "p": float(fit.pvalue), "se": float(fit.stderr), "n": len(x),
-            "mde": minimum_detectable(float(fit.stderr), len(x) - 2)}
+    by_metric = {m: analyse(run_result, m) for m in METRICS}
+    rows = [r for m in METRICS for r in by_metric[m]["rows"]]
+    for row, adjusted in zip(rows, holm([r["p"] for r in rows])):
+        row["holm_p"] = float(adjusted)
+    trends = []
+    for metric in METRICS:
+        for matching in MATCHINGS:
+            mine = [r for r in by_metric[metric]["rows"] if r["matching"] == matching]
+            if len({(r["lx"], r["ly"]) for r in mine}) >= 2:
+                trends.append(_trend(mine, matching, metric))
+    for level in ("seed", "ratio"):
+        for trend, adjusted in zip(trends, holm([t[f"{level}_p"] for t in trends])):
+            trend[f"{level}_holm_p"] = float(adjusted)
+    return {"by_metric": by_metric, "trends": trends, "design": _design(rows, trends),
+            "config": run_result["config"], "stopped": run_result.get("stopped", "steps")}
+
+
+def _design(rows: list[dict], trends: list[dict]) -> dict:
+    n_seeds = max((r["n"] for r in rows), default=0)
+    tested = [r for r in rows if math.isfinite(r["p"])]
+    difficulty = {}
+    for metric in METRICS:
+        losses = {(r["lx"], r["ly"]): r["decoder_mean"] for r in rows if r["metric"] == metric}
+        if losses:
+            difficulty[metric] = {"decoder_loss": [{"lx": lx, "ly": ly, "mean": v} for (lx, ly), v in losses.items()],
+                                  "span": max(losses.values()) / min(losses.values())}
+    lowest = smallest_p(n_seeds)
+    return {"n_seeds": n_seeds, "n_ratios": len({(r["lx"], r["ly"]) for r in rows}), "alpha": ALPHA,
+            "ratio_tests": len(tested), "ratio_smallest_p": lowest,
+            "ratio_smallest_holm_p": min(1.0, lowest * len(tested)) if tested else float("nan"),
+            "trend_tests": len(trends),
+            "trend_seed_smallest_holm_p": min(1.0, lowest * len(trends)) if trends else float("nan"),
+            "trend_ratio_smallest_p": min((t["ratio_smallest_p"] for t in trends), default=float("nan")),
+            "difficulty": difficulty}
 
 
 def percent(log_ratio: float) -> float:

@@ -12,7 +12,6 @@ from pathlib import Path
 from explorer import planning, results
 from explorer import shipped as shipped_results
 from explorer.costs import parameter_count, sequence_forward_flops
-from explorer.experiments.lengths.task import RankSummary
 from explorer.experiments.lengths.toy import ARM_NAMES, ARMS, ToyConfig, arm_config
 from explorer.planning import Plan
 from explorer.progress import SILENT, Progress
@@ -45,7 +44,7 @@ def train_one(cfg: ToyConfig, lx: int, ly: int, arm: str, seed: int,
               progress: Progress = SILENT) -> dict:
     """Train one model with `explorer.train`; its held-out history as plain data."""
     model_cfg = arm_config(cfg, lx, ly, arm)
-    res = train(model_cfg, RankSummary(lx, ly, cfg.n_symbols), cfg.train_config(seed), progress)
+    res = train(model_cfg, cfg.task(lx, ly), cfg.train_config(seed), progress)
     return {"lx": lx, "ly": ly, "arm": arm, "seed": seed, "parameters": parameter_count(model_cfg),
             "flops_per_example": sequence_forward_flops(model_cfg, lx, ly), "d_ff": model_cfg.ff_width,
             "layers": model_cfg.n_layers, "stopped": res.stopped, "seconds": res.seconds,
@@ -58,7 +57,8 @@ def from_shipped(cfg: ToyConfig, lx: int, ly: int, arm: str, seed: int, shipped:
     if not shipped or shipped.get("stopped") != "steps":
         return None
     scfg = shipped["config"]
-    if not cfg.same_settings(scfg) or cfg.steps > scfg["steps"]:
+    # read back through the recipe, so a file written before a field existed has that field's default
+    if not cfg.same_settings(ToyConfig.from_dict(scfg).to_dict()) or cfg.steps > scfg["steps"]:
         return None
     for rec in shipped["records"]:
         if (rec["lx"], rec["ly"], rec["arm"], rec["seed"]) == (lx, ly, arm, seed):

@@ -16,11 +16,14 @@ class RankSummary:
     Target j is the value at rank floor((2j + 1) Lx / (2 Ly)) of the sorted input. With Lx > Ly that is a
     summary (quantiles of the input); with Lx = Ly it is sorting; with Lx < Ly every sorted value is spelled
     out several times (an expansion). One rule at every ratio, so only the lengths change.
+    With `separate_target`, the target spells each value with a symbol of its own (ids after the input's), so
+    input and target tokens come from different vocabularies, as in translation (slides 53-54).
     """
 
     input_len: int
     target_len: int
     n_symbols: int = 16
+    separate_target: bool = False
 
     def __post_init__(self) -> None:
         if self.input_len < 1 or self.target_len < 1 or self.n_symbols < 2:
@@ -28,7 +31,7 @@ class RankSummary:
 
     @property
     def vocab_size(self) -> int:
-        return FIRST_SYMBOL + self.n_symbols
+        return FIRST_SYMBOL + self.n_symbols * (2 if self.separate_target else 1)
 
     @property
     def ranks(self) -> list[int]:
@@ -36,5 +39,6 @@ class RankSummary:
 
     def sample(self, batch_size: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
         """(x [B, Lx], y [B, Ly]) token ids."""
-        x = torch.randint(FIRST_SYMBOL, self.vocab_size, (batch_size, self.input_len), generator=generator)
-        return x, x.sort(dim=1).values[:, self.ranks]
+        x = torch.randint(FIRST_SYMBOL, FIRST_SYMBOL + self.n_symbols, (batch_size, self.input_len),
+                          generator=generator)
+        return x, x.sort(dim=1).values[:, self.ranks] + (self.n_symbols if self.separate_target else 0)
