@@ -102,12 +102,12 @@ def _takeaway(fit: trend.Fit | None, models: dict | None, start: int, end: int, 
             say("takeaway-none", problem=problem)
         return
     robust = models["robust"]
-    years = f"{fit.years_per_10x:.1f}" if fit.b > 0 else "∞ (no growth)"
+    years = f"{fit.years_per_10x:.2f}" if fit.b > 0 else "∞ (no growth)"
     say("takeaway", start=start, end=end, years=years,
         interval=trend.interval_text(robust["ci_low"] or 0, robust["ci_high"] or float("inf")))
     fixed = models["fixed_effects"]
     if len(fixed["series"]) > 1 and fixed["years_per_10x"] is not None:  # the pooled line counts the jump
-        say("takeaway-fixed", years=f"{fixed['years_per_10x']:.1f}",    # between series as growth
+        say("takeaway-fixed", years=f"{fixed['years_per_10x']:.2f}",    # between series as growth
             interval=trend.interval_text(fixed["ci_low"] or 0, fixed["ci_high"] or float("inf")))
 
 

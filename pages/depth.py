@@ -131,7 +131,7 @@ def measured_figure(name: str, analysis_key: tuple, depth: int, _analysis: dict)
 
 @st.cache_data(show_spinner=False)
 def step_rate(mtimes: tuple[float, ...]) -> tuple[float, float]:
-    return dp.step_time_model(shipped())
+    return dp.step_time_model(shipped_runs())
 
 
 @st.cache_data(show_spinner=False)
@@ -258,7 +258,7 @@ def results_section(analysis: dict, cfg: dp.DepthConfig, depth: int, meanwhile: 
         m[3].metric(f"Exact p on loss ({plural(test['loss']['pairs'], 'paired seed')})", p_text(test["loss"]["p"]),
                     help=t("help-p", pairs=test["loss"]["pairs"], smallest=test["loss"]["smallest_p"]))
         wins, n = paired_wins(cells)
-        power = (t("detectable", final=len(final["seeds"]), aligned=len(aligned["seeds"]), mde=test["loss"]["mde"])
+        power = (t("detectable", final=len(final["seeds"]), mde=test["loss"]["mde"])
                  if math.isfinite(test["loss"]["mde"]) else t("no-test"))
         st.markdown(t("wins", depth=depth, wins=wins, seeds=plural(n, "seed")) + " " + power)
         worse = min(cells, key=lambda w: cells[w]["accuracy"]["mean"])

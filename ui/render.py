@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import html
 import re
 import traceback
 from typing import Iterator
@@ -58,7 +59,7 @@ def figure(fig: go.Figure, key: str, notice: str = "", slides: str | None = None
     chart = for_dark(fig) if _dark() else fig  # the export below keeps the light original
     if not alone:  # an embedded figure is a slide's whole picture, its title and badge inside it, like an export
         chart, header = split_header(chart)
-        st.html(_header_html(header, lecture.presentation()))
+        st.html(header_html(header, lecture.presentation()))
     with _scroll_frame(key) if needs_width(chart) else contextlib.nullcontext():
         st.plotly_chart(chart, theme=None, key=key, config=config)
     if alone or lecture.controls_hidden():
@@ -76,16 +77,29 @@ def _scroll_frame(key: str) -> Iterator[None]:
         yield
 
 
-def _header_html(header: Header, projector: bool) -> str:
+_PLOTLY_TAGS = re.compile(r"&lt;(/?)(b|i|sup|sub|br)&gt;")  # the few tags a Plotly title may carry
+_COLOR = re.compile(r"#[0-9A-Fa-f]{3,8}")
+
+
+def _plotly_text(text: str) -> str:
+    """A figure title or badge as HTML: everything escaped (a title may quote a student's text), then Plotly's
+    own formatting tags let through."""
+    return _PLOTLY_TAGS.sub(r"<\1\2>", html.escape(text, quote=True))
+
+
+def header_html(header: Header, projector: bool) -> str:
     """The figure's title and evidence badge as text above it: text wraps on a phone, a figure's title does
-    not. A subtitle (`<sup>` in Plotly's title) becomes a smaller line."""
+    not. A subtitle (`<sup>` in Plotly's title) becomes a smaller line. Safe for st.html: all text is escaped
+    (`_plotly_text`) and the colour must be a hex colour."""
     scale = 1.4 if projector else 1.0
-    title = header.title.replace("<sup>", '<span style="font-size:0.75em;font-weight:400;opacity:0.8">')
+    title = _plotly_text(header.title).replace(
+        "<sup>", '<span style="font-size:0.75em;font-weight:400;opacity:0.8">').replace("</sup>", "</span>")
+    color = header.color if _COLOR.fullmatch(header.color or "") else "#666666"
     badge = (f'<span style="display:inline-block;margin-top:0.3rem;padding:0.1rem 0.5rem;border-radius:0.25rem;'
-             f'background:{header.color};color:white;font-size:{0.8 * scale:.2f}rem">{header.badge}</span>'
+             f'background:{color};color:white;font-size:{0.8 * scale:.2f}rem">{_plotly_text(header.badge)}</span>'
              if header.badge else "")
     return (f'<div class="figure-head"><div style="font-size:{1.2 * scale:.2f}rem;font-weight:600;line-height:1.3">'
-            f'{title.replace("</sup>", "</span>")}</div>{badge}</div>')
+            f'{title}</div>{badge}</div>')
 
 
 def _dark() -> bool:

@@ -627,14 +627,19 @@ def table(analysis: dict) -> list[dict]:
 SECONDS_PER_STEP_FALLBACK = (0.004, 0.004)  # (fixed, per layer) seconds per training step, if nothing is measured
 
 
-def step_time_model(shipped: dict | None) -> tuple[float, float]:
-    """Seconds per training step as a + b * depth, least squares over a finished sweep's runs."""
-    runs = [r for r in (shipped or {}).get("runs", []) if r.get("steps_done") and r.get("seconds")]
-    if len({r["depth"] for r in runs}) < 2:
+def step_time_model(sweeps: list[dict]) -> tuple[float, float]:
+    """Seconds per training step as a + b * depth, least squares over the quickest run of each depth in the
+    shipped sweeps: other work on a shared machine only ever slows a run down, so the quickest run is the
+    least disturbed measurement of what this recipe costs."""
+    quickest: dict[int, float] = {}
+    for sweep in sweeps:
+        for r in sweep.get("runs", []):
+            if r.get("steps_done") and r.get("seconds") and r.get("source") != "shipped":
+                per_step = r["seconds"] / r["steps_done"]
+                quickest[r["depth"]] = min(per_step, quickest.get(r["depth"], math.inf))
+    if len(quickest) < 2:
         return SECONDS_PER_STEP_FALLBACK
-    depth = np.array([r["depth"] for r in runs], float)
-    per_step = np.array([r["seconds"] / r["steps_done"] for r in runs])
-    b, a = np.polyfit(depth, per_step, 1)
+    b, a = np.polyfit(np.array(list(quickest), float), np.array(list(quickest.values())), 1)
     return max(float(a), 0.0), max(float(b), 1e-4)
 
 

@@ -574,7 +574,7 @@ def paired_text(analysis: dict) -> str:
         return "Too few seeds for a paired test: at least two seeds of step 4 and decoder-only are needed."
     row = next(r for r in analysis["pairs"] if (r["a"], r["b"]) == (eq["a"], eq["b"]))
     same = eq["p"] < 0.05
-    return (f"Seed by seed, step 4's held-out loss is {row['mean_diff']:+.4f} from decoder-only's ({row['n']} "
+    return (f"Seed by seed, step 4's held-out loss minus decoder-only's is {row['mean_diff']:+.4f} ({row['n']} "
             f"seeds; exact paired p = {row['paired_p']:.2g}, or {row['holm_p']:.2g} after Holm's correction over all "
             f"{len(analysis['pairs'])} pairs). Equivalence within the declared margin of ±{eq['margin']:.4f} "
             f"({EQUIVALENCE_SHARE:.0%} of decoder-only's loss): "

@@ -43,9 +43,9 @@ def test_default_view_opens_on_the_slide_with_the_fit_in_numbers_below():
         "95% interval (robust)": "4.78–5.14", "Points fitted": "129"}
     assert "slide's window" in _infos(at) and "5.67 years (5.40–5.97)" in _infos(at)
     takeaway = " ".join(m.value for m in at.markdown)  # under the figure: the pooled rate, then the rate within
-    assert "10× every 5.0 years" in takeaway and "10× every 5.7 years" in takeaway  # series (fixed effects)
+    assert "10× every 4.95 years" in takeaway and "10× every 5.67 years" in takeaway  # series (fixed effects)
     one_series = " ".join(m.value for m in run_page(PAGE, series=["Nordhaus 2001"]).markdown)
-    assert "10× every 5.6 years" in one_series and "level difference" not in one_series  # no jump to count
+    assert "10× every 5.57 years" in one_series and "level difference" not in one_series  # no jump to count
     assert evidence_kinds(at) == ["historical data"]  # the open section is words and tiles; closed ones draw nothing
     assert [f["layout"]["meta"]["evidence_kinds"] for f in figures(at)] == [["historical data", "fit", "extrapolation"]]
     rates = figures(run_page(PAGE, section="One rate, several models"))

