@@ -51,7 +51,15 @@ def image_bytes(fig: go.Figure, fmt: str, size: tuple[int, int] = SLIDE_SIZE) ->
     if fmt not in IMAGE_FORMATS:
         raise ValueError(f"image format must be one of {IMAGE_FORMATS}, got {fmt!r}")
     opts = {"format": fmt, "width": size[0], "height": size[1]}
-    return _kaleido().calc_fig_sync(for_slide(fig, size).to_dict(), opts=opts)
+    spec = for_slide(fig, size).to_dict()
+    try:
+        return _kaleido().calc_fig_sync(spec, opts=opts)
+    except Exception as err:  # kaleido's JavascriptError (a private class): retried once, only for a cold tab
+        if "kaleido_scopes is not defined" not in str(err):
+            raise
+        # on a busy machine a fresh kaleido tab may be asked before its script has loaded (seen once in a
+        # fresh-clone test run); the same call then succeeds
+        return _kaleido().calc_fig_sync(spec, opts=opts)
 
 
 def html_bytes(fig: go.Figure, size: tuple[int, int] = SLIDE_SIZE) -> bytes:
