@@ -198,6 +198,11 @@ def trainer(browser, base: str, plan: Trainer, shot: Path, delay_s: float):
             await page.wait_for_selector(IDLE)
             if not await page.get_by_text(CUT).count():
                 break
+            rest = page.get_by_role("button", name=REST)  # what a cut run still lacks, or its results if none
+            left_ms = RUN_TIMEOUT_MS - (time.perf_counter() - start) * 1000
+            await rest.or_(page.get_by_text(plan.done)).first.wait_for(state="visible", timeout=max(left_ms, 1))
+            if not await rest.count():
+                break  # cut just as its last model finished: the results are there, nothing is left to train
             row["cuts"] += 1  # a loaded server cut the run at its limit: the student trains the rest, as asked
             button = REST
         row["run_s"] = time.perf_counter() - start
