@@ -225,7 +225,7 @@ def takeaway(analysis: dict, depth: int, meanwhile: bool) -> None:
         return
     final, aligned = cells["final"]["accuracy"]["mean"], cells["aligned"]["accuracy"]["mean"]
     wins, n = paired_wins(cells)
-    text = t("takeaway", depth=f"{depth}{' (the shipped run)' if meanwhile else ''}", gap=(aligned - final) * 100,
+    text = t("takeaway", depth=t("depth-shipped", depth=depth) if meanwhile else depth, gap=(aligned - final) * 100,
              aligned=aligned, final=final, wins=wins, seeds=plural(n, "seed"),
              p=p_label(analysis["tests"][depth]["accuracy"]["p"]))
     control = control_gap(depth)
@@ -363,7 +363,7 @@ def signed(x: float, digits: int = 1) -> str:
 
 def gap_list(analysis: dict) -> str:
     """'depth 2: +25.0 points, p = 0.008; ...': the mean paired accuracy gap per depth with its exact p."""
-    return "; ".join(f"depth {r['depth']}: {signed(r['accuracy_gap'] * 100)} points, {p_label(r['p_accuracy'])}"
+    return "; ".join(t("gap-item", depth=r["depth"], gap=signed(r["accuracy_gap"] * 100), p=p_label(r["p_accuracy"]))
                      for r in dp.gaps(analysis))
 
 
@@ -413,7 +413,8 @@ def lr_section() -> None:
     other = {w: lr for w, lr in lr["most_accurate"].items() if lr != best[w]}
     if other:
         accuracy = {w: lr["cells"][w][rate]["accuracy"]["mean"] for w, rate in {**best, **other}.items()}
-        rates = ", ".join(f"{SHORT[w]} at {rate:g} ({accuracy[w]:.1%})" for w, rate in other.items())
+        rates = ", ".join(t("rate-item", wiring=SHORT[w], rate=f"{rate:g}", accuracy=accuracy[w])
+                          for w, rate in other.items())
         say("lr-by-accuracy", rates=rates, gap=(accuracy["aligned"] - accuracy["final"]) * 100)
 
 
