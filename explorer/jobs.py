@@ -90,6 +90,7 @@ class Job:
     fraction: float = 0.0
     message: str = "waiting for a free worker"
     result: dict | None = None
+    partial: dict | None = None  # what the work has shared so far (`Progress.share`), for a live figure
     error: str | None = None
     submitted: float = field(default_factory=time.monotonic)
     started: float | None = None
@@ -148,6 +149,9 @@ class JobProgress(Progress):
 
     def time_left(self) -> float:
         return self._job.seconds_left()
+
+    def share(self, partial: dict) -> None:
+        self._job.partial = partial
 
 
 @contextlib.contextmanager

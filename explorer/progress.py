@@ -4,7 +4,8 @@ A long call (training, a sweep, a timing run) takes one `Progress`. It calls `up
 as it goes (which raises `Cancelled` once someone cancelled), and asks `should_stop()` between steps:
 cancelled, or out of time (`time_left()`), so that a cut run can still return what it finished. The
 job queue hands work functions a `Progress` tied to a job; the CLI prints one; a library call without
-one never stops early. `part(start, end)` gives a sub-call its share of the fraction.
+one never stops early. `part(start, end)` gives a sub-call its share of the fraction. `share(partial)`
+publishes what is done so far, so a page can draw a run's curves while it trains.
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ class Progress:
 
     def time_left(self) -> float:
         return math.inf
+
+    def share(self, partial: dict) -> None:
+        """Publish the results so far (a plain dict that a figure function can draw); the base keeps nothing."""
 
     def update(self, fraction: float, message: str = "") -> None:
         """Report `fraction` (0..1) and `message`; raise `Cancelled` if the run was cancelled."""
@@ -71,6 +75,9 @@ class _Part(Progress):
 
     def time_left(self) -> float:
         return self._parent.time_left() - self._reserve
+
+    def share(self, partial: dict) -> None:
+        self._parent.share(partial)
 
 
 class Deadline(Progress):

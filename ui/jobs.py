@@ -1,6 +1,9 @@
 """Show an on-demand run from `explorer.jobs` in a page: the button that starts it, its place in the queue,
 progress, Cancel, and afterwards what happened (done, cut, cancelled, failed): never nothing.
 
+A run that shares its results so far (`Progress.share`) is drawn while it trains: the page passes `live`, a
+figure function of that partial result, and the progress panel redraws it at every poll.
+
 A run is tied to the browser session that asked for it: while the session is connected it counts as a
 viewer, and a run whose viewers have all left is cancelled by the queue. A session keeps the results it has
 collected, so a run cut by its time limit stays on this student's screen while the queue forgets it and the
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+import plotly.graph_objects as go
 import streamlit as st
 from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
@@ -18,6 +22,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from explorer.jobs import ABANDONED, CANCELLED, DONE, FAILED, QUEUE, QueueFull
 from explorer.progress import Progress
 from ui.lecture import controls_hidden
+from ui.render import live_figure
 
 POLL_SECONDS = 0.5
 _RESULT, _ENDED, _ASKED, _CANCELLED, _LAST = "_run-result-", "_run-ended-", "_run-asked-", "_run-cancelled-", "_run-last-"
@@ -63,7 +68,7 @@ def forget(key: str) -> None:
 
 
 @st.fragment(run_every=POLL_SECONDS)
-def _progress_panel(key: str) -> None:
+def _progress_panel(key: str, live: Callable[[dict], go.Figure] | None = None) -> None:
     job = QUEUE.get(key)
     if job is None or job.finished:
         ctx = get_script_run_ctx()
@@ -76,6 +81,9 @@ def _progress_panel(key: str) -> None:
     if st.button("Cancel run", key=f"cancel-{key}"):
         job.cancel()
         st.session_state[_CANCELLED + key] = True
+    partial = job.partial
+    if live is not None and partial is not None:
+        live_figure(live(partial), key=f"live-{key}")
 
 
 def _show_ended(key: str, label: str) -> bool:
@@ -96,12 +104,13 @@ def _show_ended(key: str, label: str) -> bool:
 
 
 def run_in_background(key: str, work: Callable[[Progress], dict], label: str, time_limit_s: float = 90.0,
-                      button: str | None = None) -> dict | None:
+                      button: str | None = None, live: Callable[[dict], go.Figure] | None = None) -> dict | None:
     """The result of the run for `key` once it is done; until then its button, or its progress, and None.
 
     `button`: the run starts only when a person presses it (every training run asks; a timing run may start
     by itself). A run going on for `key`, or just done, started by anyone, is joined without a press.
-    The session keeps the result; a page asks `was_cut(key)` first, to say so and offer the rest."""
+    The session keeps the result; a page asks `was_cut(key)` first, to say so and offer the rest. `live` draws
+    what the run has shared so far (`Progress.share`) under its progress bar."""
     state = st.session_state
     if _RESULT + key in state:
         return state[_RESULT + key]
@@ -129,7 +138,7 @@ def run_in_background(key: str, work: Callable[[Progress], dict], label: str, ti
         return None
     if job.finished:
         return _collect(job, session_id, label)
-    _progress_panel(key)
+    _progress_panel(key, live)
     return None
 
 

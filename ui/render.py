@@ -69,6 +69,15 @@ def figure(fig: go.Figure, key: str, notice: str = "", slides: str | None = None
     _share_and_export(fig, key, name, slug)
 
 
+def live_figure(fig: go.Figure, key: str) -> None:
+    """A run's figure while it trains (redrawn at every poll): themed like `figure`, without the share tools, so
+    the student watches the curves grow in the place where the finished run's figure will stand."""
+    chart, header = split_header(for_dark(fig) if _dark() else fig)
+    st.html(header_html(header, lecture.presentation()))
+    with _scroll_frame(key) if needs_width(chart) else contextlib.nullcontext():
+        st.plotly_chart(chart, theme=None, key=key, config={"displaylogo": False, "staticPlot": True})
+
+
 @contextlib.contextmanager
 def _scroll_frame(key: str) -> Iterator[None]:
     """A frame that keeps a multi-panel figure at a readable width (app.APP_CSS: at least 640 px) and scrolls it

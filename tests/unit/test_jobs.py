@@ -53,6 +53,25 @@ def test_at_most_max_running_run_at_once_and_the_rest_queue_in_order(tmp_path):
     assert _wait(c).state == DONE and _wait(b).state == DONE
 
 
+def test_what_a_run_shares_through_a_part_of_its_progress_reaches_the_job_while_it_runs(tmp_path):
+    q = JobQueue(max_running=1, lock_dir=tmp_path)
+    gate = threading.Event()
+
+    def work(p):
+        p.part(0.5, 1.0, "second half: ").share({"steps": [10], "loss": [2.5]})
+        gate.wait(5)
+        p.share({"steps": [10, 20], "loss": [2.5, 1.5]})
+        return {"done": True}
+
+    job = q.submit("shares", work)
+    deadline = time.time() + 5
+    while job.partial is None and time.time() < deadline:
+        time.sleep(0.02)
+    assert job.partial == {"steps": [10], "loss": [2.5]} and not job.finished
+    gate.set()
+    assert _wait(job).state == DONE and job.partial == {"steps": [10, 20], "loss": [2.5, 1.5]}
+
+
 def test_cancel_stops_a_running_job_between_steps(tmp_path):
     q = JobQueue(max_running=1, lock_dir=tmp_path)
 
