@@ -1,41 +1,51 @@
-"""Crossover sweep training: the seeds of a window as one batched (vmapped) model vs one model after another.
+"""Crossover sweep training: the seeds of a run as one batched (vmapped) model vs one model after another.
 
 Both paths run the same models on the same data (the batched one uses the explicit-softmax attention that
-`vmap` batches, the sequential one the fused kernel). Every window of the recipe, 3 seeds, a short run,
-repeated and interleaved; one intra-op thread, as the experiment itself runs. The page's slider-move reruns
-are timed with every other page's in bench_pages.
+`vmap` batches, the sequential one the fused kernel). Every window and width of the recipe at one learning
+rate, 3 seeds, a short run, repeated and interleaved; one intra-op thread, as the experiment itself runs.
+Also the quick preset the page trains live, whole, once. The page's slider-move reruns are timed with every
+other page's in bench_pages.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 from bench.stats import interleaved
-from explorer.experiments.crossover import PRESETS, train_windows
+from explorer.experiments.crossover import PRESETS, train_runs
 
 STEPS = 60
 REPEATS = 3
 
 
+CFG = replace(PRESETS["main"], steps=STEPS, eval_size=16, lrs=PRESETS["main"].lrs[:1])
+
+
 def _sweep(batched: bool):
-    cfg = replace(PRESETS["main"], steps=STEPS, eval_size=16, batched=batched)
-    return lambda: train_windows(cfg)
+    cfg = replace(CFG, batched=batched)
+    return lambda: train_runs(cfg, cfg.runs)
 
 
 def _sequential():
-    """One model at a time: each (window, seed) trained alone to the end before the next starts."""
-    cfg = replace(PRESETS["main"], steps=STEPS, eval_size=16, batched=False)
+    """One model at a time: each (run, seed) trained alone to the end before the next starts."""
+    cfg = replace(CFG, batched=False)
 
     def run() -> None:
         for seed in cfg.seeds:
-            train_windows(replace(cfg, seeds=(seed,)))  # windows interleave, but each model is on its own
+            one = replace(cfg, seeds=(seed,))
+            train_runs(one, one.runs)  # runs interleave, but each model is on its own
     return run
 
 
 def main() -> None:
+    start = time.perf_counter()
+    quick = train_runs(PRESETS["quick"], PRESETS["quick"].runs)
+    print(f"quick preset (the page's live run): {time.perf_counter() - start:.1f} s wall, "
+          f"{quick['seconds']:.1f} s training")
     medians = interleaved({"batched": _sweep(True), "sequential": _sequential()}, repeats=REPEATS)
-    n_models = len(PRESETS["main"].windows) * len(PRESETS["main"].seeds)
-    print(f"crossover sweep, {n_models} models x {STEPS} steps (+{len(PRESETS['main'].checkpoints(STEPS))} small "
+    n_models = len(CFG.runs) * len(CFG.seeds)
+    print(f"crossover sweep, {n_models} models x {STEPS} steps (+{len(CFG.checkpoints(STEPS))} small "
           f"evaluations), median of {REPEATS}, one thread:")
     for name, seconds in medians.items():
         print(f"  {name:10s} {seconds:6.2f} s   {seconds / (n_models * STEPS) * 1000:5.1f} ms per model-step")

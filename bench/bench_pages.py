@@ -51,7 +51,6 @@ ROWS = (
     Move("method", "slider", "forces", (4, 3, 2)),
     Move("compute", "slider", "start", (1950, 1960, 1970)),
     Move("inductive-bias", "slider", "budget", (9.8, 10.0, 10.2)),
-    Move("inductive-bias", "slider", "long", (0.6, 0.5, 0.4)),
     Move("attention", "slider", "head", (1, 2, 3)),
     Move("attention", "slider", "layer", (2, 1)),
     Move("attention", "slider", "head", (1, 2, 3), (("arch", "Decoder-only"),)),
@@ -59,10 +58,12 @@ ROWS = (
     Move("four-steps", "select_slider", "width", (64, 32, 128)),
     Move("lengths", "select_slider", "lx", (256, 512, 1024)),
     Move("depth", "select_slider", "depth", (4, 2, 8)),
-    Move("cache", "select_slider", "n", (48, 64, 96)),
-    Move("cache", "slider", "turns", (3, 4, 5)),
+    Move("cache", "select_slider", "chat_state",
+         ("output state", "layer 1 keys & values", "layer 2 keys & values")),
+    Move("cache", "select_slider", "n", (48, 64, 96), (("view", "Any size (n, m, T)"),)),
+    Move("cache", "slider", "turns", (3, 4, 5), (("view", "Any size (n, m, T)"),)),
     Move("audit", "select_slider", "n", (48, 64, 96)),
-    Move("audit", "slider", "deploy", (9.8, 10.0, 10.2)),
+    Move("audit", "slider", "deploy", (9.6, 9.8, 10.0)),
 )
 
 

@@ -27,7 +27,7 @@ STEPS = (
     Step(6, "40-47", "four-steps", "four-steps-params", 0),
     Step(7, "56-58", "lengths", "lengths-allocation", 1),
     Step(8, "59-63", "depth", "depth-curves", 1),
-    Step(9, "64-66", "cache", "cache-reuse-heatmaps", 1),
+    Step(9, "64-66", "cache", "cache-chat", 1),
     Step(10, "3, 7, 67", "compute", "compute-backtest", 1, "train_end=2000"),
 )
 CHOICES = 3  # every question offers three choices

@@ -52,6 +52,8 @@ PAGES = (
              "When may you ignore a force, and how far ahead does a simple model stay right?"),
     PageInfo("compute", "Compute per dollar", "4, 6, 7", "force", "pages/compute_per_dollar.py",
              "How fast has compute per dollar grown, and how sure is that rate?"),
+    PageInfo("bitter-lesson", "The Bitter Lesson", "8-9", "bias", "pages/bitter_lesson.py",
+             "Does a method built on our beliefs lose to a general one given more data and compute?"),
     PageInfo("inductive-bias", "Inductive-bias crossover", "10, 13-15", "bias", "pages/inductive_bias.py",
              "Where does less structure overtake more, measured on real models?"),
     PageInfo("attention", "Attention masks", "17-37, 50, 62-63", "architecture", "pages/attention.py",

@@ -9,6 +9,7 @@ a single-seed result are trained only when the tolerance tier needs them.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from typing import Callable
 
@@ -16,7 +17,7 @@ from explorer.reproduce import EXTRA_SEEDS, Check, Comparison, Replay, first_dif
 from explorer.stats import mean_sd, pooled_sd, rerun_tolerance
 
 ROUNDING = 1e-4  # evaluating fixed weights on another CPU: relative rounding of a loss, declared in advance
-QUICK_LAYER_STEPS = 1200  # depth slices: layers x steps (depth 2 whole, 150 steps of depth 8)
+QUICK_LAYER_STEPS = 600  # depth slices: layers x steps (300 steps of depth 2, 50 of depth 8: the eval grid)
 
 
 def _row_at(history: list[dict], step: int) -> dict:
@@ -61,23 +62,24 @@ def _crossover(record: dict, quick: bool, exact: bool) -> Replay:
     from explorer.experiments import crossover as cx
 
     cfg = cx.SweepConfig.from_dict(record["config"])
-    if quick:  # window 4, every seed, to step 100, where it has reached its ceiling (13 checkpoints)
-        cfg = replace(cfg, windows=(4,), steps=100)
+    if quick:  # window 2, the narrowest width at the fastest rate, every seed, to step 100: all three seeds
+        # sit at its ceiling there (0.473-0.476), so the seed spread is tight and a wrong record shows
+        cfg = replace(cfg, windows=(2,), widths=cfg.widths[:1], lrs=cfg.lrs[-1:], steps=100)
     rerun = cx.sweep(cfg, use_cache=False)
-    ours, theirs = cx.analyse(rerun), cx.analyse(record)
     difference, comparisons = "", []
-    for w in cfg.windows:
-        mine, stored = rerun["windows"][str(w)], record["windows"][str(w)]
+    for run in cfg.runs:
+        mine, stored = rerun["runs"][run.key], record["runs"][run.key]
         n = len(mine["steps"])
         cut = {"steps": stored["steps"][:n], **{k: [seed[:n] for seed in stored[k]]
                                                 for k in ("per_lag_accuracy", "eval_loss")}}
-        difference = difference or first_difference(cut, {k: mine[k] for k in cut}, f"window {w}")
-        i, seeds = n - 1, len(cfg.seeds)
-        score = theirs["curves"][w]["per_seed"][:, i]
-        comparisons.append(seed_comparison(f"w={w} score at step {mine['steps'][i]} ({seeds} seeds)", score, score,
-                                           ours["curves"][w]["per_seed"][:, i], 1 / cfg.eval_size))
-    if not quick:  # the page's claim: which pairs cross, in how many seeds
-        for a, b in zip(theirs["crossovers"], ours["crossovers"]):
+        difference = difference or first_difference(cut, {k: mine[k] for k in cut}, run.key)
+        theirs, ours = (cx.run_curves({"config": cfg.to_dict(), "runs": {run.key: r}})[run.key]["per_seed"][:, -1]
+                        for r in ({**stored, **cut}, mine))
+        comparisons.append(seed_comparison(f"w={run.window} score (d={run.width}, lr {run.lr:g}) at step "
+                                           f"{mine['steps'][-1]} ({len(cfg.seeds)} seeds)", theirs, theirs, ours,
+                                           1 / cfg.eval_size))
+    if not quick:  # the page's claim: which frontiers cross, in how many seeds
+        for a, b in zip(cx.analyse(record)["crossovers"], cx.analyse(rerun)["crossovers"]):
             comparisons.append(Comparison(f"w={a['more_structure']} -> w={a['less_structure']}: seeds with a "
                                           "crossover", a["seeds_with_crossover"], b["seeds_with_crossover"], 0))
     return Replay(difference, comparisons, f"seed spread: the {len(cfg.seeds)} shipped seeds")
@@ -92,13 +94,19 @@ def _depth(record: dict, quick: bool, exact: bool) -> Replay:
     from explorer.experiments import depth as dp
 
     cfg = dp.DepthConfig.from_dict(record["config"])
-    if quick:  # seed 0 at the shallowest depth: main's and the control's depth 2 layer-aligned run whole (every
-        # seed near 100%, so a tight check), the long run's final-only depth 8 for its first 150 steps
-        wiring = "aligned" if cfg.steps <= QUICK_LAYER_STEPS // cfg.depths[0] else "final"
-        cfg = replace(cfg, depths=cfg.depths[:1], wirings=(wiring,), seeds=(0,),
-                      steps=min(cfg.steps, QUICK_LAYER_STEPS // cfg.depths[0]))
+    if quick:  # seed 0 at the shallowest depth for its first steps: main's and the control's depth 2 layer-aligned
+        # (every main seed at 100% by step 300, so a tight check), the long run's final-only depth 8
+        wiring = "aligned" if cfg.depths[0] <= 2 else "final"
+        cfg = replace(cfg, depths=cfg.depths[:1], wirings=(wiring,), seeds=(0,), steps=_quick_depth_steps(cfg))
     return _depth_replay(record, dp.sweep(cfg, use_cache=False)["runs"], cfg.steps, cfg.eval_size,
                          lambda r: (f"depth {r['depth']}", r["wiring"]))
+
+
+def _quick_depth_steps(cfg) -> int:
+    """The steps a quick depth slice trains: QUICK_LAYER_STEPS layer-steps of the shallowest depth, down to the
+    evaluation grid (the shipped history has a row there to compare with)."""
+    steps = min(cfg.steps, QUICK_LAYER_STEPS // cfg.depths[0])
+    return max(cfg.eval_every, steps // cfg.eval_every * cfg.eval_every)
 
 
 def _depth_replay(record: dict, reruns: list[dict], steps: int, eval_size: int,
@@ -130,7 +138,7 @@ def _depth_lr(record: dict, quick: bool, exact: bool) -> Replay:
 
     cfg, lrs = dp.DepthConfig.from_dict(record["config"]), tuple(record["lrs"])
     if quick:
-        cfg, lrs = replace(cfg, wirings=("final",), seeds=(0,), steps=QUICK_LAYER_STEPS // cfg.depths[0]), lrs[-1:]
+        cfg, lrs = replace(cfg, wirings=("final",), seeds=(0,), steps=_quick_depth_steps(cfg)), lrs[-1:]
     reruns = dp.lr_sweep(cfg, lrs)
     replay = _depth_replay(record, reruns["runs"], cfg.steps, cfg.eval_size, lambda r: (r["wiring"], f"lr {r['lr']:g}"))
     if not quick:  # the page's claim: each wiring's best rate
@@ -246,6 +254,54 @@ def _paired_gaps(shipped_runs: list[dict], reruns: list[dict], a: str, b: str) -
                             list(theirs.values()), [theirs[s] for s in mine], list(mine.values()))]
 
 
+# --- the Bitter Lesson -----------------------------------------------------------------------------------------
+
+BITTER_QUICK_STEPS = 64  # a checkpoint of every run (2,048 examples): the hand-built method has levelled off there
+
+
+def _bitter_lesson(record: dict, quick: bool, exact: bool) -> Replay:
+    """Quick: both methods of the first case, seed 0, to step 64 (a shared checkpoint: the prefix of the shipped
+    curves). Full: every run whole, then the page's conclusions: the crossover, and the gaps at both budgets."""
+    from explorer.experiments import bitter_lesson as bl
+
+    cfg = bl.BitterConfig.from_dict(record["config"])
+    if quick:
+        cfg = replace(cfg, cases=cfg.cases[:1], seeds=cfg.seeds[:1], steps=BITTER_QUICK_STEPS)
+    rerun = bl.run(cfg)
+    key = lambda r: (r["case"], r["method"], r["seed"])  # noqa: E731
+    stored = {key(r): r for r in record["runs"]}
+    difference = ""
+    for run in rerun["runs"]:
+        n = len(run["loss"])
+        head = {k: stored[key(run)][k][:n] for k in ("data", "flops", "loss", "accuracy")}
+        difference = difference or first_difference(head, {k: run[k] for k in head}, " ".join(map(str, key(run))))
+    at = len(rerun["runs"][0]["loss"]) - 1  # the last checkpoint the rerun reached
+    comparisons = _grouped(record["runs"], rerun["runs"], lambda r: (r["case"], r["method"]), lambda r: r["loss"][at],
+                           lambda g, n: f"{g[0]}, {g[1]}: held-out loss at {rerun['runs'][0]['data'][at]:,} examples "
+                                        f"({n} seed{'s' * (n > 1)})", 1 / cfg.eval_size)
+    if not quick:
+        theirs, ours = bl.analyse(record), bl.analyse(rerun)
+        for case, a in theirs.items():
+            b = ours[case]
+            comparisons.append(Comparison(f"{case}: the mean curves cross (1) or not (0)",
+                                          float(a["crossover"] is not None), float(b["crossover"] is not None), 0))
+            if a["crossover"] is not None and b["crossover"] is not None:
+                crossed = [math.log10(c[1]) for c in a["per_seed"] if c[1] is not None]
+                comparisons.append(Comparison(f"{case}: crossover, log10 examples", math.log10(a["crossover"]["data"]),
+                                              math.log10(b["crossover"]["data"]),
+                                              rerun_tolerance(mean_sd(crossed)[1], len(crossed))))
+            for budget in ("small", "large"):
+                comparisons.append(seed_comparison(f"{case}: Transformer minus hand-built at the {budget} budget",
+                                                   _gaps(a, budget), _gaps(a, budget), _gaps(b, budget)))
+    return Replay(difference, comparisons, f"seed spread: the {len(record['config']['seeds'])} shipped seeds")
+
+
+def _gaps(analysis: dict, budget: str) -> list[float]:
+    """The per-seed held-out loss gaps (Transformer minus hand-built) at the checkpoint a test was made."""
+    i, methods = analysis["tests"][budget]["at"], analysis["methods"]
+    return list(methods["transformer"]["loss"][:, i] - methods["hand-built"]["loss"][:, i])
+
+
 # --- single-seed models: the attention page's demo models and the cache page's drift encoder ---------------------
 
 def _demo_model(arch: str, retrain_slice: bool) -> Callable[[dict, bool, bool], Replay]:
@@ -349,6 +405,86 @@ def _stale_cache(record: dict, quick: bool, exact: bool) -> Replay:
     return Replay(difference, comparisons, "seed spread: the shipped seeds of each task")
 
 
+# --- bidirectional input at scale (slide 64) ---------------------------------------------------------------------
+
+def _gap_rows(swept: dict, step: int) -> list[dict]:
+    """Per width and seed, the paired gap (decoder-only minus prefix-LM loss) at `step`, as run-like rows."""
+    from explorer.experiments import bidirectional_scaling as bs
+
+    return [{"width": w, "seed": s, "gap": g} for (w, b), by_seed in bs.paired_gaps(swept).items() if b == step
+            for s, g in by_seed.items()]
+
+
+def _bidirectional_scaling(record: dict, quick: bool, exact: bool) -> Replay:
+    """Quick: the smallest width, both masks, seed 0, to the first budget (same checkpoints as shipped). The page
+    concludes from the paired gaps and from the trend of the gap over widths: each against the shipped seeds."""
+    from explorer.experiments import bidirectional_scaling as bs
+
+    cfg = bs.ScalingConfig.from_dict(record["config"])
+    if quick:
+        cfg = replace(cfg, widths=cfg.widths[:1], budgets=cfg.budgets[:1], seeds=cfg.seeds[:1])
+    rerun = bs.sweep(cfg, use_cache=False)
+    key = lambda r: (r["width"], r["mask"], r["seed"])  # noqa: E731
+    stored = {key(r): r for r in record["runs"]}
+    difference = ""
+    for run in rerun["runs"]:
+        old = stored[key(run)]
+        head = [row for row in old["history"] if row["step"] <= cfg.steps]
+        difference = difference or first_difference(head, run["history"], f"d={run['width']} {run['mask']} "
+                                                                          f"seed {run['seed']}")
+    comparisons = _grouped(_gap_rows(record, cfg.steps), _gap_rows(rerun, cfg.steps), lambda r: (r["width"],),
+                           lambda r: r["gap"],
+                           lambda g, n: f"d={g[0]}: paired loss gap at step {cfg.steps} ({n} seed{'s' * (n > 1)})",
+                           0.0)
+    if not quick:  # the page's verdict: the slope of the gap over widths
+        theirs, mine = bs.trend(record).get("width"), bs.trend(rerun).get("width")
+        if theirs and mine:
+            comparisons.append(seed_comparison(f"slope of the gap per doubling of width ({mine['seeds']} seeds)",
+                                               theirs["slopes"], theirs["slopes"], mine["slopes"]))
+    return Replay(difference, comparisons, f"seed spread: the {len(record['config']['seeds'])} shipped seeds")
+
+
+# --- separate or shared parameters (slides 53-55) ------------------------------------------------------------
+
+SHARED_PARAMS_KEYS = ("curve", "loss", "accuracy", "params", "flops")
+
+
+def _shared_params(record: dict, quick: bool, exact: bool) -> Replay:
+    """Quick: translation, both variants, seed 0, to the first checkpoint (the schedule is constant after warm-up,
+    so the shipped curves hold the same number). Full: every run, each cell's seed-mean held-out loss and each task's
+    paired gap (separate minus shared), against the shipped seeds' spread."""
+    from explorer.experiments import shared_params as sp
+
+    cfg = sp.SharedParamsConfig.from_dict(record["config"])
+    if quick:
+        cfg = replace(cfg, tasks=("translation",), seeds=(0,), steps=cfg.eval_every)
+    reruns = sp.run(cfg)["runs"]
+    key = lambda r: (r["task"], r["variant"], r["seed"])  # noqa: E731
+    stored = {key(r): r for r in record["runs"]}
+    difference = ""
+    for run in reruns:
+        old, where = stored[key(run)], " ".join(map(str, key(run)))
+        if quick:
+            head = [row for row in old["curve"] if row[0] <= cfg.steps]
+            difference = difference or first_difference(head, run["curve"], f"{where} curve")
+        else:
+            difference = difference or first_difference({k: old[k] for k in SHARED_PARAMS_KEYS},
+                                                         {k: run[k] for k in SHARED_PARAMS_KEYS}, where)
+
+    def scored(runs: list[dict]) -> list[dict]:  # the loss the comparison reads: at cfg.steps (quick) or the test
+        return [{**r, "value": next(row[2] for row in r["curve"] if row[0] == cfg.steps) if quick else r["loss"]}
+                for r in runs]
+    what = f"held-out loss at step {cfg.steps}" if quick else "held-out loss"
+    comparisons = _grouped(scored(record["runs"]), scored(reruns), lambda r: (r["task"], r["variant"]),
+                           lambda r: r["value"], lambda g, n: f"{g[0]}, {g[1]}: {what} ({n} seed{'s' * (n > 1)})", 0.0)
+    if not quick:  # the page's tests: each task's paired gap (separate minus shared), seed by seed
+        theirs, mine = sp.paired_gaps(record["runs"]), sp.paired_gaps(reruns)
+        comparisons += [seed_comparison(f"{task}: separate minus shared, paired ({len(gaps)} seeds)",
+                                        list(theirs[task].values()), [theirs[task][s] for s in gaps],
+                                        list(gaps.values())) for task, gaps in mine.items()]
+    return Replay(difference, comparisons, "seed spread: the shipped seeds of each task and variant")
+
+
 def _demo_meta(path) -> dict | None:
     """What a demo model's sidecar records about its training (the checkpoint's result part)."""
     from explorer import checkpoints
@@ -368,11 +504,12 @@ def _encoder_info(path) -> dict | None:
 
 def _checks() -> list[Check]:
     from explorer.experiments import attention as att
-    from explorer.experiments import cache, crossover, depth, four_steps, lengths, stale_cache
+    from explorer.experiments import bidirectional_scaling, cache, crossover, depth, four_steps, lengths, stale_cache
+    from explorer.experiments import shared_params
+    from explorer.experiments import bitter_lesson
 
     return [
         Check("crossover/main", crossover.shipped_path("main"), _crossover),
-        Check("crossover/main_default_init", crossover.shipped_path("main_default_init"), _crossover),
         Check("depth/main", depth.shipped_path("main"), _depth),
         Check("depth/long", depth.shipped_path("long"), _depth),
         Check("depth/control", depth.shipped_path("control"), _depth),
@@ -385,6 +522,10 @@ def _checks() -> list[Check]:
                 read=_demo_meta) for arch in att.ARCHS),
         Check("cache/encoder_sort", cache.ENCODER_PATH, _drift_encoder, read=_encoder_info),
         Check("cache/stale", stale_cache.SHIPPED_PATH, _stale_cache, read=stale_cache.load),
+        Check("bidirectional_scaling/main", bidirectional_scaling.shipped_path("main"), _bidirectional_scaling,
+              read=bidirectional_scaling.load_shipped),
+        Check("shared_params/main", shared_params.shipped_path("main"), _shared_params, read=shared_params.load),
+        Check("bitter_lesson/main", bitter_lesson.shipped_path("main"), _bitter_lesson),
     ]
 
 

@@ -8,8 +8,10 @@ None, never raises, so a missing or damaged file reads as "not shipped" and the 
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
+from typing import Callable
 
 from explorer import environment, results
 
@@ -21,6 +23,16 @@ def stamp(payload: dict, threads: int = TRAINING_THREADS) -> dict:
     """`payload` with `environment`, `created` and `code_version` added (the provenance of a shipped file)."""
     return {**payload, "environment": environment.current(threads), "created": time.strftime("%Y-%m-%d %H:%M:%S"),
             "code_version": results.code_version()}
+
+
+def timed(work: Callable[[], dict]) -> dict:
+    """`work()`'s result with `wall_seconds`, `cpus` and `load_average` (before, after) added: a result made
+    on a busy machine says so, and time estimates can tell a slow machine from a slow recipe."""
+    load_before, start = os.getloadavg()[0], time.perf_counter()
+    result = work()
+    result.update(wall_seconds=time.perf_counter() - start, cpus=os.cpu_count(),
+                  load_average=[load_before, os.getloadavg()[0]])
+    return result
 
 
 def write(path: Path, payload: dict, threads: int = TRAINING_THREADS) -> Path:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
 import streamlit as st
 
 from explorer import checkpoints, tokenizer
-from explorer.experiments import attention as att
+from explorer.experiments import attention as att, attention_view as view
 from explorer.figures import attention as figs
 from ui import jobs, layout, params, render
 from ui.frame import header
@@ -41,27 +40,18 @@ def _embedding_figure(path: str, stamp: int, ids: tuple[int, ...], detail: str):
     return figs.embedding_figure(att.embedding_rows(model, ids), detail)
 
 
-def _layout(arch: str, ids: tuple[int, ...]) -> tuple[list[str], list[str], dict]:
-    """Input labels, target labels and each role's axes; target labels assume the right answer."""
-    x_ids, target_side = att.expected_layout(arch, ids)
-    return att.layout_labels(arch, x_ids, target_side)
-
-
 @st.cache_data(show_spinner=False, max_entries=128)
-def _masks(arch: str, ids: tuple[int, ...], causal_input: bool) -> tuple:
-    """The slide's figure, every role's mask, and (allowed, all) query-key pairs over [input ; target]."""
-    inputs, targets, axes = _layout(arch, ids)
-    n_in, m = len(inputs), len(targets)
-    gallery = figs.mask_gallery(arch, att.role_categories(arch, n_in, m, causal_input), axes,
-                                height=FIRST_SCREEN_HEIGHT)
-    codes = att.combined_categories(arch, n_in, m, causal_input)
-    return gallery, int((codes != att.BLOCKED).sum()), int(codes.size)
+def _masks(arch: str, ids: tuple[int, ...], causal_input: bool):
+    """The slide's figure: every role's mask."""
+    inputs, targets, axes = view.labels(arch, ids)
+    return figs.mask_gallery(arch, att.role_categories(arch, len(inputs), len(targets), causal_input), axes,
+                             height=FIRST_SCREEN_HEIGHT)
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
 def _sequence_figures(arch: str, ids: tuple[int, ...], causal_input: bool, aligned: bool) -> tuple:
     """The combined [input ; target] view (None for encoder-only) and the wiring (None unless encoder-decoder)."""
-    inputs, targets, _ = _layout(arch, ids)
+    inputs, targets, _ = view.labels(arch, ids)
     n_in, m = len(inputs), len(targets)
     combined = figs.combined_view(arch, att.combined_categories(arch, n_in, m, causal_input), inputs + targets,
                                   n_in) if m else None
@@ -79,13 +69,6 @@ def _weights_figure(path: str, stamp: int, ids: tuple[int, ...], layer: int, hea
     return figs.attention_maps(_read(path, stamp, ids), layer, head, detail)
 
 
-def _train_on_demand(arch: str, progress) -> dict:
-    # training stops 30 s before the job's limit: measuring and saving the model take the rest
-    saved = att.train_and_save(att.demo_spec(arch), att.on_demand_dir(), progress.part(reserve_s=30.0))
-    progress.check()
-    return {"path": saved["path"]}
-
-
 def _model(arch: str) -> tuple[str, int, dict] | None:
     """(path, stamp, sidecar) of the demo model, training it in the background when no file is there."""
     path = att.find_demo(arch)
@@ -98,7 +81,7 @@ def _model(arch: str) -> tuple[str, int, dict] | None:
             st.warning(t("load-failed", name=path.name, error=err))
     name = att.ARCH_NAMES[arch]
     st.info(t("not-on-disk", name=name))
-    result = jobs.run_in_background(f"attention-demo-{arch}", lambda progress: _train_on_demand(arch, progress),
+    result = jobs.run_in_background(f"attention-demo-{arch}", lambda progress: att.train_on_demand(arch, progress),
                                     label=f"Training the {name} demo model", time_limit_s=ON_DEMAND_LIMIT_S,
                                     button=f"Train the {name} demo model (up to {ON_DEMAND_LIMIT_S:.0f} s)")
     if result is None:
@@ -110,43 +93,16 @@ def _model(arch: str) -> tuple[str, int, dict] | None:
 
 def _output_panel(read: dict, sidecar: dict) -> None:
     """What the model wrote against the right answer, and how often it is right on held-out strings."""
-    meta = sidecar.get("meta", {})
-    acc = meta.get("accuracy", {})
-    wrong = read["wrong_positions"]
-    n = len(read["expected_ids"])
+    said = view.output_summary(read, sidecar.get("meta", {}))
     c1, c2, c3 = st.columns(3)
-    c1.markdown(f"**Input**  \n`{tokenizer.decode(read['input_ids'])}`")
-    c2.markdown(f"**Expected (reversed)**  \n`{read['expected']}`")
-    verdict = "all right" if not wrong else f"{n - len(wrong)} of {n} right"
-    c3.markdown(f"**Model output** ({verdict})  \n`{read['output']}`")
-    if wrong:
-        got, want = read["output_ids"], read["expected_ids"]  # per id, so a "<pad>" stays one token
-        shown = ", ".join(f"{i + 1} (wrote {tokenizer.decode([got[i]])!r}, expected {tokenizer.decode([want[i]])!r})"
-                          for i in wrong[:6])
-        more = f", and {len(wrong) - 6} more" if len(wrong) > 6 else ""
-        st.caption(t("wrong", shown=shown, more=more))
-    if acc:
-        stopped = meta.get("training", {}).get("stopped")
-        note = " " + t("stopped-at-limit") if stopped == "time_budget" else ""
-        st.caption(t("accuracy", strings=acc["strings"], max=att.MAX_CHARS, chars=acc["char_accuracy"],
-                     exact=acc["exact_match"], note=note))
-
-
-
-
-def _takeaway(arch: str, causal_input: bool, allowed: int, cells: int, slots: int) -> None:
-    """One sentence under the masks: how many query-key pairs the mask allows, and who reads whom."""
-    values = dict(allowed=allowed, cells=cells, share=allowed / cells)
-    if arch == "encoder":
-        say("takeaway-encoder", cells=cells, slots=slots)
-    elif arch == "decoder":
-        say("takeaway-decoder", **values)
-    elif arch == "prefix_lm":
-        say("takeaway-prefix-lm", **values)
-    elif causal_input:
-        say("takeaway-encoder-decoder-causal", **values)
-    else:
-        say("takeaway-encoder-decoder", **values)
+    c1.markdown(f"**Input**  \n`{said['input']}`")
+    c2.markdown(f"**Expected (reversed)**  \n`{said['expected']}`")
+    c3.markdown(f"**Model output** ({said['verdict']})  \n`{said['output']}`")
+    if said["wrong"]:
+        st.caption(t("wrong", shown=said["wrong"], more=said["more"]))
+    if said["accuracy"]:
+        note = " " + t("stopped-at-limit") if said["stopped_at_limit"] else ""
+        st.caption(t("accuracy", **said["accuracy"], note=note))
 
 
 @st.fragment
@@ -166,8 +122,8 @@ def _weights_section(arch: str, ids: tuple[int, ...], model: tuple[str, int, dic
     detail = att.config_text(sidecar)
     read = _read(path, stamp, ids)
     _output_panel(read, sidecar)
-    overview_role = "cross" if arch == "encoder_decoder" else next(iter(read["roles"]))
-    render.figure(figs.frame_head(_overview(path, stamp, ids, overview_role, detail), layer - 1, head - 1, N_HEADS),
+    render.figure(figs.frame_head(_overview(path, stamp, ids, view.overview_role(arch, read), detail), layer - 1,
+                                  head - 1, N_HEADS),
                   key="attention-heads", notice=t("heads-notice"))
     render.figure(_weights_figure(path, stamp, ids, layer - 1, head - 1, detail), key="attention-weights",
                   notice=t("weights-notice"))
@@ -190,10 +146,7 @@ def _tokens_section(encoding: tokenizer.Encoding, ids: tuple[int, ...],
                     model: tuple[str, int, dict] | None) -> None:
     """Text, tokens, ids and the vectors entering layer 1 (slides 18, 21)."""
     say("tokenizer", name=tokenizer.NAME, vocab=tokenizer.VOCAB_SIZE)
-    table = pd.DataFrame([["␣" if c == " " else c for c in encoding.characters],
-                          [tokenizer.label(i) for i in ids], [str(i) for i in ids]],
-                         index=["character", "token", "id"], columns=[f"t={t}" for t in range(len(ids))])
-    st.dataframe(table, width="stretch")
+    st.dataframe(view.token_table(encoding), width="stretch")
     if model is not None:
         path, stamp, sidecar = model
         render.figure(_embedding_figure(path, stamp, ids, att.config_text(sidecar)), key="attention-embeddings",
@@ -227,10 +180,10 @@ with figure_col:
     if not ids:
         st.info(t("no-text", max=att.MAX_CHARS, example=DEFAULT_TEXT))
         st.stop()
-    gallery, allowed, cells = _masks(arch, ids, causal_input)
-    render.figure(gallery, key="attention-masks",
+    render.figure(_masks(arch, ids, causal_input), key="attention-masks",
                   notice=t(f"masks-notice-{arch.replace('_', '-')}") + " " + t("masks-empty-cells"))
-    _takeaway(arch, causal_input, allowed, cells, slots=len(_layout(arch, ids)[0]))
+    kind, values = view.takeaway(arch, causal_input, ids)
+    say(f"takeaway-{kind}", **values)
     if len(ids) == 1:
         st.caption(t("single-character"))
 

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import math
-import re
 
 import pandas as pd
 import streamlit as st
 
 from explorer import audit
-from explorer.experiments import cache as cache_exp
+from explorer.audit.view import (editor_rows, escape, import_file, link_status, quick_timing, restore_workbook,
+                                 typed_crossing)
 from explorer.figures import audit as figs
 from explorer.lecture_map import page as page_info
 from ui import layout, params, render
@@ -21,56 +20,25 @@ from ui.text import say, t
 # the budget's key is "deploy": the inductive-bias page's "budget" has a narrower range
 N_OPTIONS = list(range(1, 17)) + [24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096]
 M_OPTIONS = list(range(1, 17)) + [24, 32, 48, 64, 96, 128, 192, 256]
-BUDGET_RANGE = (6.0, 30.0)  # log10 training FLOPs; the shipped crossover run covers about 8.7 to 11.0
+BUDGET_RANGE = (6.0, 30.0)  # log10 training FLOPs; the shipped crossover run covers about 7.9 to 11.1
 DEFAULT_PAIR = "2-48"
 SOURCES = ("measured here", "my own numbers")
 WORKBOOK, VERSION, NOTES, IMPORTED = "audit_workbook", "audit_editor_version", "audit_notes", "audit_import"
 BADGE_COLORS = {audit.SOURCES[audit.MEASURED]: "green", audit.SOURCES[audit.CLAIM]: "blue",
                 audit.SOURCES[audit.TYPED]: "orange", audit.SOURCES[audit.PENDING]: "gray", audit.EMPTY: "violet"}
 BADGES = {label: f":{color}-badge[{label}]" for label, color in BADGE_COLORS.items()}
-ROW_KINDS = {True: "example", False: "slide 67"}
-_MARKDOWN_SPECIALS = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=^&])")
-
-
-def escape(text: str) -> str:
-    """Student text shown as plain words in st.markdown: every Markdown and directive character escaped, control
-    characters shown as '?'."""
-    text = "".join(ch if ch.isprintable() or ch == "\n" else "?" for ch in text)
-    return _MARKDOWN_SPECIALS.sub(r"\\\1", text).replace("\n", "  \n")
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
-def _ablation(stamp: tuple) -> tuple[dict | None, dict[str, int] | None]:
-    return audit.shipped_ablation()
-
-
-@st.cache_data(show_spinner=False, max_entries=4)
-def _crossover(stamp: tuple) -> dict | None:
-    return audit.shipped_crossover()
-
-
-@st.cache_data(show_spinner=False, max_entries=4)
-def _depth(stamp: tuple) -> dict | None:
-    return audit.shipped_depth()
-
-
-@st.cache_data(show_spinner=False, max_entries=256)
-def _timing(n: int, m: int) -> dict | None:
-    try:
-        cache_exp.check_measurable(n, m, audit.CACHE_DEPTH)
-    except ValueError:
-        return None
-    if cache_exp.planned_seconds(n, m, audit.CACHE_DEPTH) > cache_exp.INLINE_SECONDS:
-        return None
-    return cache_exp.measure(n, m, audit.CACHE_DEPTH)
+def _shipped(stamp: tuple) -> tuple:
+    """(four-steps ablation, its parameter counts, crossover analysis, depth sweep): each None when not shipped."""
+    return *audit.shipped_ablation(), audit.shipped_crossover(), audit.shipped_depth()
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def _measured(n: int, m: int, budget_log: float, pair: str | None, timed: bool,
               stamp: tuple) -> dict[str, audit.Measured]:
-    record, parameters = _ablation(stamp)
-    return audit.measurements(n, m, 10 ** budget_log, pair, record, parameters, _crossover(stamp), _depth(stamp),
-                              _timing(n, m) if timed else None)
+    return audit.measurements(n, m, 10 ** budget_log, pair, *_shipped(stamp), quick_timing(n, m) if timed else None)
 
 
 def _bump() -> None:
@@ -83,44 +51,23 @@ def _restore_defaults() -> None:
     _bump()
 
 
-def _restore_controls(controls: dict, pairs: list[str]) -> list[str]:
-    """Put an imported file's controls back (before the widgets are drawn); notes for values refused."""
-    allowed = {"n": N_OPTIONS, "m": M_OPTIONS, "pair": pairs}
-    notes = []
-    for key, value in controls.items():
-        if isinstance(value, bool) or key not in (*allowed, "budget"):
-            continue
-        if key == "budget" and isinstance(value, (int, float)) and BUDGET_RANGE[0] <= value <= BUDGET_RANGE[1]:
-            st.session_state["deploy"] = round(float(value), 1)  # the budget control's own key
-        elif key in allowed and value in allowed[key]:
-            st.session_state[key] = value
-        else:
-            notes.append(t("refused-control", key=key, value=json.dumps(value)[:40]))
-    return notes
-
-
 def _import(measured: dict[str, audit.Measured], pairs: list[str]) -> None:
-    upload = st.session_state.get("audit-upload")
-    if upload is None:
+    """A JSON file uploaded: its workbook and its controls in place (before the widgets are drawn), or why not."""
+    if (upload := st.session_state.get("audit-upload")) is None:
         st.session_state.pop(IMPORTED, None)
         return
+    name, allowed = escape(upload.name), {"n": N_OPTIONS, "m": M_OPTIONS, "pair": pairs}
     try:
-        workbook, controls, notes = audit.import_json(upload.getvalue(), measured)
+        workbook, values, notes, refused = import_file(upload.getvalue(), measured, allowed, BUDGET_RANGE)
     except audit.AuditError as err:
-        st.session_state[IMPORTED] = ("warning", t("not-imported", name=escape(upload.name), problem=escape(str(err))), [])
+        st.session_state[IMPORTED] = ("warning", t("not-imported", name=name, problem=escape(str(err))), [])
         return
-    notes += _restore_controls(controls, pairs)
+    for key, value in values.items():
+        st.session_state["deploy" if key == "budget" else key] = value  # the budget control's own key is "deploy"
     st.session_state[WORKBOOK] = workbook
     _bump()
-    st.session_state[IMPORTED] = ("success", t("imported", rows=len(workbook), name=escape(upload.name)), notes)
-
-
-def _editor_frame(rows: list[dict], workbook: list[audit.Row]) -> pd.DataFrame:
-    kinds = [ROW_KINDS[audit.TEMPLATE_BY_ID[r.id].example] if r.id else "yours" for r in workbook]
-    frame = pd.DataFrame([{c: cell.text for c, cell in row["cells"].items()} for row in rows],
-                         columns=list(audit.COLUMNS))
-    frame.insert(0, "row", kinds)
-    return frame
+    notes += [t("refused-control", key=key, value=value) for key, value in refused]
+    st.session_state[IMPORTED] = ("success", t("imported", rows=len(workbook), name=name), notes)
 
 
 def _card(i: int, row: dict) -> None:
@@ -144,20 +91,18 @@ def _card(i: int, row: dict) -> None:
 header("audit")
 say("lead")
 stamp = audit.shipped_stamp()  # new shipped results (another page's CLI run) are picked up without a restart
-analysis = _crossover(stamp)
+analysis = _shipped(stamp)[2]
 pairs = audit.crossover_pairs(analysis) if analysis is not None else []
 covers = (t("covers", first=math.log10(analysis["flops"][0]), last=math.log10(analysis["flops"][-1])) + " "
           if analysis is not None else "")
 figure_col, controls_col = layout.stage()
 with controls_col:
-    budget_log = params.slider("Deployment budget: log10 of training FLOPs", "deploy", *BUDGET_RANGE, 9.8, step=0.1,
-                               help=t("help-budget", covers=covers))
-    pair = None
-    if pairs:
-        pair = params.choice("Window pair: narrow w - wide w (more - less structure)", "pair", pairs,
-                             DEFAULT_PAIR if DEFAULT_PAIR in pairs else pairs[0], widget="selectbox",
-                             help=t("help-pair"))
-    else:
+    budget_log = params.slider("Deployment budget: log10 of training FLOPs", "deploy", *BUDGET_RANGE,
+                               audit.DEFAULT_BUDGET_LOG, step=0.1, help=t("help-budget", covers=covers))
+    pair = params.choice("Window pair: narrow w - wide w (more - less structure)", "pair", pairs,
+                         DEFAULT_PAIR if DEFAULT_PAIR in pairs else pairs[0], widget="selectbox",
+                         help=t("help-pair")) if pairs else None
+    if not pairs:
         st.caption(t("no-crossover-run"))
     n = params.select_slider("Chat history n (tokens), for the cache cost", "n", N_OPTIONS, 48)
     with st.expander("More settings: message, crossover source, timing"):
@@ -179,14 +124,11 @@ measured = _measured(int(n), int(m), budget_log, pair, bool(timed), stamp)
 # --- the workbook: restored from the URL on a session's first run, edited in place -----------------------
 link_notice = None
 if WORKBOOK not in st.session_state:
-    st.session_state[WORKBOOK] = audit.default_workbook()
-    raw_state = st.query_params.get("wb")
-    if raw_state:
-        try:
-            st.session_state[WORKBOOK] = audit.decode_state(raw_state)
-            link_notice = (st.caption, "Workbook restored from the link.")
-        except audit.AuditError as err:
-            link_notice = (st.warning, t("damaged-link", problem=escape(str(err))))
+    st.session_state[WORKBOOK], problem = restore_workbook(st.query_params.get("wb"))
+    if problem is not None:
+        link_notice = st.warning, t("damaged-link", problem=escape(problem))
+    elif st.query_params.get("wb"):
+        link_notice = st.caption, t("link-restored")
 version = st.session_state.setdefault(VERSION, 0)
 edits = st.session_state.get(f"audit-editor-{version}")
 if isinstance(edits, dict) and any(edits.get(k) for k in ("edited_rows", "added_rows", "deleted_rows")):
@@ -195,16 +137,12 @@ if isinstance(edits, dict) and any(edits.get(k) for k in ("edited_rows", "added_
     _bump()
 workbook = st.session_state[WORKBOOK]
 rows = audit.table(workbook, measured)
+frame = pd.DataFrame(editor_rows(rows, workbook, audit.COLUMNS), columns=["row", *audit.COLUMNS])
 
 # --- the decision rule: the first screen's figure --------------------------------------------------------------
 if typed:
-    reversed_range = xlo > xhi
-    if reversed_range:
-        xlo, xhi = xhi, xlo
-    crossing = {"crossover": 10 ** xc, "lo": 10 ** (xc - xu), "hi": 10 ** (xc + xu), "per_seed": [],
-                "range": (10 ** xlo, 10 ** xhi), "more": more.strip() or "the structured method",
-                "less": less.strip() or "the less-structured method"}
-    inputs = t("own-inputs", xc=xc, xu=xu, xlo=xlo, xhi=xhi, budget=budget_log)
+    crossing, reversed_range = typed_crossing(xc, xu, xlo, xhi, more, less)
+    inputs = t("own-inputs", xc=xc, xu=xu, xlo=min(xlo, xhi), xhi=max(xlo, xhi), budget=budget_log)
 else:
     crossing = audit.crossover_input(analysis, pair)
     inputs = t("measured-inputs", less=crossing["less"], more=crossing["more"], config=crossing["config"],
@@ -216,7 +154,7 @@ with figure_col:
                   notice=t("decision-notice"))
     say("takeaway", ship=escape(decision.ship), validate=escape(decision.validate))
     if typed and reversed_range:
-        st.info(t("reversed-range", lo=xhi, hi=xlo))
+        st.info(t("reversed-range", lo=xlo, hi=xhi))
     if decision.evidence != audit.MEASURED:
         st.warning(t("extrapolated"))
     if link_notice:
@@ -229,10 +167,10 @@ if workbook_tab:
         say("intro")
         say("editor-help", rows=audit.MAX_ROWS, chars=audit.MAX_CELL_CHARS)
         if params.controls_hidden():
-            st.dataframe(_editor_frame(rows, workbook), hide_index=True)
+            st.dataframe(frame, hide_index=True)
         else:
             st.data_editor(
-                _editor_frame(rows, workbook), key=f"audit-editor-{st.session_state[VERSION]}", num_rows="dynamic",
+                frame, key=f"audit-editor-{st.session_state[VERSION]}", num_rows="dynamic",
                 hide_index=True, disabled=["row"],
                 column_config={"row": st.column_config.TextColumn("Row", width="small", help=t("help-row")),
                                **{c: st.column_config.TextColumn(label, width="medium",
@@ -243,11 +181,8 @@ if workbook_tab:
         for note in st.session_state.get(NOTES, []):
             st.info(escape(note))
         st.subheader("Where each cell comes from")
-        st.markdown(" · ".join(f"{BADGES[audit.SOURCES[k]]} {what}" for k, what in (
-            (audit.MEASURED, "by this app, with the config that produced it"),
-            (audit.CLAIM, "the lecture's claim, in our words"),
-            (audit.TYPED, "your text"), (audit.PENDING, "with the page that would measure it")))
-            + f" · {BADGES[audit.EMPTY]} " + t("legend-tail"))
+        say("legend", empty=BADGES[audit.EMPTY], **{k: BADGES[audit.SOURCES[k]] for k in
+                                                   (audit.MEASURED, audit.CLAIM, audit.TYPED, audit.PENDING)})
         left, right = st.columns(2)
         for i, row in enumerate(rows, 1):
             with left if i % 2 else right:
@@ -264,10 +199,10 @@ if rule_tab:
             st.caption(t("years", years=decision.years))
 
 state = audit.encode_state(workbook)  # the link holds the workbook whichever section is open
-if not state or len(state) > audit.MAX_URL_CHARS:
-    st.query_params.pop("wb", None)
-else:
+if (status := link_status(state)) == "holds":
     st.query_params["wb"] = state
+else:
+    st.query_params.pop("wb", None)
 if share_tab:
     with share_tab:
         controls = {"n": int(n), "m": int(m), "budget": budget_log, **({"pair": pair} if pair else {})}
@@ -288,13 +223,11 @@ if share_tab:
                 (st.success if kind == "success" else st.warning)(message)
                 for note in notes:
                     st.info(escape(note))
-        chars = f"{audit.MAX_URL_CHARS:,}"
-        if not state:
-            st.caption(t("link-empty", chars=chars))
-        elif len(state) <= audit.MAX_URL_CHARS:
-            st.caption(t("link-holds", used=f"{len(state):,}", chars=chars))
+        link = {"used": f"{len(state):,}", "chars": f"{audit.MAX_URL_CHARS:,}"}
+        if status == "too-long":
+            st.info(t("link-too-long", **link))
         else:
-            st.info(t("link-too-long", used=f"{len(state):,}", chars=chars))
+            st.caption(t("link-empty", **link) if status == "empty" else t("link-holds", **link))
 
 if how_tab:
     with how_tab:

@@ -6,7 +6,7 @@ import contextlib
 import html
 import re
 import traceback
-from typing import Iterator
+from typing import Any, Callable, Iterator
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -28,6 +28,17 @@ def section(name: str) -> Iterator[None]:
         traceback.print_exc()
         st.warning(f"{name} could not be drawn ({type(err).__name__}: {str(err)[:200]}); the rest of the page is "
                    "unaffected.")
+
+
+@st.cache_data(show_spinner=False, max_entries=2048)
+def _built(page_slug: str, key: tuple, _build: Callable[[], Any]) -> Any:
+    return _build()
+
+
+def built_once(key: tuple, build: Callable[[], Any]) -> Any:
+    """`build()` once per `key` on this page (a figure's id and everything it is drawn from, or a table's): a
+    Plotly figure costs more to build than to copy out of the cache, and a slider move rebuilds only what moved."""
+    return _built(lecture.current_page(), key, build)
 
 
 def _filename(title: str) -> str:

@@ -24,7 +24,7 @@ from explorer.audit.decision import YEARS_PER_10X, Decision, decide, sci
 from explorer.audit.editing import apply_edits
 from explorer.audit.export import source_text, table, to_csv, to_json, to_markdown
 from explorer.audit.importing import MAX_IMPORT_BYTES, import_json, parse_file
-from explorer.audit.measured import (CACHE_DEPTH, LONG_SHARE, SHIPPED_FILES, ablation_config, cache_cell,
+from explorer.audit.measured import (CACHE_DEPTH, DEFAULT_BUDGET_LOG, LONG_SHARE, SHIPPED_FILES, ablation_config, cache_cell,
                                      crossover_cells, crossover_config, crossover_input, crossover_pairs, depth_cells,
                                      four_steps_cells, measurements, shipped_ablation, shipped_crossover,
                                      shipped_depth, shipped_stamp, window_name)
@@ -39,7 +39,7 @@ __all__ = [
     "apply_edits",
     "source_text", "table", "to_csv", "to_json", "to_markdown",
     "MAX_IMPORT_BYTES", "import_json", "parse_file",
-    "CACHE_DEPTH", "LONG_SHARE", "SHIPPED_FILES", "ablation_config", "cache_cell", "crossover_cells",
+    "CACHE_DEPTH", "DEFAULT_BUDGET_LOG", "LONG_SHARE", "SHIPPED_FILES", "ablation_config", "cache_cell", "crossover_cells",
     "crossover_config", "crossover_input", "crossover_pairs", "depth_cells", "four_steps_cells", "measurements",
     "shipped_ablation", "shipped_crossover", "shipped_depth", "shipped_stamp", "window_name",
     "MAX_STATE_BYTES", "MAX_URL_CHARS", "decode_state", "encode_state",

@@ -80,8 +80,9 @@ def crossover_pairs(analysis: dict) -> list[str]:
 def crossover_config(analysis: dict) -> str:
     cfg = analysis["config"]
     weights = analysis["weights"]
-    return (f"inductive-bias page, shipped run data/crossover/main.json: {cfg['n_layers']}-layer decoder, "
-            f"d={cfg['d_model']}, {cfg['n_heads']} heads, windows {', '.join(map(str, analysis['windows']))}, "
+    return (f"inductive-bias page, shipped run data/crossover/main.json: {cfg['n_layers']}-layer decoders of widths "
+            f"d={', '.join(map(str, cfg['widths']))} at learning rates {', '.join(f'{lr:g}' for lr in cfg['lrs'])} "
+            f"(each window's curve: its best size and rate at each compute), {cfg['n_heads']} heads, windows {', '.join(map(str, analysis['windows']))}, "
             f"{max(analysis['steps'])} steps, {seed_list(analysis['seeds'])}; score weights "
             f"{', '.join(f'{w:.2f}' for w in weights)} on lags {', '.join(map(str, analysis['lags']))}")
 
@@ -207,6 +208,7 @@ def depth_cells(analysis: dict) -> dict[str, Measured]:
 DATA = Path(__file__).resolve().parents[2] / "data"
 SHIPPED_FILES = (DATA / "four_steps" / "ablation.json", DATA / "crossover" / "main.json", DATA / "depth" / "main.json")
 CACHE_DEPTH = 2  # the cache page's default depth
+DEFAULT_BUDGET_LOG = 9.4  # log10 training FLOPs: left of the shipped w=2 -> w=48 crossing, as on slide 13
 LONG_SHARE = 0.6  # the inductive-bias page's default score mix: its crossover is the one quoted here
 
 

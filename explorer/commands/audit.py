@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
     p.add_argument("--format", choices=("markdown", "csv", "json"), default="markdown", help="what to print")
     p.add_argument("--n", type=int, default=48, help="chat history tokens for the cache-cost cell")
     p.add_argument("--m", type=int, default=8, help="new message tokens for the cache-cost cell")
-    p.add_argument("--budget", type=float, default=9.8, help="deployment budget, log10 of training FLOPs")
+    p.add_argument("--budget", type=float, default=audit.DEFAULT_BUDGET_LOG, help="deployment budget, log10 of training FLOPs")
     p.add_argument("--pair", default="2-48", help="window pair 'more-less' of the inductive-bias run")
     p.set_defaults(handler=run)
     return [p]

@@ -1,5 +1,7 @@
 """`python -m explorer cache <action>`: the cache-reuse page's numbers from the command line.
 
+  chat           slide 66's chat (or --chat "turn / turn") through the demo models: per turn, tokens reused or
+                 recomputed and how far each old token's keys and values (per layer) and output moved
   measure        time re-encoding vs the cached step for one turn, with FLOPs and the logit check
   sweep          time a grid of sizes and fit time ~ a*FLOPs + b*layers + c (the per-layer overhead)
   drift          per-layer drift of old tokens' states when m tokens are appended
@@ -16,6 +18,7 @@ from pathlib import Path
 
 from explorer import shipped
 from explorer.experiments import cache
+from explorer.experiments import chat_cache
 from explorer.experiments import stale_cache as stale
 from explorer.progress import Printed
 from explorer.tasks import RULES
@@ -24,6 +27,11 @@ from explorer.tasks import RULES
 def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
     p = sub.add_parser("cache", help="multi-turn chat: re-encoding vs the KV cache (slides 64-66)")
     actions = p.add_subparsers(dest="action", metavar="action", required=True)
+
+    chat = actions.add_parser("chat", help="slide 66's chat through the demo models: reuse and drift per turn")
+    chat.add_argument("--chat", default=chat_cache.DEFAULT_CHAT,
+                      help=f"turns separated by '{chat_cache.TURN_SEPARATOR}' (default: %(default)s)")
+    chat.set_defaults(handler=run_chat)
 
     measure = actions.add_parser("measure", help="time one turn both ways on the project's Transformer")
     measure.add_argument("--n", type=int, default=1024, help="history tokens before this turn")
@@ -69,7 +77,7 @@ def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
     st.add_argument("--out", type=Path, default=stale.SHIPPED_PATH, help="where to write (or read) the results")
     st.add_argument("--from-shipped", action="store_true", help="train nothing: print the results in --out")
     st.set_defaults(handler=run_stale)
-    return [measure, sweep, drift, train, st]
+    return [chat, measure, sweep, drift, train, st]
 
 
 def _size(text: str) -> list[int]:
@@ -78,6 +86,27 @@ def _size(text: str) -> list[int]:
     except ValueError:
         raise argparse.ArgumentTypeError(f"a size is NxM, e.g. 24x4; got {text!r}") from None
     return [n, m]
+
+
+def _chat_text(r: dict) -> str:
+    lines = []
+    for turn in r["turns"]:
+        lines.append(f"turn {turn['turn']} {turn['text']!r}: {turn['new']} new tokens; causal reuses "
+                     f"{turn['causal_reused']}, bidirectional recomputes {turn['bidirectional_recomputed']} old ones")
+        if turn["drift"] is not None:
+            old = r["tokens"][:turn["old"]]
+            for name, moved in zip(r["quantities"], turn["drift"]["bidirectional"]):
+                lines.append(f"  {name} moved: " + " ".join(f"{tok}={v:.0%}" for tok, v in zip(old, moved)))
+            lines.append(f"  causal: at most {max(max(row) for row in turn['drift']['causal']):.0e} (rounding; "
+                         "zero by construction)")
+    if any(turn["drift"] is None and turn["turn"] > 1 for turn in r["turns"]):
+        lines.append(f"drift is measured up to {r['limit']} tokens (what the demo models were trained on)")
+    return "\n".join(lines)
+
+
+def run_chat(args: argparse.Namespace) -> dict:
+    chat = chat_cache.parse_chat(args.chat)
+    return {**chat_cache.chat_reuse(chat, chat_cache.load_models()), "_text": _chat_text}
 
 
 def _measure_text(r: dict) -> str:

@@ -18,8 +18,6 @@ own best rate), `runs`, `stopped` and `wall_seconds`.
 from __future__ import annotations
 
 import argparse
-import os
-import time
 from dataclasses import replace
 
 import numpy as np
@@ -107,15 +105,12 @@ def run(args: argparse.Namespace) -> dict:
                  "seeds": tuple(range(args.seeds)) if args.seeds is not None else None}
     cfg = replace(preset, **{k: v for k, v in overrides.items() if v is not None})
     lr_check = args.preset == dp.LR_PRESET
-    load_before = os.getloadavg()[0]
-    start = time.perf_counter()
     # the CLI always trains (no cache): it is what produces and checks shipped data
     # the lr check takes the main sweep's runs at the main rate from its shipped file (the same recipe and seeds)
-    swept = dp.lr_sweep(cfg, shipped=dp.load_shipped()) if lr_check else dp.sweep(cfg, use_cache=False)
-    wall = time.perf_counter() - start
-    out = {**(lr_report(swept) if lr_check else report(swept)), "wall_seconds": wall}
+    swept = shipped.timed(lambda: dp.lr_sweep(cfg, shipped=dp.load_shipped()) if lr_check
+                          else dp.sweep(cfg, use_cache=False))
+    out = {**(lr_report(swept) if lr_check else report(swept)), "wall_seconds": swept["wall_seconds"]}
     if args.preset in (*dp.SHIPPED_PRESETS, dp.LR_PRESET) and cfg == preset and not args.no_save:
-        swept.update(wall_seconds=wall, cpus=os.cpu_count(), load_average=[load_before, os.getloadavg()[0]])
         out["saved_to"] = str(shipped.write(dp.shipped_path(args.preset), swept))
     out["_text"] = _lr_text if lr_check else _text
     return out

@@ -185,6 +185,14 @@ def train_and_save(spec: DemoSpec, directory: Path, progress: Progress = SILENT)
     return {"path": str(demo_path(spec.arch, directory)), "bytes": sidecar["bytes"], **meta}
 
 
+def train_on_demand(arch: str, progress: Progress, reserve_s: float = 30.0) -> dict:
+    """A page's background run: the demo model of `arch` into the on-demand folder, stopping `reserve_s` before
+    the job's limit (measuring and saving the model take the rest). Returns where it is."""
+    saved = train_and_save(demo_spec(arch), on_demand_dir(), progress.part(reserve_s=reserve_s))
+    progress.check()
+    return {"path": saved["path"]}
+
+
 # --- masks: who may read whom ------------------------------------------------------------------------
 def role_masks(arch: str, n: int, m: int, causal_input: bool = False) -> dict[str, torch.Tensor]:
     """The additive mask of every attention role, built exactly as the model builds it.

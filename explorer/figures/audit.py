@@ -19,6 +19,17 @@ CASE_TITLES = {"below": "below the crossover", "inside": "inside the crossover's
                "extrapolation": "outside the measured range"}
 
 
+def _wrap(name: str, width: int = 12) -> str:
+    """A method's name broken into lines of about `width` characters at its spaces (Plotly does not wrap)."""
+    lines: list[str] = []
+    for word in name.split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "<br>".join(lines)
+
+
 def _span(x: dict, budget: float) -> tuple[float, float]:
     """Log10 axis range: the measured range, the budget and the crossover, with a margin."""
     points = [*x["range"], budget] + [v for v in (x.get("crossover"), x.get("lo")) if v]
@@ -36,14 +47,16 @@ def decision_rule(x: dict, budget: float, decision: Decision, typed: bool = Fals
     r_lo, r_hi = x["range"]
     fig = go.Figure()
     fig.add_vrect(x0=r_lo, x1=r_hi, fillcolor=MEASURED_FILL, line_width=0, layer="below")
-    fig.add_annotation(x=math.log10(math.sqrt(r_lo * r_hi)), y=0.97, text="measured range", showarrow=False,
-                       yanchor="top", font=dict(size=14, color="#007A5A"))
-    for a, b in ((10 ** lo_axis, r_lo), (r_hi, 10 ** hi_axis)):
+    fig.add_annotation(x=math.log10(r_lo), y=0.02, text="measured range", showarrow=False, xanchor="left",
+                       xshift=4, yanchor="bottom", font=dict(size=14, color="#007A5A"))
+    for a, b, anchor in ((10 ** lo_axis, r_lo, "right"), (r_hi, 10 ** hi_axis, "left")):
         if b > a:
             fig.add_trace(go.Scatter(x=[a, b, b, a, a], y=[0, 0, 1, 1, 0], fill="toself", mode="lines",
                                      line=dict(width=0), fillcolor="rgba(0,0,0,0)", fillpattern=EXTRAPOLATION_PATTERN,
                                      hoverinfo="skip", showlegend=False))
-            fig.add_annotation(x=math.log10(math.sqrt(a * b)), y=0.06, text="extrapolation", showarrow=False,
+            edge = b if anchor == "right" else a  # the label hugs the measured range from outside, never covering it
+            fig.add_annotation(x=math.log10(edge), y=0.06, text="extrapolation", showarrow=False, xanchor=anchor,
+                               xshift=-4 if anchor == "right" else 4,
                                font=dict(size=13, color="#555555"), bgcolor="rgba(255,255,255,0.85)")
     crossover = x.get("crossover")
     if crossover:
@@ -60,9 +73,11 @@ def decision_rule(x: dict, budget: float, decision: Decision, typed: bool = Fals
             fig.add_trace(go.Scatter(x=x["per_seed"], y=[0.38] * len(x["per_seed"]), mode="markers",
                                      marker=dict(size=9, color="white", line=dict(width=2, color="#000000")),
                                      name="crossover per seed", hovertemplate="%{x:.3g} FLOPs<extra>seed</extra>"))
-        for text, anchor, shift in ((f"← ship {more}", "right", -14), (f"validate {less} →", "left", 14)):
+        for text, anchor, shift in ((f"← ship<br>{_wrap(more)}", "right", -14),
+                                    (f"validate →<br>{_wrap(less)}", "left", 14)):
+            # short lines, not one long one: a phone's narrow chart keeps them whole
             fig.add_annotation(x=math.log10(crossover), y=0.8, text=text, showarrow=False, xanchor=anchor,
-                               xshift=shift, font=dict(size=15), bgcolor="rgba(255,255,255,0.85)")
+                               align=anchor, xshift=shift, font=dict(size=15), bgcolor="rgba(255,255,255,0.85)")
     else:
         fig.add_annotation(x=math.log10(math.sqrt(r_lo * r_hi)), y=0.5, text="no crossover observed",
                            showarrow=False, font=dict(size=15))

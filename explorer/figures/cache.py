@@ -12,7 +12,7 @@ from explorer.evidence import Evidence, Kind
 from explorer.experiments.cache import (CELL_NAMES, DRIFT_BATCH, DRIFT_SEED, FRACTION_BATCH, LARGE_MODEL, model_config,
                                         predict_seconds, turn_flops)
 from explorer.figures.heatmaps import category_heatmap, matrix_layout
-from explorer.figures.theme import CONCEPT_COLORS, OKABE_ITO, below_badge, styled
+from explorer.figures.theme import CONCEPT_COLORS, OKABE_ITO, below_badge, keep_width, styled
 from explorer.formatting import plural, si
 
 CAUSAL, BIDIR = CONCEPT_COLORS["causal"], CONCEPT_COLORS["bidirectional"]
@@ -60,6 +60,103 @@ def _log_axes(fig: go.Figure, x_title: str, y_title: str, decades: bool = False)
     dtick = 1 if decades else "D2"
     fig.update_xaxes(type="log", title=x_title, dtick=dtick)
     fig.update_yaxes(type="log", title=y_title, dtick=dtick)
+
+
+# --- 0. the lecture's chat (slide 66) ------------------------------------------------------------
+
+CHAT_CELLS = (  # (name, colour) of the chat figure's cells; code i = CHAT_CELLS[i]
+    ("new: computed", CONCEPT_COLORS["recomputed"]),
+    ("old: reused", CONCEPT_COLORS["reused"]),
+    ("old: computed again", UNCHANGED_COLOR),  # pale: the same work as new, on tokens that were there before
+)
+NEW, KEPT, REDONE = range(3)
+MAX_CHAT_CELLS = 40  # tokens drawn as cells; a longer chat gets one block per turn
+MAX_ROW_LABEL = 16  # characters of a turn's text beside its row
+MAX_CHAT_HEIGHT = 560  # px: the chat figure whole on a 1440x900 screen under the page's title and lead
+
+
+def _short(text: str, limit: int = MAX_ROW_LABEL) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _chat_columns(chat: dict) -> tuple[list[str], list[tuple[int, int]]]:
+    """Column labels and each column's token range: one column per token, or per turn when there are many."""
+    if len(chat["tokens"]) <= MAX_CHAT_CELLS:
+        return chat["tokens"], [(i, i + 1) for i in range(len(chat["tokens"]))]
+    return [f"turn {t['turn']}" for t in chat["turns"]], [(t["start"], t["end"]) for t in chat["turns"]]
+
+
+def _chat_cell(turn: dict, what: str, lo: int, hi: int, role: str, shown: int, names: list[str],
+               limit: int) -> tuple[float, str, str]:
+    """(category, text, hover) of one model's row `turn` in the column `what` (tokens lo..hi); NaN: not yet typed."""
+    if lo >= turn["end"]:
+        return np.nan, "", ""
+    if lo >= turn["start"]:
+        return NEW + 0.5, f"{hi - lo} new" if hi - lo > 1 else "", f"{what}: new at turn {turn['turn']}, computed"
+    if role == "causal":
+        drift = turn["drift"]
+        rounding = f" (measured: at most {np.max(drift['causal']):.0e}, float rounding)" if drift else ""
+        return KEPT + 0.5, "", f"{what}: reused; cannot move, it never reads later tokens{rounding}"
+    if turn["drift"] is None:
+        return REDONE + 0.5, "", f"{what}: computed again; not measured (chat over {limit} tokens)"
+    moved = np.asarray(turn["drift"]["bidirectional"])[:, lo:hi].mean(axis=1)
+    each = "<br>".join(f"{name}: {v:.0%}" for name, v in zip(names, moved))
+    return REDONE + 0.5, f"{moved[shown]:.0%}", f"{what}: computed again; moved by<br>{each}"
+
+
+def chat_reuse(chat: dict, shown: int, height: int | None = None) -> go.Figure:
+    """Slide 66 turn by turn: for the causal and the bidirectional model, which tokens each turn computes or
+    reuses, and (bidirectional) how far each old token's state `chat["quantities"][shown]` (a layer's keys and
+    values, or the output) moved when the turn came.
+
+    `chat` is `explorer.experiments.chat_cache.chat_reuse`'s output; a chat of more than `MAX_CHAT_CELLS`
+    tokens is drawn with one block per turn (its drift the mean over the block's tokens).
+    """
+    labels, spans = _chat_columns(chat)
+    turns = chat["turns"]
+    rows = [f"{t['turn']} {_short(t['text'])}" for t in turns]
+    measured = [t for t in turns if t["drift"] is not None]
+    titles = ("<b>Causal + KV cache</b>: old tokens reused",
+              "<b>Bidirectional</b>: old tokens computed again"
+              + (f" (%: how far their {chat['quantities'][shown]} moved)" if measured else ""))
+    fig = make_subplots(rows=2, cols=1, subplot_titles=titles, vertical_spacing=0.3)
+    scale = []
+    for i, (_, color) in enumerate(CHAT_CELLS):
+        scale += [[i / len(CHAT_CELLS), color], [(i + 1) / len(CHAT_CELLS), color]]
+    for row, role in ((1, "causal"), (2, "bidirectional")):
+        cells = [[_chat_cell(turn, f"'{label}'" if hi - lo == 1 else label, lo, hi, role, shown,
+                             chat["quantities"], chat["limit"]) for label, (lo, hi) in zip(labels, spans)]
+                 for turn in turns]
+        z = [[c[0] for c in line] for line in cells]
+        fig.add_heatmap(z=z, x=list(range(len(spans))), y=rows, zmin=0, zmax=len(CHAT_CELLS), colorscale=scale,
+                        showscale=False, xgap=2, ygap=2, hoverongaps=False,
+                        text=[[c[1] for c in line] for line in cells], texttemplate="%{text}",
+                        textfont=dict(size=13 if len(spans) <= 20 else 10),
+                        hovertext=[[c[2] for c in line] for line in cells], hovertemplate="%{hovertext}<extra></extra>",
+                        row=row, col=1)
+        fig.update_xaxes(tickmode="array", tickvals=list(range(len(spans))), ticktext=labels, showgrid=False,
+                         ticks="", tickfont=dict(size=15 if len(spans) <= 20 else 11), row=row, col=1)
+        fig.update_yaxes(type="category", autorange="reversed", showgrid=False, ticks="", tickfont=dict(size=14),
+                         tickmode="array", tickvals=rows, row=row, col=1)
+    for name, color in CHAT_CELLS:  # a legend of the cell colours (a heatmap has none of its own)
+        fig.add_scatter(x=[None], y=[None], mode="markers", name=name,
+                        marker=dict(symbol="square", size=16, color=color))
+    fig.update_xaxes(title="token of the chat" if len(spans) == len(chat["tokens"]) else "turn (one block each)",
+                     row=2, col=1)
+    fig.update_layout(legend=dict(orientation="h", x=0, y=-0.3, xanchor="left", yanchor="top", font=dict(size=14)),
+                      margin=dict(l=150, b=80))
+    below_badge(fig, 0.9)
+    last = turns[-1]
+    title = (f"Turn {last['turn']}: the causal model computes {plural(last['new'], 'new token')}, "
+             f"the bidirectional one all {last['end']}")
+    if measured:
+        detail = f"{chat['models']}, up to {chat['limit']} tokens · reuse, causal zero: by construction"
+        evidence = Evidence(Kind.MEASURED, detail, also=(Kind.BY_CONSTRUCTION,))
+    else:
+        why = "the demo models did not load" if not chat["models"] else f"the chat is over {chat['limit']} tokens"
+        evidence = Evidence(Kind.BY_CONSTRUCTION, f"which tokens are reused or recomputed; drift not measured: {why}")
+    keep_width(fig)  # two stacked panels of token cells: a phone scrolls them rather than squeezing the cells
+    return styled(fig, title, evidence, height=height or min(MAX_CHAT_HEIGHT, 380 + 40 * len(turns)))
 
 
 # --- 1. reuse heatmaps --------------------------------------------------------------------------

@@ -15,8 +15,9 @@ from explorer.figures.theme import BADGE_CHARS, SEQUENTIAL, styled
 
 BUDGET_COLOR = "#D55E00"
 MAX_WINDOW = 48
-# what the x axis is: more steps of one fixed-size model, not bigger models (not compute-optimal scaling)
-AXIS_TITLE = "training FLOPs = steps × FLOPs per step, one model size"
+# what the x axis is: every model size's own FLOPs (steps x its FLOPs per step); short, so a phone shows it whole
+AXIS_TITLE = "training FLOPs spent"
+Y_TITLE = "held-out accuracy"  # short: a long y title was cut on the first screen at 1440 px
 
 
 def window_color(window: int) -> str:
@@ -29,12 +30,17 @@ def window_name(window: int, length: int = MAX_WINDOW) -> str:
     return f"w={window} (full attention)" if window >= length else f"w={window}"
 
 
+def recipe_name(analysis: dict) -> str:
+    return "best lr per size" if analysis.get("lr") is None else f"lr {analysis['lr']:g}"
+
+
 def _detail(analysis: dict) -> str:
     cfg = analysis["config"]
     seeds = analysis["seeds"]
     seed_text = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {seeds[0]}-{seeds[-1]}"
-    return (f"{cfg['n_layers']} layer, d={cfg['d_model']}, {cfg['n_heads']} heads, batch {cfg['batch_size']}, "
-            f"{max(analysis['steps'])} steps, {seed_text}")
+    widths = ", ".join(map(str, analysis["widths"]))
+    return (f"{cfg['n_layers']} layer, widths d={widths}, {cfg['n_heads']} heads, {recipe_name(analysis)}, "
+            f"up to {max(analysis['steps'])} steps, {seed_text}")
 
 
 def _log_range(analysis: dict) -> list[float]:
@@ -51,35 +57,71 @@ def _budget_line(fig: go.Figure, budget: float | None, label: bool = True) -> No
                            xanchor="left", yanchor="bottom", xshift=4, font=dict(color=BUDGET_COLOR, size=14))
 
 
-def accuracy_vs_compute(analysis: dict, budget: float | None = None, height: int = 560,
-                        badge_chars: int = BADGE_CHARS) -> go.Figure:
-    """Held-out accuracy against training FLOPs per window: seed mean, seed band, closed-form ceilings
-    (`height`, `badge_chars`: a page's first screen, beside its controls, passes smaller ones)."""
+def _sizes(fig: go.Figure, analysis: dict, w: int, name: str) -> None:
+    """Each model size of window w as a thin dotted line (seed mean at its own checkpoints): the frontier is
+    their upper envelope."""
+    for run in analysis["runs"].values():
+        if run["window"] != w:
+            continue
+        label = f"{name}, d={run['width']}, lr {run['lr']:g}"
+        fig.add_trace(go.Scatter(x=run["flops"], y=run["per_seed"].mean(0), mode="lines", legendgroup=name,
+                                 showlegend=False, opacity=0.55,
+                                 line=dict(color=window_color(w), width=1, dash="dot"),
+                                 hovertemplate=f"{label}<br>%{{x:.3g}} FLOPs<br>accuracy %{{y:.3f}}<extra></extra>"))
+
+
+def _crossing_mark(fig: go.Figure, analysis: dict, shown: list[int]) -> None:
+    """Where the less-structured frontier of the two shown windows overtakes the other, seed range as a bar."""
+    c = next((c for c in analysis["crossovers"] if [c["more_structure"], c["less_structure"]] == shown), None)
+    if c is None or not c["flops_of_mean_curves"]:
+        return
+    x = c["flops_of_mean_curves"]
+    y = float(np.interp(math.log10(x), np.log10(analysis["flops"]), analysis["curves"][shown[1]]["mean"]))
+    bar = (dict(type="data", symmetric=False, array=[c["flops_max"] - x], arrayminus=[x - c["flops_min"]],
+                color="#444444", thickness=2, width=6) if c["flops_min"] else None)
+    fig.add_trace(go.Scatter(x=[x], y=[y], mode="markers", name="crossover (seed range)", error_x=bar,
+                             marker=dict(size=14, symbol="diamond", color="#ffffff",
+                                         line=dict(color="#222222", width=2)),
+                             hovertemplate=f"crossover at %{{x:.3g}} FLOPs<br>{c['seeds_with_crossover']}/{c['seeds']} "
+                                           "seeds cross<extra></extra>"))
+
+
+def frontier_curves(analysis: dict, budget: float | None = None, windows: list[int] | None = None,
+                    height: int = 560, badge_chars: int = BADGE_CHARS) -> go.Figure:
+    """Slide 10 measured: each window's compute-optimal frontier (best model size at each compute, seed
+    mean, band = seed min-max), its sizes as thin lines when two windows are shown, the closed-form
+    ceilings and the crossing (`height`, `badge_chars`: a page's first screen passes smaller ones)."""
     fig = go.Figure()
     x = analysis["flops"]
     length = analysis["config"]["length"]
-    for w in analysis["windows"]:
+    shown = [w for w in analysis["windows"] if windows is None or w in windows]
+    for w in shown:
         c, color = analysis["curves"][w], window_color(w)
         name = window_name(w, length)
+        if len(shown) <= 2:
+            _sizes(fig, analysis, w, name)
         fig.add_trace(go.Scatter(x=np.concatenate([x, x[::-1]]), y=np.concatenate([c["max"], c["min"][::-1]]),
                                  fill="toself", fillcolor=color, opacity=0.18, line=dict(width=0),
                                  hoverinfo="skip", showlegend=False, legendgroup=name))
-        fig.add_trace(go.Scatter(x=x, y=c["mean"], mode="lines+markers", name=name, legendgroup=name,
-                                 line=dict(color=color, width=3), marker=dict(size=5),
-                                 hovertemplate=f"{name}<br>%{{x:.3g}} FLOPs<br>accuracy %{{y:.3f}}<extra></extra>"))
+        fig.add_trace(go.Scatter(x=x, y=c["mean"], mode="lines", name=name, legendgroup=name,
+                                 line=dict(color=color, width=4), customdata=[[d] for d in c["width"]],
+                                 hovertemplate=f"{name}<br>%{{x:.3g}} FLOPs<br>best accuracy %{{y:.3f}}"
+                                               "<br>from width d=%{customdata[0]}<extra></extra>"))
         top = analysis["ceilings"][w]
         fig.add_trace(go.Scatter(x=[x[0], x[-1]], y=[top, top], mode="lines", legendgroup=name, showlegend=False,
                                  line=dict(color=color, width=2, dash="dash"),
                                  hovertemplate=f"ceiling of {name}: {top:.3f}<extra></extra>"))
+    if len(shown) == 2:
+        _crossing_mark(fig, analysis, shown)
     fig.add_hline(y=analysis["chance"], line=dict(color="#888888", width=1, dash="dot"),
                   annotation_text="chance", annotation_position="bottom right")
     _budget_line(fig, budget)
     fig.update_xaxes(type="log", exponentformat="power", title=AXIS_TITLE, range=_log_range(analysis))
-    fig.update_yaxes(title="held-out accuracy (weighted over lags)", range=[0, 1.02])
-    fig.update_layout(legend=dict(title="attention window"))
-    styled(fig, "Accuracy vs training compute of one model size, one curve per structure level",
-           Evidence(Kind.MEASURED, _detail(analysis) + "; band = seed min-max; dashed = closed-form ceiling",
-                    also=(Kind.FORMULA,)), height=height, badge_chars=badge_chars)
+    fig.update_yaxes(title=Y_TITLE, range=[0, 1.02])
+    fig.update_layout(legend=dict(x=0.01, y=0.98, xanchor="left", yanchor="top", bgcolor="rgba(255,255,255,0.6)"))
+    styled(fig, "More structure vs less: the best model size at each compute",
+           Evidence(Kind.MEASURED, _detail(analysis) + "; thick = frontier over sizes, band = seed min-max, "
+                    "dashed = closed-form ceiling", also=(Kind.FORMULA,)), height=height, badge_chars=badge_chars)
     return fig
 
 
@@ -144,41 +186,63 @@ def best_structure(analysis: dict, budget: float | None = None) -> go.Figure:
     return fig
 
 
+LR_SYMBOLS = ("triangle-up", "square", "triangle-down", "cross")
+
+
 def crossover_points(analysis: dict, budget: float | None = None) -> go.Figure:
-    """Where each less-structured window overtakes each more-structured one, per seed and on average."""
+    """Where each less-structured frontier overtakes each more-structured one: per seed (circles), their
+    geometric mean with the seed range (diamond), and with one learning rate for every size (other symbols):
+    how far the recipe moves the crossing."""
     fig = go.Figure()
-    labels, missing = [], []
+    labels, missing, legend = [], [], set()
     for c in analysis["crossovers"]:
         pair = f"w={c['more_structure']} → w={c['less_structure']}"
         label = f"{pair} ({c['seeds_with_crossover']}/{c['seeds']} seeds)"
-        if c["flops_mean"] is None:
+        by_lr = {lr: x for lr, x in c.get("by_lr", {}).items() if x["flops_of_mean_curves"]}
+        if c["flops_mean"] is None and not by_lr:
             missing.append(pair)
             continue
         labels.append(label)
+        for (lr, x), symbol in zip(by_lr.items(), LR_SYMBOLS):
+            name = f"lr {lr} for every size"
+            fig.add_trace(go.Scatter(x=[x["flops_of_mean_curves"]], y=[label], mode="markers", name=name,
+                                     legendgroup=name, showlegend=name not in legend,
+                                     marker=dict(size=11, symbol=symbol, color="#ffffff",
+                                                 line=dict(color="#333333", width=2)),
+                                     hovertemplate=f"{name}: %{{x:.3g}} FLOPs<extra></extra>"))
+            legend.add(name)
+        if c["flops_mean"] is None:
+            continue
         found = [f for f in c["flops_per_seed"] if f is not None]
-        fig.add_trace(go.Scatter(x=found, y=[label] * len(found), mode="markers", showlegend=False,
+        fig.add_trace(go.Scatter(x=found, y=[label] * len(found), mode="markers", name="one seed",
+                                 legendgroup="seed", showlegend="seed" not in legend,
                                  marker=dict(size=9, symbol="circle-open", color="#555555", line=dict(width=2)),
                                  hovertemplate="one seed: %{x:.3g} FLOPs<extra></extra>"))
+        legend.add("seed")
         mean = c["flops_mean"]
         fig.add_trace(go.Scatter(
-            x=[mean], y=[label], mode="markers", showlegend=False,
+            x=[mean], y=[label], mode="markers", name=f"{recipe_name(analysis)}: seeds' geometric mean",
+            legendgroup="mean", showlegend="mean" not in legend,
             marker=dict(size=14, symbol="diamond", color=window_color(c["less_structure"]),
                         line=dict(color="#222222", width=1)),
-            error_x=dict(type="data", symmetric=False, array=[c["flops_max"] - mean], arrayminus=[mean - c["flops_min"]],
-                         color="#555555", thickness=2, width=0),
+            error_x=dict(type="data", symmetric=False, array=[c["flops_max"] - mean],
+                         arrayminus=[mean - c["flops_min"]], color="#555555", thickness=2, width=0),
             hovertemplate=f"{label}<br>geometric mean %{{x:.3g}} FLOPs<br>"
                           f"{c['seeds_with_crossover']}/{c['seeds']} seeds cross<extra></extra>"))
+        legend.add("mean")
     _budget_line(fig, budget, label=False)  # the rows would hide a label; the notice names the line
-    fig.update_xaxes(type="log", exponentformat="power", title="training FLOPs where less structure overtakes for good",
+    fig.update_xaxes(type="log", exponentformat="power", title="training FLOPs where less structure overtakes",
                      range=_log_range(analysis))
     fig.update_yaxes(title="", categoryorder="array", categoryarray=labels[::-1], type="category", automargin=True)
+    fig.update_layout(legend=dict(orientation="h", x=0.0, y=-0.18, xanchor="left", yanchor="top"),
+                      margin=dict(b=130))
     if missing:
         fig.add_annotation(text="no crossover within this budget: " + ", ".join(missing), xref="paper",
-                           yref="paper", x=0.0, y=-0.22, xanchor="left", showarrow=False,
+                           yref="paper", x=0.0, y=-0.42, xanchor="left", showarrow=False,
                            font=dict(size=13, color="#555555"))
     if not labels:
         fig.add_annotation(text="no pair of windows crosses within this budget", xref="paper", yref="paper",
                            x=0.5, y=0.5, showarrow=False, font=dict(size=16, color="#555555"))
-    styled(fig, "Crossover points: diamond = geometric mean over seeds, circles = single seeds",
-           Evidence(Kind.MEASURED, _detail(analysis)), height=max(320, 120 + 40 * len(labels)))
+    styled(fig, "Crossover points of the frontiers, and how the learning rate moves them",
+           Evidence(Kind.MEASURED, _detail(analysis)), height=max(380, 200 + 40 * len(labels)))
     return fig

@@ -23,6 +23,23 @@ UNTRAINED = "#777777"
 LEGEND_BELOW = dict(orientation="h", x=0, y=-0.3, yanchor="top")  # under the x-axis titles
 
 
+def clipped_bars(means, sds, top: float = math.inf, thickness: float = 2, width: int = 6) -> dict:
+    """Error bars of mean ± sd, clipped to the values the quantity can take (0 to `top`): a bar never reaches a
+    value that no seed could have (an accuracy above 1, a loss below 0). An undefined sd draws no bar."""
+    sds = [float(sd) if math.isfinite(sd) else 0.0 for sd in sds]
+    return dict(type="data", symmetric=False, array=[min(sd, top - m) for m, sd in zip(means, sds)],
+                arrayminus=[min(sd, m) for m, sd in zip(means, sds)], visible=True, thickness=thickness, width=width)
+
+
+def sd_bars(cells: list[dict], metric: str) -> dict:
+    """`clipped_bars` of a metric's seed mean and sd per cell: accuracy within 0 to 1, loss from 0."""
+    return clipped_bars([c[metric]["mean"] for c in cells], [c[metric]["sd"] for c in cells],
+                        1.0 if metric == "accuracy" else math.inf)
+
+
+BAR_NOTE = {"accuracy": "mean ± sd over seeds, cut at 0 and 1", "loss": "mean ± sd over seeds, cut at 0"}
+
+
 def detail(analysis: dict) -> str:
     """The config and seeds behind a measured figure, for its evidence badge."""
     cfg = analysis["config"]
@@ -35,7 +52,7 @@ def detail(analysis: dict) -> str:
 # --- the two wirings (schematic) ---------------------------------------------------------------------------
 
 def _box(fig: go.Figure, x: float, y: float, text: str, color: str, dash: str = "solid") -> None:
-    fig.add_shape(type="rect", x0=x - 0.3, x1=x + 0.3, y0=y - 0.34, y1=y + 0.34, fillcolor="white",
+    fig.add_shape(type="rect", x0=x - 0.3, x1=x + 0.3, y0=y - 0.34, y1=y + 0.34, fillcolor="#FFFFFF",
                   line=dict(color=color, width=2, dash=dash), layer="below")
     fig.add_annotation(x=x, y=y, text=text, showarrow=False, font=dict(size=14, color="#222222"))
 
@@ -95,23 +112,22 @@ def outcome_vs_depth(analysis: dict, selected: int | None = None) -> go.Figure:
     depths = analysis["depths"]
     for col, metric in ((1, "accuracy"), (2, "loss")):
         for wiring in WIRINGS:
-            xs, means, sds, dots_x, dots_y = [], [], [], [], []
+            xs, cells, dots_x, dots_y = [], [], [], []
             for depth in depths:
                 cell = analysis["cells"][depth].get(wiring)
                 if cell is None:
                     continue
                 x = math.log2(depth) + OFFSET[wiring]
                 xs.append(x)
-                means.append(cell[metric]["mean"])
-                sds.append(cell[metric]["sd"] if math.isfinite(cell[metric]["sd"]) else 0.0)
+                cells.append(cell)
                 dots_x += [x] * len(cell[metric]["per_seed"])
                 dots_y += cell[metric]["per_seed"]
             color = WIRING_COLORS[wiring]
-            fig.add_trace(go.Scatter(x=xs, y=means, mode="lines+markers", name=WIRING_NAMES[wiring],
-                                     legendgroup=wiring, showlegend=col == 1, line=dict(color=color, width=3),
-                                     marker=dict(size=11, color=color),
-                                     error_y=dict(type="data", array=sds, visible=True, thickness=2, width=6),
-                                     hovertemplate=f"{wiring}: %{{y:.3f}} (mean ± sd over seeds)<extra></extra>"),
+            fig.add_trace(go.Scatter(x=xs, y=[c[metric]["mean"] for c in cells], mode="lines+markers",
+                                     name=WIRING_NAMES[wiring], legendgroup=wiring, showlegend=col == 1,
+                                     line=dict(color=color, width=3), marker=dict(size=11, color=color),
+                                     error_y=sd_bars(cells, metric),
+                                     hovertemplate=f"{wiring}: %{{y:.3f}} ({BAR_NOTE[metric]})<extra></extra>"),
                           row=1, col=col)
             fig.add_trace(go.Scatter(x=dots_x, y=dots_y, mode="markers", legendgroup=wiring, showlegend=False,
                                      marker=dict(size=7, color=color, opacity=0.45, symbol="circle-open",
@@ -124,7 +140,7 @@ def outcome_vs_depth(analysis: dict, selected: int | None = None) -> go.Figure:
     labels = [f"{d}<br><span style='font-size:13px'>{p_label(analysis['tests'][d]['loss']['p'])}</span>"
               if d in analysis["tests"] else str(d) for d in depths]
     ticks = dict(tickmode="array", tickvals=[math.log2(d) for d in depths], ticktext=labels,
-                 title="layers per stack (log scale) · p: exact paired test on loss",
+                 title="layers per stack (log scale)",
                  range=[math.log2(depths[0]) - 0.4, math.log2(depths[-1]) + 0.4] if depths else None)
     fig.update_xaxes(**ticks)
     fig.update_yaxes(title="held-out token accuracy", range=[0, 1.02], row=1, col=1)
@@ -186,7 +202,7 @@ def probe_profile(analysis: dict, depth: int) -> go.Figure:
                 legendgroup=wiring, showlegend=False, line=dict(color=color, width=3),
                 marker=dict(size=11, color=[color if lv in read else "white" for lv in levels],
                             line=dict(color=color, width=2)),
-                error_y=dict(type="data", array=sd, visible=True, thickness=1.5, width=4),
+                error_y=clipped_bars(trained.mean(0), sd, 1.0, thickness=1.5, width=4),
                 hovertemplate=f"{wiring}, level %{{x}}: %{{y:.3f}}<extra></extra>"), row=1, col=col)
         if cells:  # a seed starts both wirings from the same weights, so "before training" is one curve
             untrained = next(iter(cells.values()))["probes"]["untrained"][target].mean(0)
@@ -232,7 +248,8 @@ def gap_by_task(analyses: dict[str, dict]) -> go.Figure:
         n = len(analysis["seeds"])
         fig.add_trace(go.Scatter(x=xs, y=means, mode="lines+markers+text", name=f"{TASK_NAMES[task]}, {n} seeds",
                                  legendgroup=task, line=dict(color=color, width=3), marker=dict(size=12, color=color),
-                                 text=labels, textposition="bottom right", textfont=dict(size=13, color=color),
+                                 text=labels, textfont=dict(size=13, color=color),
+                                 textposition=["bottom right"] * (len(labels) - 1) + ["bottom left"],  # inside
                                  hovertemplate=f"{TASK_NAMES[task]}: %{{y:+.1f}} points (seed mean, %{{text}})"
                                                "<extra></extra>"))
         fig.add_trace(go.Scatter(x=dots_x, y=dots_y, mode="markers", legendgroup=task, showlegend=False,
@@ -243,7 +260,7 @@ def gap_by_task(analyses: dict[str, dict]) -> go.Figure:
     fig.update_xaxes(title="layers per stack (log scale)", tickmode="array", tickvals=[math.log2(d) for d in depths],
                      ticktext=[str(d) for d in depths],
                      range=[math.log2(depths[0]) - 0.4, math.log2(depths[-1]) + 0.4] if depths else None)
-    fig.update_yaxes(title="layer-aligned − final-only accuracy (points)", zeroline=False)
+    fig.update_yaxes(title="accuracy gap (points)<br>layer-aligned − final-only", zeroline=False)
     fig.update_layout(legend=LEGEND_BELOW, margin=dict(b=130))
     first = next(iter(analyses.values()))
     return styled(fig, "When does layer-aligned reading help? Paired gap per seed, main task and control",
@@ -267,16 +284,15 @@ def lr_check(analysis: dict) -> go.Figure:
                 legendgroup=wiring, showlegend=col == 1, line=dict(color=color, width=3),
                 marker=dict(size=[18 if lr == analysis["best"][wiring] else 10 for lr in rates], color=color,
                             symbol=["star" if lr == analysis["best"][wiring] else "circle" for lr in rates]),
-                error_y=dict(type="data", array=[c[metric]["sd"] if math.isfinite(c[metric]["sd"]) else 0.0
-                                                 for c in cells], visible=True, thickness=2, width=6),
-                hovertemplate=f"{wiring}: %{{y:.3f}} (mean ± sd over seeds)<extra></extra>"), row=1, col=col)
+                error_y=sd_bars(cells, metric),
+                hovertemplate=f"{wiring}: %{{y:.3f}} ({BAR_NOTE[metric]})<extra></extra>"), row=1, col=col)
             fig.add_trace(go.Scatter(
                 x=[xi for xi, c in zip(x, cells) for _ in c[metric]["per_seed"]],
                 y=[v for c in cells for v in c[metric]["per_seed"]], mode="markers", legendgroup=wiring,
                 showlegend=False, marker=dict(size=7, color=color, opacity=0.45, symbol="circle-open",
                                               line=dict(width=2)),
                 hovertemplate=f"{wiring}, one seed: %{{y:.3f}}<extra></extra>"), row=1, col=col)
-    fig.update_xaxes(title="learning rate (log scale) · star: the wiring's best", tickmode="array",
+    fig.update_xaxes(title="learning rate (log scale)", tickmode="array",
                      tickvals=[math.log10(lr) for lr in lrs], ticktext=[f"{lr:g}" for lr in lrs],
                      range=[math.log10(min(lrs)) - 0.3, math.log10(max(lrs)) + 0.3])
     fig.update_yaxes(title="held-out token accuracy", range=[0, 1.02], row=1, col=1)

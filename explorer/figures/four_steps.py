@@ -15,7 +15,7 @@ from plotly.subplots import make_subplots
 from explorer.evidence import Evidence, Kind
 from explorer.experiments.four_steps import ALL_VARIANTS, DECODER, MATCHED, VARIANT_SHORT, VARIANTS, Wiring
 from explorer.figures.heatmaps import category_heatmap, matrix_layout
-from explorer.figures.theme import CONCEPT_COLORS, OKABE_ITO, styled
+from explorer.figures.theme import CONCEPT_COLORS, FOOT_LEGEND, OKABE_ITO, styled
 
 CURRENT = OKABE_ITO[0]  # the step being looked at
 OTHER = "#BBBBBB"
@@ -224,23 +224,24 @@ def _present(runs: list[dict]) -> list[str]:
 
 
 def ablation(record: dict, highlight: Sequence[str] = ("4", DECODER)) -> go.Figure:
-    """Held-out loss of every variant: one dot per seed, the mean with ± one seed standard deviation."""
+    """Held-out loss of every variant: one faint line per seed joining its variants (a seed is paired across
+    them: same initial weights and batches), and the mean with ± one seed standard deviation."""
     order = _present(record["runs"])
     x = {v: i for i, v in enumerate(order)}
     fig = go.Figure()
     seeds = sorted({r["seed"] for r in record["runs"]})
     for j, seed in enumerate(seeds):
-        runs = [r for r in record["runs"] if r["seed"] == seed]
-        offset = (j - (len(seeds) - 1) / 2) * 0.06
+        runs = sorted((r for r in record["runs"] if r["seed"] == seed), key=lambda r: x[r["variant"]])
         fig.add_trace(go.Scatter(
-            x=[x[r["variant"]] + offset for r in runs], y=[r["eval_loss"] for r in runs], mode="markers",
-            name=f"seed {seed}", marker=dict(size=9, color=OKABE_ITO[(j + 1) % len(OKABE_ITO)], opacity=0.75),
-            hovertemplate=f"seed {seed}<br>held-out loss %{{y:.4f}}<extra></extra>", legendgroup="seeds"))
+            x=[x[r["variant"]] for r in runs], y=[r["eval_loss"] for r in runs], mode="lines+markers",
+            name=f"one seed ({len(seeds)}), joined across variants", showlegend=j == 0, legendgroup="seeds",
+            line=dict(color=OTHER, width=1), marker=dict(size=6, color=OTHER), opacity=0.6,
+            hovertemplate=f"seed {seed}<br>held-out loss %{{y:.4f}}<extra></extra>"))
     summary = {v["variant"]: v for v in record["summary"]["variants"]}
     means = [summary[v]["mean"] for v in order]
     sds = [0.0 if summary[v]["sd"] != summary[v]["sd"] else summary[v]["sd"] for v in order]
     fig.add_trace(go.Scatter(
-        x=[x[v] + 0.25 for v in order], y=means, mode="markers", name="mean ± 1 sd (seeds)",
+        x=[x[v] + 0.2 for v in order], y=means, mode="markers", name="mean ± 1 sd (seeds)",
         error_y=dict(type="data", array=sds, thickness=2, width=8, color=REFERENCE),
         marker=dict(symbol="diamond", size=13,
                     color=[CURRENT if v in highlight else REFERENCE for v in order]),
@@ -248,8 +249,9 @@ def ablation(record: dict, highlight: Sequence[str] = ("4", DECODER)) -> go.Figu
     fig.update_xaxes(tickmode="array", tickvals=list(range(len(order))), ticktext=[VARIANT_SHORT[v] for v in order],
                      title=None, tickangle=-30)
     fig.update_yaxes(title="held-out loss (nats)")
+    fig.update_layout(legend=FOOT_LEGEND, margin=dict(b=110))
     return styled(fig, "Trained from scratch at an equal budget: held-out loss per variant",
-                  Evidence(Kind.MEASURED, _ablation_detail(record["settings"], len(seeds))), height=480)
+                  Evidence(Kind.MEASURED, _ablation_detail(record["settings"], len(seeds))), height=500)
 
 
 def ablation_curves(record: dict) -> go.Figure:
@@ -278,7 +280,7 @@ def functions(record: dict, summary: dict) -> go.Figure:
     runs = [r for r in record["runs"] if "agreement" in r]
     order = _present(runs)
     x = {v: i for i, v in enumerate(order)}
-    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.1)
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.14)  # room for the right panel's two-line title
     base = summary["baseline"]
     for col, key in ((1, "agreement"), (2, "kl")):
         fig.add_trace(go.Scatter(
@@ -302,7 +304,7 @@ def functions(record: dict, summary: dict) -> go.Figure:
                          ticktext=[VARIANT_SHORT[v] for v in order], tickangle=-40, row=1, col=col)
     fig.update_yaxes(tickformat=".0%", title="same most likely token", row=1, col=1)
     fig.update_yaxes(title="KL(decoder-only ‖ model), nats/token", row=1, col=2)
-    fig.update_layout(legend={**BELOW, "y": -0.4}, margin=dict(b=170))
+    fig.update_layout(legend=FOOT_LEGEND, margin=dict(b=90))
     seeds = len({r["seed"] for r in runs})
     return styled(fig, "How different are the trained functions? Each model against decoder-only of its seed",
                   Evidence(Kind.MEASURED, f"{_ablation_detail(record['settings'], seeds)} · "

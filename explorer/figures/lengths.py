@@ -18,6 +18,7 @@ from plotly.subplots import make_subplots
 
 from explorer.evidence import Evidence, Kind
 from explorer.experiments.lengths import ARM_NAMES, ARMS, DECODER, ENCDEC, FAMILY_NAMES, MATCHINGS, percent
+from explorer.experiments.lengths.view import ratio_label
 from explorer.figures.theme import CONCEPT_COLORS, OKABE_ITO, below_badge, keep_width, styled
 from explorer.formatting import p_label, p_text, si
 
@@ -34,10 +35,6 @@ MAX_POINTS = 2_000  # pairs drawn in the distribution scatter (the statistics us
 def _shape_text(shape: dict) -> str:
     ff = shape["d_ff"] or 4 * shape["d_model"]
     return f"d={shape['d_model']}, {shape['n_layers']} layers per stack, d_ff={ff}, vocab {shape['vocab_size']:,}"
-
-
-def ratio_label(lx: int, ly: int) -> str:
-    return f"{lx}→{ly}"
 
 
 def _log_ticks(values: list[float]) -> dict:
@@ -243,6 +240,12 @@ def gap_chart(analysis: dict) -> go.Figure:
                   Evidence(Kind.MEASURED, _toy_detail(cfg, n)), height=560)
 
 
+def _decade(exponent: int) -> str:
+    """A log axis' tick: 0.1, 1, 10 as numbers, smaller and larger powers as 10⁻⁴ (short, so the axis title keeps
+    clear of it)."""
+    return f"{10.0 ** exponent:g}" if -1 <= exponent <= 2 else f"10<sup>{exponent}</sup>"
+
+
 def curves_chart(curves: list[dict], cfg: dict) -> go.Figure:
     """Held-out loss against training step per ratio: the seed mean and the range over seeds, per arm."""
     present = {(c["lx"], c["ly"]) for c in curves}
@@ -264,9 +267,9 @@ def curves_chart(curves: list[dict], cfg: dict) -> go.Figure:
         fig.update_xaxes(title_text="training step", row=1, col=col)
     losses = [v for c in curves for v in c["low"] + c["high"] if v > 0]
     decades = range(math.floor(math.log10(min(losses))), math.ceil(math.log10(max(losses))) + 1)
-    fig.update_yaxes(type="log", tickvals=[10.0 ** e for e in decades], ticktext=[f"{10.0 ** e:g}" for e in decades])
-    fig.update_yaxes(title_text="held-out loss (nats/token)", row=1, col=1)
-    fig.update_layout(legend=dict(orientation="h", x=0, y=-0.22, yanchor="top"))
+    fig.update_yaxes(type="log", tickvals=[10.0 ** e for e in decades], ticktext=[_decade(e) for e in decades])
+    fig.update_yaxes(title_text="held-out loss (nats/token)", title_standoff=12, row=1, col=1)
+    fig.update_layout(legend=dict(orientation="h", x=0, y=-0.3, yanchor="top"), margin=dict(b=130))  # under the titles
     below_badge(fig)
     seeds = max((c["seeds"] for c in curves), default=0)
     return styled(fig, "Held-out loss while training: seed mean, band = range over seeds",

@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from explorer.evidence import Evidence, Kind
-from explorer.figures.theme import CONCEPT_COLORS, EVIDENCE_COLORS, OKABE_ITO, below_badge, styled
+from explorer.figures.theme import CONCEPT_COLORS, EVIDENCE_COLORS, FOOT_LEGEND, OKABE_ITO, below_badge, styled
 from explorer.physics import FORCES, Crossing, Fall, Horizon, Trajectory, gravity_only
 
 SIM_COLOR = CONCEPT_COLORS["data"]  # the simulation plays the part of the observed object
@@ -71,12 +71,14 @@ def fall_position(fall: Fall, name: str, v0: float = 0.0, height: int = 480) -> 
     _hline(fig, fall.height, "floor", dash="solid")
     late = fall.t_land - fall.t_land_formula
     delay = f"{late * 1000:.0f} ms" if late < 1 else f"{late:.1f} s"
-    fig.add_annotation(x=fall.t_land, y=fall.height, ax=-170, ay=-30, showarrow=True, arrowhead=2,
-                       xanchor="right", text=f"lands {delay} after the formula says" if late >= 0.0005
-                       else "lands when the formula says", font=dict(size=14))
+    # the label's tail in data units, two lines: it stays inside the plot however narrow the figure is drawn
+    fig.add_annotation(x=fall.t_land, y=fall.height, ax=0.5 * fall.t_land, ay=0.72 * fall.height, axref="x",
+                       ayref="y", showarrow=True, arrowhead=2, xanchor="center",
+                       text=f"lands {delay}<br>after the formula says" if late >= 0.0005
+                       else "lands when<br>the formula says", font=dict(size=14))
     fig.update_xaxes(title_text="time since release (s)", rangemode="tozero")
     fig.update_yaxes(title_text="distance fallen (m, downward)", autorange="reversed")
-    fig.update_layout(legend=dict(x=0.99, y=0.98, xanchor="right", yanchor="top"))
+    fig.update_layout(legend=FOOT_LEGEND, margin=dict(b=90))  # the legend under the axis title, off the curves
     return styled(fig, f"A {length_text(fall.height)} drop: the {name} vs the gravity-only formula",
                    Evidence(Kind.SIMULATION, SIMULATED + " · dashed: formula", also=(Kind.FORMULA,)), height=height)
 
@@ -206,7 +208,7 @@ def prediction_errors(t: np.ndarray, horizons: Sequence[Horizon], current: int) 
     _hline(fig, tol, f"tolerance {length_text(tol)}", log=True, right=True)
     fig.update_xaxes(title_text="time since release (s)")
     fig.update_yaxes(title_text="prediction error (m)", **DECADES, range=[math.log10(ERROR_FLOOR_M) - 0.2, 2.5])
-    fig.update_layout(legend=dict(x=0.99, y=0.02, xanchor="right", yanchor="bottom"))
+    fig.update_layout(legend=FOOT_LEGEND, margin=dict(b=110))
     return styled(fig, "Prediction error of the fitted model, per number of forces",
                    Evidence(Kind.FIT, f"grey: fitted part ({t_fit:g} s) · dots: off by the tolerance",
                             also=(Kind.EXTRAPOLATION,)))
@@ -218,12 +220,18 @@ def horizon_bars(horizons: Sequence[Horizon], current: int) -> go.Figure:
     values = [max(h.horizon, LOG_FLOOR_S) for h in horizons]
     texts = [(f"≥ {h.horizon:.2f} s (whole run)" if h.censored else f"{h.horizon:.2f} s") for h in horizons]
     colors = [LEVEL_COLORS[h.n_forces - 1] if h.n_forces <= current else PALE for h in horizons]
-    fig = go.Figure(go.Bar(x=labels, y=values, text=texts, textposition="outside", textfont=dict(size=15),
+    # horizontal bars, each named on a line above it: the whole width is left to the bars, even on a phone
+    rows = list(range(len(labels)))
+    fig = go.Figure(go.Bar(y=rows, x=values, orientation="h", text=texts, textposition="outside", width=0.45,
+                           textfont=dict(size=15), cliponaxis=False, customdata=labels,
                            marker=dict(color=colors, pattern_shape=["/" if h.censored else "" for h in horizons]),
-                           hovertemplate="%{x}: %{text}<extra></extra>", showlegend=False))
-    fig.update_xaxes(title_text="forces acting (each added to the ones before)")
-    fig.update_yaxes(title_text="horizon after the fitted part (s)", **DECADES,
-                     range=[math.log10(min(values)) - 0.4, math.log10(max(values)) + 0.6])
+                           hovertemplate="%{customdata}: %{text}<extra></extra>", showlegend=False))
+    for row, label in zip(rows, labels):  # forces acting, each added to the ones above
+        fig.add_annotation(text=label, xref="x domain", x=0, y=row - 0.26, xanchor="left", yanchor="bottom",
+                           showarrow=False, font=dict(size=15))
+    fig.update_yaxes(autorange="reversed", showticklabels=False, ticks="")
+    fig.update_xaxes(title_text="horizon after the fit (s)", **DECADES,
+                     range=[math.log10(min(values)) - 0.4, math.log10(max(values)) + 1.6])  # room for the text
     h0 = horizons[0]
     return styled(fig, "More interacting forces, shorter reliable prediction",
                    Evidence(Kind.SIMULATION, f"with fits · tolerance {length_text(h0.tol)}, "

@@ -50,10 +50,11 @@ pio.templates[TEMPLATE_NAME] = go.layout.Template(
         colorway=OKABE_ITO,
         paper_bgcolor="white",
         plot_bgcolor="white",
+        # automargin: an axis's tick labels and title push the margin out instead of being cut at the edge
         xaxis=dict(showgrid=True, gridcolor="#E5E5E5", zeroline=False, linecolor="#888888", ticks="outside",
-                   title=dict(font=dict(size=18))),
+                   automargin=True, title=dict(font=dict(size=18), standoff=10)),
         yaxis=dict(showgrid=True, gridcolor="#E5E5E5", zeroline=False, linecolor="#888888", ticks="outside",
-                   title=dict(font=dict(size=18))),
+                   automargin=True, title=dict(font=dict(size=18), standoff=8)),
         legend=dict(bgcolor="rgba(255,255,255,0.8)", font=dict(size=15)),
         hoverlabel=dict(font=dict(size=15)),
         margin=dict(l=70, r=30, t=90, b=70),
@@ -61,6 +62,8 @@ pio.templates[TEMPLATE_NAME] = go.layout.Template(
 )
 
 
+# a legend at the figure's foot, in one wrapping row: clear of the data and of slanted tick labels however long
+FOOT_LEGEND = dict(orientation="h", x=0, y=0, xanchor="left", yanchor="bottom", yref="container")
 TOP_MARGIN = 110  # the title's row, then the evidence badge's row, then the plot
 BADGE_CHARS = 84  # characters per badge line: fits the plot of a full-width figure with a legend beside it
 BADGE_LINE_PX = 19  # each further badge line moves the plot down this far
@@ -76,7 +79,23 @@ def styled(fig: go.Figure, title: str, evidence: Evidence, height: int = 480,
     margin_top = max(TOP_MARGIN, fig.layout.margin.t or 0)
     fig.update_layout(template=TEMPLATE_NAME, height=height, margin=dict(t=margin_top),
                       title=dict(text=title, yref="container", y=1.0, yanchor="top", pad=dict(t=14, l=12)))
+    for axis in fig.select_yaxes():
+        if axis.title.text:
+            axis.title.text = wrap_axis_title(axis.title.text)
     return stamp_evidence(fig, evidence, badge_chars)
+
+
+AXIS_TITLE_CHARS = 24  # a longer y-axis title is cut above and below a short plot (a phone, a panel of a grid)
+
+
+def wrap_axis_title(text: str, chars: int = AXIS_TITLE_CHARS) -> str:
+    """A long axis title on two lines, split at the space nearest its middle; short or already broken ones
+    as they are. A y-axis title runs along the plot's height, which a legend under it or a phone shrinks."""
+    if len(text) <= chars or "<br>" in text or " " not in text:
+        return text
+    spaces = [i for i, c in enumerate(text) if c == " "]
+    cut = min(spaces, key=lambda i: abs(i - len(text) / 2))
+    return f"{text[:cut]}<br>{text[cut + 1:]}"
 
 
 def badge_lines(evidence: Evidence, chars: int = BADGE_CHARS) -> list[str]:
@@ -199,12 +218,48 @@ def for_dark(fig: go.Figure) -> go.Figure:
     for shape in out.layout.shapes:  # light panels (a fit window, a highlighted band) become faint veils
         if _is_light(shape.fillcolor):
             shape.fillcolor = "rgba(255,255,255,0.07)"
+        shape.line.color = _lifted(shape.line.color)
+    for trace in out.data:  # black "data" and "mean" marks, dark grey fits: light greys on the dark panel
+        for path in _TRACE_COLORS:
+            part = trace
+            for name in path[:-1]:
+                part = getattr(part, name, None)
+                if part is None:
+                    break
+            else:
+                if getattr(part, path[-1], None) is not None:
+                    setattr(part, path[-1], _lifted(getattr(part, path[-1])))
+    for note in out.layout.annotations:
+        note.font.color = _lifted(note.font.color)
+        if _is_light(note.bgcolor):  # a white label box would hide its now light text: the panel shows through
+            note.bgcolor = "rgba(14,17,23,0.8)"
+        if note.showarrow is not False:  # Plotly's default arrow is dark grey
+            note.arrowcolor = _lifted(note.arrowcolor or "#444444")
     return out
+
+
+_TRACE_COLORS = (("marker", "color"), ("marker", "line", "color"), ("line", "color"), ("error_y", "color"),
+                 ("error_x", "color"), ("textfont", "color"))
+
+
+def _rgb(color: object) -> tuple[int, int, int] | None:
+    if not isinstance(color, str) or not color.startswith("#") or len(color) != 7:
+        return None
+    return tuple(int(color[i:i + 2], 16) for i in (1, 3, 5))
 
 
 def _is_light(color: str | None) -> bool:
     """A hex colour close to white (#F2F2F2 and the like)."""
-    if not color or not color.startswith("#") or len(color) != 7:
-        return False
-    r, g, b = (int(color[i:i + 2], 16) for i in (1, 3, 5))
-    return min(r, g, b) >= 0xD8
+    rgb = _rgb(color)
+    return rgb is not None and min(rgb) >= 0xD8
+
+
+def _lifted(color):
+    """A near-black grey (the template's data and mean marks, #000000 to #666666) mirrored to its light
+    counterpart, so it reads on the dark panel; colours, light greys and lists of them otherwise kept."""
+    if isinstance(color, (list, tuple)):
+        return [_lifted(c) for c in color]
+    rgb = _rgb(color)
+    if rgb is None or max(rgb) > 0x66 or max(rgb) - min(rgb) > 0x10:
+        return color
+    return "#" + "".join(f"{0xFA - c * 0xFA // 0xFF:02X}" for c in rgb)

@@ -15,7 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from explorer.evidence import Evidence, Kind
-from explorer.figures.theme import CONCEPT_COLORS, OKABE_ITO, styled
+from explorer.figures.theme import CONCEPT_COLORS, FOOT_LEGEND, OKABE_ITO, keep_width, styled
 from explorer.trend import SERIES, SERIES_BY_KEY, VALUE, Fit, in_window
 
 SERIES_COLORS = {s.key: OKABE_ITO[i] for s, i in zip(SERIES, (0, 1, 2, 4, 5))}
@@ -36,8 +36,7 @@ KIND_GROUPS = {
 }
 OTHER_KIND = ("cluster / supercomputer", "pentagon")
 LOG_TICKS = dict(type="log", exponentformat="power", showexponent="all")
-BOTTOM_LEGEND = dict(orientation="h", x=0, y=0, xanchor="left", yanchor="bottom", yref="container",  # the foot of the
-                     font=dict(size=13))  # figure, whatever the plot's height: clear of the x-axis title
+BOTTOM_LEGEND = dict(FOOT_LEGEND, font=dict(size=13))  # whatever the plot's height: clear of the x-axis title
 
 
 def _kind(kind: str) -> tuple[str, str]:
@@ -203,8 +202,8 @@ def trend_chart(rows: pd.DataFrame, window: tuple[float, float], fit: Fit | None
                      automargin=True, dtick=2, **LOG_TICKS)
     fig.update_layout(legend=dict(BOTTOM_LEGEND, title=dict(
                           text="data · fit · extrapolation (dashed)", side="top")),
-                      legend2=dict(x=0.01, y=0.99, xanchor="left", yanchor="top", font=dict(size=13),
-                                   title=dict(text="technology")),
+                      legend2=dict(orientation="h", x=0, y=1, xanchor="left", yanchor="bottom", font=dict(size=13),
+                                   title=dict(text="technology:", side="left")),  # one row above the plot
                       hovermode="closest", margin=dict(b=60))  # the legend at the foot widens it as it needs
     rate = "no fit" if fit is None else f"{fit.years_per_10x:.3g} years per 10×" if fit.b > 0 else "no growth"
     fits = [f for f in (fit, upload_fit) if f is not None]
@@ -212,8 +211,9 @@ def trend_chart(rows: pd.DataFrame, window: tuple[float, float], fit: Fit | None
         [Kind.EXTRAPOLATION] if any(horizon > f.x1 for f in fits) else [])
     fitted = f", {fit.n} in the fit" if fit is not None else ""
     detail = f"{len(rows)} cited rows shown{fitted} · GPUs in {'FP32' if precision == 'fp32' else 'best precision'}"
-    return styled(fig, f"Compute per 2024 dollar, fit window {window[0]:.0f}–{window[1]:.0f}: {rate}",
-                  Evidence(kinds[0], detail, also=tuple(kinds[1:])), height=height)
+    fig = styled(fig, f"Compute per 2024 dollar, fit window {window[0]:.0f}–{window[1]:.0f}: {rate}",
+                 Evidence(kinds[0], detail, also=tuple(kinds[1:])), height=height)
+    return keep_width(fig)  # on a phone its two legends would squeeze the plot to a strip: scroll it instead
 
 
 def precision_chart(rows: pd.DataFrame, fp32: Fit, best: Fit) -> go.Figure:

@@ -103,17 +103,22 @@ def assert_no_exception(pg) -> None:
 
 
 def shoot(pg, path: Path, max_height: int = 9000) -> Path:
-    """A screenshot of the whole page, also copied to $SHOTS_DIR when set (for looking at after a run).
+    """A screenshot of what is on screen; with $SHOTS_DIR set, of the whole page, copied there for looking at
+    after a run.
 
-    Streamlit scrolls inside its own main container, so the viewport grows to the content first.
+    Streamlit scrolls inside its own main container, so for the whole page the viewport grows to the content
+    first: a re-layout and a full redraw of every chart, seconds on a long page, spent only when someone looks.
     """
+    if not os.environ.get("SHOTS_DIR"):
+        pg.screenshot(path=str(path))
+        return path
     width = pg.viewport_size["width"] if pg.viewport_size else 1400
+    restore = pg.viewport_size["height"] if pg.viewport_size else 1000
     height = pg.evaluate("document.querySelector('[data-testid=\"stMain\"]')?.scrollHeight || 1000")
     pg.set_viewport_size({"width": width, "height": min(max(int(height), 1000), max_height)})
     pg.screenshot(path=str(path), full_page=True)
-    pg.set_viewport_size({"width": width, "height": 1000})
-    if os.environ.get("SHOTS_DIR"):
-        target = Path(os.environ["SHOTS_DIR"])
-        target.mkdir(parents=True, exist_ok=True)
-        shutil.copy(path, target / path.name)
+    pg.set_viewport_size({"width": width, "height": restore})
+    target = Path(os.environ["SHOTS_DIR"])
+    target.mkdir(parents=True, exist_ok=True)
+    shutil.copy(path, target / path.name)
     return path

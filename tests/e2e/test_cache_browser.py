@@ -1,4 +1,5 @@
-"""The cache-reuse page in a real headless Chromium: it loads, moving n and m redraws, screenshots are kept."""
+"""The cache-reuse page in a real headless Chromium: it opens on the lecture's chat, a typed chat and the layer
+redraw it, the sizes view's n and m redraw, screenshots are kept."""
 
 from pathlib import Path
 
@@ -26,10 +27,36 @@ def _save(page, tmp_path, name: str) -> None:
             chart.screenshot(path=str(folder / f"{name}-chart{i:02d}.png"))
 
 
-def test_cache_page_redraws_when_n_and_m_move(page, app_url, tmp_path):
+def test_the_first_screen_is_the_lecture_chat_and_a_typed_chat_redraws_it(page, app_url, tmp_path):
     page.goto(app_url)  # the router first, so the page runs inside app.py's navigation
     wait_for_app(page, "Dominant force")
     page.goto(f"{app_url}/cache")
+    wait_for_app(page, "When “bad” arrived")
+    assert_no_exception(page)
+    expect(page.locator(".js-plotly-plot")).to_have_count(1)
+    expect(page.get_by_text("Turn 2: the causal model computes 4 new tokens").first).to_be_visible()
+    chart = page.locator(".js-plotly-plot").first.bounding_box()
+    assert chart["y"] >= 0 and chart["y"] + chart["height"] <= 900  # whole on the first screen
+    expect(page.get_by_text("moved 94% on average").first).to_be_in_viewport()
+    _save(page, tmp_path, "chat")
+
+    box = page.get_by_role("textbox", name="Chat turns, separated by /")
+    box.fill("Hi / ok? / no")
+    box.press("Enter")
+    wait_for_app(page, "When “no” arrived")
+    assert "chat=" in page.url  # a lecturer's link keeps the chat
+    _thumb(page, "Old tokens' state shown").focus()
+    page.keyboard.press("Home")  # layer 2 -> layer 1
+    wait_for_app(page, "did not move")
+    assert "chat_state=layer+1" in page.url
+    assert_no_exception(page)
+    _save(page, tmp_path, "typed")
+
+
+def test_cache_page_redraws_when_n_and_m_move(page, app_url, tmp_path):
+    page.goto(app_url)
+    wait_for_app(page, "Dominant force")
+    page.goto(f"{app_url}/cache?view=Any+size+%28n%2C+m%2C+T%29")
     wait_for_app(page, "history of n + (T-1)·m = 64 tokens")
     assert_no_exception(page)
     expect(page.locator(".js-plotly-plot")).to_have_count(1)  # the heatmaps; the open first section is words
@@ -37,7 +64,7 @@ def test_cache_page_redraws_when_n_and_m_move(page, app_url, tmp_path):
     expect(page.locator(".js-plotly-plot")).to_have_count(5)  # the heatmaps, then the cost curves
     _save(page, tmp_path, "default")
 
-    page.goto(f"{app_url}/cache?section=Measured%20on%20this%20server")
+    page.goto(f"{app_url}/cache?view=Any+size+%28n%2C+m%2C+T%29&section=Measured%20on%20this%20server")
     # the overhead sweep runs once per server in the background; the page reruns when it is done
     expect(page.get_by_text("each layer costs about").first).to_be_visible(timeout=120_000)
     wait_for_app(page, "Measured speedup")
@@ -63,11 +90,11 @@ def test_the_stale_cache_section_draws_its_two_figures_and_moves_with_n(page, ap
     page.goto(app_url)
     wait_for_app(page, "Dominant force")
     page.goto(f"{app_url}/cache")
-    wait_for_app(page, "history of n + (T-1)·m = 64 tokens")
+    wait_for_app(page, "When “bad” arrived")
     page.get_by_role("tab", name="Reusing a stale cache").click()
     wait_for_app(page, "What this toy shows")
     assert_no_exception(page)
-    expect(page.locator(".js-plotly-plot")).to_have_count(3)  # the heatmaps, accuracy, KL
+    expect(page.locator(".js-plotly-plot")).to_have_count(3)  # the chat, accuracy, KL
     _thumb(page, "Old tokens n").focus()
     page.keyboard.press("Home")  # 24 -> 4
     expect(page.get_by_text("4 old tokens: re-encoding").first).to_be_visible(timeout=15_000)

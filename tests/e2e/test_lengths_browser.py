@@ -16,8 +16,8 @@ def _press(page, slider_label: str, key: str, expect: str, url_part: str) -> Non
 def test_default_view_then_lx_moves_and_a_profile_switch(page, app_url, tmp_path):
     page.goto(f"{app_url}/lengths?section=The%20toy%20test")  # the section with the toy test's figures
     wait_for_app(page, "every layer parameter reads all 272 tokens")
-    page.wait_for_selector(".js-plotly-plot")
-    assert page.locator(".js-plotly-plot").count() >= 3  # the allocation, and the toy test's two in the open section
+    # the allocation, and the toy test's two in the open section (charts below the first screen draw a moment later)
+    page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 3")
     assert_no_exception(page)
     shoot(page, tmp_path / "lengths-default.png")
 

@@ -51,7 +51,7 @@ REFUSED = re.compile(r"not started\. .*Try again in about \d+ s")  # a run the q
 SLIDERS = {
     "method": "Drop height", "compute": "Fit window: first year", "inductive-bias": "Today's budget",
     "attention": "Head", "four-steps": "Step (0 = encoder-decoder", "lengths": "Input length Lx",
-    "depth": "Layers per stack", "cache": "History n", "audit": "Chat history n", "path": "Question",
+    "depth": "Layers per stack", "cache": "Old tokens' state shown", "audit": "Chat history n", "path": "Question",
 }
 
 

@@ -51,7 +51,10 @@ def test_default_view_prefills_the_lecture_rows_with_their_sources():
     verdict = next(r for r in pairs if (r["a"], r["b"]) == ("4", "decoder"))
     assert f"exact paired p = {verdict['paired_p']:.2g}" in text  # the four-steps verdict, escaped for Markdown
     assert "Removing it (steps 1-2, shared parameters, against separate stacks" in text
-    assert "w=48 (full attention) overtakes w=2 at 1.11e10" in text
+    from explorer import audit
+
+    crossing = audit.crossover_input(audit.shipped_crossover(), "2-48")["crossover"]
+    assert f"w=48 (full attention) overtakes w=2 at {audit.sci(crossing)}" in text
     assert "**Ship now:** w=2" in text
     assert evidence_kinds(at) == ["measured"] and _title(at) == "Your budget is below the crossover"
     assert figures(at)[0]["layout"]["meta"]["figure_id"] == "audit-decision"  # the first screen's figure

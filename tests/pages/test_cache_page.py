@@ -1,8 +1,10 @@
-"""AppTest of the cache-reuse page: default view, every slider at its extremes, URL state, bad URL values."""
+"""AppTest of the cache-reuse page: the lecture's chat first, the sizes view, every slider at its extremes, URL
+state, bad URL values."""
 
 import pytest
 
 from explorer.experiments import cache as exp
+from explorer.experiments import chat_cache as chat_exp
 from tests.pages.conftest import assert_clean, evidence_kinds, figures, run_page, wait_for_jobs
 
 PAGE = "cache_reuse.py"
@@ -13,6 +15,8 @@ def _titles(at) -> list[str]:
 
 
 HEATMAP = "cache-reuse-heatmaps"
+CHAT = "cache-chat"
+SIZES = {"view": "Any size (n, m, T)"}  # the n, m, turns heatmaps on top
 MEASURED = "Measured on this server"
 
 
@@ -20,8 +24,65 @@ def _ids(at) -> list[str]:
     return [f["layout"]["meta"]["figure_id"] for f in figures(at)]
 
 
-def test_the_first_figure_is_the_reuse_heatmap_with_three_controls_and_a_takeaway():
+def _text(at) -> str:
+    return " ".join(md.value for md in at.markdown)
+
+
+def test_the_page_opens_on_the_lecture_chat_through_the_demo_models():
     at = run_page(PAGE)
+    assert_clean(at)
+    chat = figures(at)[0]
+    assert chat["layout"]["meta"]["figure_id"] == CHAT
+    assert chat["layout"]["meta"]["evidence_kinds"] == ["measured", "by construction"]
+    assert chat["layout"]["meta"]["title"].startswith("Turn 2: the causal model computes 4 new tokens")
+    assert chat["layout"]["height"] <= 560  # whole on a 1440x900 screen under the title and the lead
+    assert evidence_kinds(at) == ["measured"]  # one figure: the open first section is words
+    assert at.text_input(key="chat").value == chat_exp.DEFAULT_CHAT
+    assert at.select_slider(key="chat_state").value == "layer 2 keys & values"
+    assert "When “bad” arrived, the causal model kept 12 old tokens and computed 4" in _text(at)
+    assert "moved 94% on average (“r”: 151%)" in " ".join(_text(at).split())
+
+
+def test_a_typed_chat_from_the_url_and_each_state_shown():
+    at = run_page(PAGE, chat="Hi / ok? / no", chat_state="output state")
+    assert_clean(at)
+    assert "old tokens' output state moved" in _text(at)
+    at.select_slider(key="chat_state").set_value("layer 1 keys & values").run()
+    assert_clean(at)
+    assert figures(at)[0]["layout"]["meta"]["title"].startswith("Turn 3: the causal model computes 3 new tokens")
+    assert "did not move" in _text(at) and "When “no” arrived" in _text(at)
+
+
+def test_a_chat_over_the_models_length_names_the_limit_and_a_chat_over_the_page_limits_is_refused():
+    at = run_page(PAGE, chat="How are you? / Bad / Why?")
+    assert_clean(at)
+    assert figures(at)[0]["layout"]["meta"]["evidence_kinds"] == ["measured", "by construction"]  # turn 2 is
+    assert f"only up to {chat_exp.MEASURED_LIMIT} tokens" in " ".join(_text(at).split())
+    assert any(f"at most {chat_exp.MEASURED_LIMIT} characters" in c.value for c in at.caption)
+    at = run_page(PAGE, chat=" / ".join(["hi"] * (chat_exp.MAX_TURNS + 1)))
+    assert_clean(at)
+    assert any(f"at most {chat_exp.MAX_TURNS}" in w.value for w in at.warning) and not figures(at)
+
+
+def test_markup_typed_into_the_chat_is_shown_as_plain_tokens():
+    at = run_page(PAGE, chat="<script>alert(1)</script> / **bold** [x](javascript:alert(1))")
+    assert_clean(at)
+    shown = _text(at) + " ".join(c.value for c in at.caption) + str(figures(at)[0])
+    assert "<script" not in shown and "**bold**" not in shown and "javascript:" not in shown
+
+
+def test_a_heatmap_link_opens_the_sizes_view_and_the_view_switch_is_one_click():
+    at = run_page(PAGE, figure=HEATMAP, controls="hidden", embed="true")
+    assert_clean(at)
+    assert _ids(at) == [HEATMAP]
+    at = run_page(PAGE)
+    at.radio(key="view").set_value(SIZES["view"]).run()
+    assert_clean(at)
+    assert _ids(at)[0] == HEATMAP
+
+
+def test_the_sizes_view_shows_the_reuse_heatmap_with_three_controls_and_a_takeaway():
+    at = run_page(PAGE, **SIZES)
     assert_clean(at)
     heat = figures(at)[0]
     assert heat["layout"]["meta"]["figure_id"] == HEATMAP and heat["layout"]["meta"]["evidence"] == "schematic"
@@ -43,7 +104,7 @@ def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section,
     if section == MEASURED:
         at = wait_for_jobs(at)
     assert_clean(at)
-    assert _ids(at) == [HEATMAP, *ids]
+    assert _ids(at) == [CHAT, *ids]
     if section == "What the toy cannot test":
         assert f"{exp.MAX_MEASURE_TOKENS:,} tokens" in " ".join(m.value for m in at.markdown)
 
@@ -52,9 +113,9 @@ def test_the_measured_section_shows_timings_with_their_evidence():
     at = wait_for_jobs(run_page(PAGE, section=MEASURED))
     assert_clean(at)
     kinds = evidence_kinds(at)
-    assert {"schematic", "measured", "fit"} <= set(kinds)
+    assert {"measured", "fit"} <= set(kinds)
     titles = _titles(at)
-    assert titles[0].startswith("Turn 3: 64 old tokens + 8 new, layer 2")
+    assert titles[0].startswith("Turn 2: the causal model computes 4 new tokens")
     assert any(t.startswith("Measured speedup") for t in titles)
     assert any(t.startswith("time ≈ FLOPs") for t in titles)
     assert any("Why" in md.value and "each layer costs about" in md.value for md in at.markdown)
@@ -63,11 +124,11 @@ def test_the_measured_section_shows_timings_with_their_evidence():
 
 def test_each_size_alone_at_its_extreme_renders_cleanly():
     for params in ({"n": "4096"}, {"m": "256"}, {"turns": "12"}, {"depth": "8"}, {"n": "1", "m": "256"}):
-        assert_clean(run_page(PAGE, **params))
+        assert_clean(run_page(PAGE, **SIZES, **params))
 
 
 def test_all_sliders_at_their_minimum():
-    at = run_page(PAGE, n="1", m="1", turns="1", depth="1")
+    at = run_page(PAGE, n="1", m="1", turns="1", depth="1", **SIZES)
     assert_clean(at)
     assert figures(at)[0]["layout"]["meta"]["title"].startswith("Turn 1: 1 old tokens + 1 new, layer 1")
     assert "Layer shown: 1" in " ".join(c.value for c in at.caption)
@@ -75,7 +136,7 @@ def test_all_sliders_at_their_minimum():
 
 
 def test_all_sliders_at_their_maximum_refuse_timing_and_name_the_limit():
-    at = run_page(PAGE, n="4096", m="256", turns="12", depth="8", layer="8", section=MEASURED)
+    at = run_page(PAGE, n="4096", m="256", turns="12", depth="8", layer="8", section=MEASURED, **SIZES)
     assert_clean(at)
     assert any(f"{exp.MAX_MEASURE_TOKENS:,} tokens" in w.value for w in at.warning)
     heat = figures(at)[0]["layout"]["meta"]
@@ -95,7 +156,7 @@ def test_a_large_size_is_timed_in_the_background():
 
 
 def test_moving_the_sliders_redraws_and_depth_clamps_the_layer():
-    at = run_page(PAGE, depth="4", layer="4")
+    at = run_page(PAGE, depth="4", layer="4", **SIZES)
     at.select_slider(key="n").set_value(1).run()
     at.select_slider(key="m").set_value(256).run()
     at.slider(key="depth").set_value(2).run()
@@ -107,7 +168,7 @@ def test_moving_the_sliders_redraws_and_depth_clamps_the_layer():
 
 
 def test_url_restores_the_view():
-    at = run_page(PAGE, n="12", m="3", turns="2", depth="3", layer="1")
+    at = run_page(PAGE, n="12", m="3", turns="2", depth="3", layer="1", **SIZES)
     assert_clean(at)
     assert at.select_slider(key="n").value == 12 and at.select_slider(key="m").value == 3
     assert at.slider(key="turns").value == 2 and at.slider(key="depth").value == 3
@@ -149,3 +210,44 @@ def test_the_stale_cache_history_at_its_extremes_and_a_bad_url_value():
     assert_clean(at)
     assert "`stale_n`" in " ".join(c.value for c in at.caption)
     assert at.select_slider(key="stale_n").value == 24
+
+
+# --- slide 64, measured: does bidirectional input pay at scale? (its own imports, kept with its tests) ----------
+from dataclasses import replace  # noqa: E402
+
+from explorer.experiments import bidirectional_scaling as scaling  # noqa: E402
+from tests.pages.conftest import press_train, train_buttons  # noqa: E402
+
+SCALING = "Bidirectional at scale (slide 64)"
+
+
+def test_the_slide_64_section_weighs_the_measured_gap_against_the_serving_cost():
+    at = run_page(PAGE, section=SCALING)
+    assert_clean(at)
+    assert _ids(at) == [CHAT, "cache-bidirectional-gap", "cache-bidirectional-serving"]
+    gap, serving = figures(at)[1:]
+    assert gap["layout"]["meta"]["evidence_kinds"] == ["measured"]
+    assert serving["layout"]["meta"]["evidence_kinds"] == ["formula"]
+    assert {t["name"] for t in gap["data"] if t.get("name")} == {"d = 8", "d = 16", "d = 32", "d = 64"}
+    text = " ".join(_text(at).split())
+    for part in ("What this toy shows", "The verdict", "Quality gained against cost paid", "can and cannot test"):
+        assert part in text
+    assert "p = 0.008" in text  # the floor of the exact test with the 8 shipped seeds
+    assert len(train_buttons(at)) == 1  # the quick run waits for a press
+
+
+def test_the_slide_64_quick_run_trains_on_demand_and_shows_its_gaps(monkeypatch):
+    tiny = replace(scaling.PRESETS["quick"], widths=(4, 8), budgets=(2, 4), seeds=(0,), eval_size=16)
+    monkeypatch.setitem(scaling.PRESETS, "quick", tiny)  # the page's own run, at a test's size
+    at = wait_for_jobs(press_train(run_page(PAGE, section=SCALING)))
+    assert_clean(at)
+    assert _ids(at)[-1] == "cache-bidirectional-quick"
+    assert {t["name"] for t in figures(at)[-1]["data"] if t.get("name")} == {"d = 4", "d = 8"}
+
+
+def test_the_slide_64_section_without_its_shipped_result_says_how_to_make_it(monkeypatch, tmp_path):
+    monkeypatch.setattr(scaling, "SHIPPED_DIR", tmp_path)
+    at = run_page(PAGE, section=SCALING)
+    assert_clean(at)
+    assert any("bidirectional-scaling --preset main" in i.value for i in at.info)
+    assert _ids(at) == [CHAT] and len(train_buttons(at)) == 1

@@ -1,11 +1,15 @@
 """AppTest of the four-steps page: the masks first, every section from the URL, every step, every control at its
 extremes, URL views, bad URL values and the on-demand runs inside their sections."""
 
+import time
+
 import pytest
 
 from explorer.experiments import four_steps as fs
+from explorer.jobs import QUEUE
 from explorer.steps import FINAL_STEP
-from tests.pages.conftest import assert_clean, evidence_kinds, figures, run_page, wait_for_jobs
+from tests.pages.conftest import (assert_clean, evidence_kinds, figures, press_train, run_page, train_buttons,
+                                  wait_for_jobs)
 
 PAGE = "four_steps.py"
 CHECK, ABLATION, WHY = "Numeric check", "Ablation and statistics", "Why each structure existed"
@@ -174,3 +178,32 @@ def test_the_ablation_section_reconciles_step_3_with_the_depth_page():
     text = " ".join(m.value for m in at.markdown)
     assert "Step 3 here, layer-aligned reading on the depth page" in text
     assert "points of held-out accuracy at depth 2" in text
+
+
+SHARED = "Separate or shared parameters? (slides 53-55)"
+
+
+def test_the_shared_parameters_section_shows_the_shipped_result_its_finding_and_a_run_button():
+    at = run_page(PAGE, section=SHARED)
+    assert_clean(at)
+    assert _ids(at) == ["four-steps-mask", "shared-params-losses", "shared-params-curves"]
+    assert evidence_kinds(at)[1:] == ["measured", "measured"]
+    text = _markdown(at)
+    assert "**Translation** (two vocabularies): separate" in text and "What the toy can and cannot test" in text
+    assert SHARED in [h.value for h in at.subheader]
+    assert [b.label for b in train_buttons(at)] == ["Train the quick preset (12 short runs)"]
+
+
+def test_the_quick_preset_draws_its_curves_while_it_trains_and_can_be_cancelled():
+    at = press_train(run_page(PAGE, section=SHARED))
+    deadline = time.monotonic() + 120
+    while QUEUE.get("shared-params-quick").partial is None and time.monotonic() < deadline:
+        time.sleep(0.2)  # the first of its 12 runs finishes and is shared
+    at.run()  # the progress panel's poll draws it
+    (live,) = [f for f in figures(at) if "figure_id" not in f["layout"]["meta"]]  # the panel's, not the shipped one
+    assert "while training" in live["layout"]["meta"]["title"] and live["layout"]["meta"]["evidence"] == "measured"
+    assert len(live["data"]) >= 1  # a line per finished run
+    next(b for b in at.button if b.label == "Cancel run").click().run()
+    at = wait_for_jobs(at, timeout=120)
+    assert not at.exception
+    assert any("cancelled" in i.value for i in at.info)

@@ -9,9 +9,10 @@ from tests.pages.conftest import assert_clean, figure_downloads, figures, open_s
 
 # One figure per page that a lecturer would embed; the browser test opens each of these alone.
 EMBED_FIGURES = {"home": "chain", "method": "method-fall", "compute": "compute-trend",
-                 "inductive-bias": "crossover-curves", "attention": "attention-weights",
+                 "bitter-lesson": "bitter-curves", "inductive-bias": "crossover-curves",
+                 "attention": "attention-weights",
                  "four-steps": "four-steps-mask", "lengths": "lengths-allocation", "depth": "depth-outcome",
-                 "cache": "cache-reuse-heatmaps", "audit": "audit-decision", "path": "path-progress"}
+                 "cache": "cache-chat", "audit": "audit-decision", "path": "path-progress"}
 FILES = {p.slug: p.file.removeprefix("pages/") for p in PAGES if p.exists}
 
 

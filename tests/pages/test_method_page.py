@@ -67,7 +67,8 @@ def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section,
     if section == FORCES:
         assert _metrics(at)["Horizon with 4 forces"] == "0.13 s"
         bars = figures(at)[1]["data"][0]
-        assert bars["text"][0].startswith("≥") and bars["y"][1] > bars["y"][2] > bars["y"][3]
+        assert bars["orientation"] == "h"  # one bar per row, its horizon along x
+        assert bars["text"][0].startswith("≥") and bars["x"][1] > bars["x"][2] > bars["x"][3]
     if section == ARGUMENT:
         assert "energy" in _markdown(at) and not at.metric
 

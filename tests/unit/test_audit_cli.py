@@ -22,7 +22,7 @@ def test_json_export_is_a_file_the_page_imports(capsys):
     exported = result["text"].encode()
     workbook, controls, notes = audit.import_json(exported, {})
     assert workbook == audit.default_workbook() and notes == []
-    assert controls == {"n": 1024, "m": 8, "budget": 9.8, "pair": "2-48"}
+    assert controls == {"n": 1024, "m": 8, "budget": audit.DEFAULT_BUDGET_LOG, "pair": "2-48"}
     assert result["workbook"]["decision"]["case"] == "below"
     cost = result["workbook"]["rows"][2]["cells"]["cost"]
     assert cost["source"] == "measured" and cost["values"]["flop_ratio"] == (1024 + 8) / 8

@@ -13,7 +13,7 @@ from explorer.experiments import four_steps as fs
 from explorer.experiments.crossover import at_budget
 from explorer.formatting import seed_list
 
-BUDGET = 10 ** 9.8  # the page's default budget, inside the shipped crossover run
+BUDGET = 10 ** audit.DEFAULT_BUDGET_LOG  # the page's default budget, inside the shipped crossover run
 
 
 @pytest.fixture(scope="module")

@@ -63,3 +63,11 @@ def test_too_big_a_measurement_gets_one_clear_line(capsys):
     assert main(["cache", "measure", "--n", "5000", "--m", "8", "--json"]) == 2
     err = capsys.readouterr().err
     assert "4,096 tokens" in err and "Traceback" not in err
+
+
+def test_chat_prints_each_turn_with_its_reuse_and_drift(capsys):
+    result = _json(capsys, "cache", "chat")
+    assert result["tokens"][:3] == ["h", "o", "w"] and [t["text"] for t in result["turns"]] == ["how are you?", "bad"]
+    assert {"turn", "old", "new", "causal_reused", "bidirectional_recomputed", "drift"} <= set(result["turns"][1])
+    assert main(["cache", "chat", "--chat", "/"]) == 2  # an empty chat: a clear error, no traceback
+    assert "the chat is empty" in capsys.readouterr().err

@@ -60,7 +60,7 @@ def test_quick_reproduction_agrees_on_every_shipped_result_in_the_tier_its_envir
 
 @pytest.mark.skipif(not AVX512, reason="emulating an AVX2 CPU needs an AVX-512 machine")
 def test_on_avx2_kernels_the_tolerance_tier_runs_and_still_agrees():
-    names = ["four_steps/check", "crossover/main", "lengths/main", "four_steps/ablation"]
+    names = ["four_steps/check", "crossover/main", "four_steps/ablation"]
     out = subprocess.run([sys.executable, "-m", "explorer", "reproduce", "--quick", "--json", "--only", *names],
                          cwd=ROOT, capture_output=True, text=True, timeout=600, env={**os.environ, **AVX2_KERNELS})
     assert out.returncode == 0, out.stdout + out.stderr
@@ -70,7 +70,7 @@ def test_on_avx2_kernels_the_tolerance_tier_runs_and_still_agrees():
     assert all(r["agrees"] for r in report["results"]), report["results"]
     assert all("cpu_capability: AVX512 -> AVX2" in r["detail"] for r in report["results"])
     # other kernels really computed other bits: training amplified them
-    assert sum("not bit-identical" in r["detail"] for r in report["results"]) >= 3
+    assert sum("not bit-identical" in r["detail"] for r in report["results"]) >= 2
 
 
 def _tampered(check: Check, change) -> Check:
@@ -85,14 +85,14 @@ def _another_cpu() -> dict:
 
 
 def test_a_deliberately_wrong_result_is_rejected_at_the_tolerance_tier():
-    def lift_scores(record: dict) -> None:  # w=4 held-out accuracy 3 points higher at every checkpoint
-        rec = record["windows"]["4"]
+    def lift_scores(record: dict) -> None:  # w=2 held-out accuracy 3 points higher at every checkpoint
+        rec = record["runs"]["w2-d16-lr0.01"]
         rec["per_lag_accuracy"] = [[[a + 0.03 for a in lags] for lags in seed] for seed in rec["per_lag_accuracy"]]
 
     def one_more_parameter(record: dict) -> None:
         record["steps"][2]["params"] += 1
 
-    for name, change, wrong in (("crossover/main", lift_scores, "w=4 score"),
+    for name, change, wrong in (("crossover/main", lift_scores, "w=2 score"),
                                 ("four_steps/check", one_more_parameter, "share encoder/decoder: parameters")):
         result = judge(_tampered(BY_NAME[name], change), quick=True, now=_another_cpu())
         assert result["tier"] == "tolerance" and not result["agrees"], result

@@ -99,3 +99,34 @@ def test_projector_type_scales_each_axis_own_ticks_and_makes_room_for_them():
     assert big.layout.xaxis.tickfont.size == 15 and big.layout.xaxis2.tickfont.size == round(16 * 1.5)
     assert all(axis.automargin for axis in (*big.select_xaxes(), *big.select_yaxes()))  # titles below the labels
     assert fig.layout.xaxis.tickfont.size == 10  # the original is left as it was
+
+
+def test_the_dark_copy_lifts_black_and_dark_grey_marks_and_keeps_colours():
+    from explorer.figures.theme import CONCEPT_COLORS, DARK, for_dark
+
+    fig = go.Figure(go.Scatter(x=[1, 2], y=[3, 4], marker=dict(color=[CONCEPT_COLORS["data"], "#0072B2"]),
+                               line=dict(color=CONCEPT_COLORS["fit"]), error_y=dict(array=[1, 1], color="#000000")))
+    fig.add_annotation(x=1, y=3, text="lands", font=dict(color="#222222"))
+    fig.add_annotation(x=2, y=4, text="boxed", bgcolor="#FFFFFF")
+    dark = for_dark(styled(fig, "t", Evidence(Kind.MEASURED, "seed 0")))
+    assert list(dark.data[0].marker.color) == [DARK["text"], "#0072B2"]  # a mean marker reads on the dark panel
+    assert dark.data[0].line.color == "#A7A7A7" and dark.data[0].error_y.color == DARK["text"]
+    note = next(a for a in dark.layout.annotations if a.text == "lands")
+    assert note.font.color == "#D9D9D9" and note.arrowcolor == "#B8B8B8"  # c -> 0xFA - c * 0xFA / 0xFF
+    assert next(a for a in dark.layout.annotations if a.text == "boxed").bgcolor == "rgba(14,17,23,0.8)"
+    assert fig.data[0].marker.color == (CONCEPT_COLORS["data"], "#0072B2")  # the export keeps black
+
+
+def test_a_long_y_axis_title_wraps_at_its_middle_and_axes_make_room_for_their_labels():
+    from explorer.figures.theme import AXIS_TITLE_CHARS, TEMPLATE_NAME, wrap_axis_title
+    import plotly.io as pio
+
+    fig = make_subplots(rows=1, cols=2)
+    fig.update_yaxes(title="KL(decoder-only ‖ model), nats/token", row=1, col=2)
+    fig.update_yaxes(title="loss (nats)", row=1, col=1)
+    styled(fig, "t", Evidence(Kind.MEASURED, "seed 0"))
+    assert fig.layout.yaxis2.title.text == "KL(decoder-only ‖<br>model), nats/token"
+    assert fig.layout.yaxis.title.text == "loss (nats)" and len("loss (nats)") <= AXIS_TITLE_CHARS
+    assert wrap_axis_title("a<br>b c d e f g h i j k l m n o p") == "a<br>b c d e f g h i j k l m n o p"
+    axes = pio.templates[TEMPLATE_NAME].layout
+    assert axes.xaxis.automargin and axes.yaxis.automargin  # tick labels and titles push the margin, not get cut

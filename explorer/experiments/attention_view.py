@@ -1,0 +1,65 @@
+"""The attention page's numbers and choices: the layout a text gets in each architecture, how many query-key
+pairs its mask allows, the sentence that says so, and what a demo model wrote against the right answer,
+computed from `explorer.experiments.attention`. The page lays them out with its content file; tests check them
+directly."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from explorer import tokenizer
+from explorer.experiments import attention as att
+
+WRONG_SHOWN = 6  # wrong positions listed one by one; the rest are counted
+
+
+def labels(arch: str, ids: tuple[int, ...]) -> tuple[list[str], list[str], dict]:
+    """Input labels, target labels and each role's axes; target labels assume the right answer."""
+    x_ids, target_side = att.expected_layout(arch, ids)
+    return att.layout_labels(arch, x_ids, target_side)
+
+
+def mask_counts(arch: str, n_in: int, m: int, causal_input: bool) -> tuple[int, int]:
+    """(allowed, all) query-key pairs over [input ; target]."""
+    codes = att.combined_categories(arch, n_in, m, causal_input)
+    return int((codes != att.BLOCKED).sum()), int(codes.size)
+
+
+def takeaway(arch: str, causal_input: bool, ids: tuple[int, ...]) -> tuple[str, dict]:
+    """(kind, values) of the sentence under the masks: how many pairs the mask allows, and who reads whom.
+    The kind is the architecture's name in the content file (`encoder-decoder-causal` after step 4)."""
+    inputs, targets, _ = labels(arch, ids)
+    allowed, cells = mask_counts(arch, len(inputs), len(targets), causal_input)
+    if arch == "encoder":
+        return "encoder", {"cells": cells, "slots": len(inputs)}
+    kind = arch.replace("_", "-") + ("-causal" if arch == "encoder_decoder" and causal_input else "")
+    return kind, {"allowed": allowed, "cells": cells, "share": allowed / cells}
+
+
+def output_summary(read: dict, meta: dict) -> dict:
+    """What the model wrote against the right answer (the wrong positions, numbered from 1) and how often it is
+    right on held-out strings (`accuracy`: None when the model's file does not say)."""
+    wrong, n = read["wrong_positions"], len(read["expected_ids"])
+    got, want = read["output_ids"], read["expected_ids"]  # per id, so a "<pad>" stays one token
+    shown = ", ".join(f"{i + 1} (wrote {tokenizer.decode([got[i]])!r}, expected {tokenizer.decode([want[i]])!r})"
+                      for i in wrong[:WRONG_SHOWN])
+    accuracy = meta.get("accuracy") or None
+    return {"input": tokenizer.decode(read["input_ids"]), "expected": read["expected"], "output": read["output"],
+            "verdict": "all right" if not wrong else f"{n - len(wrong)} of {n} right", "wrong": shown,
+            "more": f", and {len(wrong) - WRONG_SHOWN} more" if len(wrong) > WRONG_SHOWN else "",
+            "accuracy": accuracy and {"strings": accuracy["strings"], "max": att.MAX_CHARS,
+                                      "chars": accuracy["char_accuracy"], "exact": accuracy["exact_match"]},
+            "stopped_at_limit": meta.get("training", {}).get("stopped") == "time_budget"}
+
+
+def overview_role(arch: str, read: dict) -> str:
+    """The role whose heads the overview shows: cross-attention where there is one, else the only role."""
+    return "cross" if arch == "encoder_decoder" else next(iter(read["roles"]))
+
+
+def token_table(encoding: tokenizer.Encoding) -> pd.DataFrame:
+    """Characters, tokens and ids, one column per position (a space shown as ␣)."""
+    ids = encoding.ids
+    return pd.DataFrame([["␣" if c == " " else c for c in encoding.characters], [tokenizer.label(i) for i in ids],
+                         [str(i) for i in ids]], index=["character", "token", "id"],
+                        columns=[f"t={t}" for t in range(len(ids))])

@@ -1,0 +1,100 @@
+"""The cache page's numbers (explorer.experiments.cache_view): closed-form counts, the chat's takeaway choice, the
+timing decisions and the shipped slide-64 and stale-cache findings agree with what they are computed from."""
+
+import pytest
+
+from explorer.experiments import bidirectional_scaling as scaling
+from explorer.experiments import cache as exp
+from explorer.experiments import cache_view as view
+from explorer.experiments import chat_cache as chat
+from explorer.experiments import stale_cache
+from explorer.stats import smallest_p
+
+
+def test_the_takeaway_counts_every_entry_of_the_current_turn():
+    n, m, turns = 4, 2, 3  # history n + (T-1)m = 8 tokens, 10 in all
+    numbers = view.takeaway(n, m, turns, exp.reuse_pattern(n, m, turns, 1)["counts"])
+    assert (numbers["history"], numbers["total"]) == (8, 10)
+    # bidirectional: all 10 x 10 entries; causal: the 2 new rows read 9 and 10 keys
+    assert (numbers["bidirectional"], numbers["causal"]) == ("100", "19")
+    assert numbers["ratio"] == pytest.approx(100 / 19)
+
+
+def _turn(text: str, end: int, old: int, drift: dict | None) -> dict:
+    return {"turn": 2, "text": text, "old": old, "new": end - old, "end": end, "drift": drift}
+
+
+def test_the_chat_takeaway_names_what_was_measured_and_which_token_moved_most():
+    data = chat.chat_reuse(chat.parse_chat("How are you? / Bad"), None)  # no models: nothing measured
+    assert view.chat_takeaway(data, 1)[0] == "unmeasured"
+    one = chat.chat_reuse(chat.parse_chat("Hi"), None)
+    assert view.chat_takeaway(one, 1) == ("one-turn", {"tokens": 2, "separator": chat.TURN_SEPARATOR})
+    moved = {"bidirectional": [[0.0, 0.0], [0.2, 0.6]], "causal": [[0.0, 0.0], [0.0, 1e-7]]}
+    data = {"turns": [_turn("hi", 2, 0, None), _turn("ok", 5, 2, moved)], "tokens": list("hi ok"),
+            "quantities": ["layer 1", "layer 2"], "limit": 40, "models": "demo"}
+    assert view.chat_takeaway(data, 0)[0] == "layer1"
+    kind, values = view.chat_takeaway(data, 1)
+    assert kind == "moved" and values["mean"] == pytest.approx(0.4) and values["max"] == 0.6
+    assert values["token"] == "“i”" and values["text"] == "“ok”" and (values["old"], values["new"]) == (2, 3)
+    assert view.measured_turns(data) is None  # within the limit: every turn is measured
+    data["limit"] = 4
+    assert view.measured_turns(data) == "1 turn"
+
+
+def test_timing_is_refused_past_its_limits_inline_when_quick_and_in_the_background_otherwise():
+    refused = view.timing_plan(exp.MAX_MEASURE_TOKENS, 8, 2)
+    assert refused["problem"] and not refused["inline"]
+    quick = view.timing_plan(16, 1, 1)
+    assert quick["problem"] is None and quick["inline"] and quick["planned"] <= exp.INLINE_SECONDS
+    slow = view.timing_plan(2048, 256, 8)
+    assert slow["problem"] is None and not slow["inline"]
+
+
+def test_the_speedup_is_explained_by_the_overhead_fit_and_flagged_when_far_from_its_prediction():
+    fit = {"b_s_per_layer": 1e-3, "c_s": 0.5e-3, "gflops_per_s": 10.0, "a_s_per_flop": 1e-10}
+    sweep = {"fit": fit, "rows": [{}] * 12}
+    predicted = exp.predicted_speedup(fit, 512, 8, 2)
+    base = {"flop_ratio": 65.0, "flops_cached": 2e6}
+    near = view.why_speedup({**base, "speedup": predicted}, sweep, 512, 8, 2)
+    assert near["extra"] is None and near["predicted"] == pytest.approx(predicted) and near["timings"] == 12
+    assert near["fixed_ms"] == pytest.approx(2.5) and near["matrix_ms"] == pytest.approx(0.2)
+    assert view.why_speedup({**base, "speedup": 0.5 * predicted}, sweep, 512, 8, 2)["extra"] == "thin"
+    assert view.why_speedup({**base, "speedup": 2 * predicted}, sweep, 512, 8, 2)["extra"] == "fast"
+    assert near["rows"] == "8 rows" and view.why_speedup({**base, "speedup": predicted}, sweep, 512, 1, 2)[
+        "rows"] == "1 row"
+
+
+def test_a_trend_verdict_needs_a_holm_corrected_p_below_the_threshold():
+    assert view.verdict({"mean_slope": -0.1, "p_holm": 0.01}) == "shrinks"
+    assert view.verdict({"mean_slope": 0.1, "p_holm": 0.01}) == "grows"
+    assert view.verdict({"mean_slope": -0.1, "p_holm": 0.2}) == "unclear"
+
+
+@pytest.mark.skipif(scaling.load_shipped() is None, reason="no shipped slide-64 sweep")
+def test_the_slide_64_findings_quote_the_shipped_points_at_the_longest_budget():
+    data = scaling.analyse(scaling.load_shipped())
+    found = view.scaling_findings(data)
+    last = [p for p in data["points"] if p["steps"] == data["config"]["budgets"][-1]]
+    assert found["findings"]["small_gap"] == last[0]["gap"] and found["findings"]["large_gap"] == last[-1]["gap"]
+    assert found["weigh"]["best_gap"] == max(p["gap"] for p in last)
+    assert found["width_verdict"] == view.verdict(data["trend"]["width"])
+    assert found["caveat"]["tests"] == len(data["points"])
+    sizes = view.scaling_sizes(data)
+    assert sizes["widths"] == ", ".join(map(str, data["config"]["widths"]))
+    watch = view.scaling_watch(scaling.PRESETS["quick"], None)
+    assert watch["models"].endswith("models") and watch["seconds"] > 0
+
+
+@pytest.mark.skipif(stale_cache.load() is None, reason="no shipped stale-cache runs")
+def test_the_stale_findings_need_both_tasks_and_quote_the_test_floor_of_their_seeds():
+    head = stale_cache.headline(stale_cache.load())
+    found = view.stale_findings(head)
+    assert found["p_floor"] == smallest_p(head["sort"]["seeds"]) and found["copy_gap"] == head["copy"]["mean_gap"]
+    assert view.stale_findings({"sort": head["sort"]}) is None
+
+
+def test_drift_sizes_and_limits_quote_the_experiment_constants():
+    numbers = view.drift_numbers(4096, 8)
+    assert numbers["scaled"] and numbers["n_d"] + numbers["m_d"] <= exp.DRIFT_TASK.length
+    assert not view.drift_numbers(8, 4)["scaled"]
+    assert view.limits()["cells"] == exp.MAX_CELLS and view.limits()["chat_limit"] == chat.MEASURED_LIMIT

@@ -1,0 +1,87 @@
+"""The four-steps page's numbers (explorer.experiments.four_steps_view) on the shipped check, ablation and
+shared-parameters runs: what the page's tiles, tables and sentences quote agrees with the records, and each
+rerun decision (shipped, refused, trained here) follows from its settings."""
+
+from dataclasses import replace
+
+import pytest
+
+from explorer import shipped
+from explorer.experiments import four_steps as fs
+from explorer.experiments import four_steps_view as view
+from explorer.experiments import shared_params as sp
+
+
+@pytest.fixture(scope="module")
+def ablation() -> dict:
+    if not fs.ABLATION_PATH.is_file():
+        pytest.skip("no shipped ablation")
+    return shipped.load(fs.ABLATION_PATH)
+
+
+def test_the_masks_show_the_step_beside_decoder_only_and_the_takeaway_names_its_slides():
+    panels = view.masks(3)
+    assert [name for name, _ in panels] == ["step 3", "decoder-only"]
+    assert view.takeaway(0) == {"title": "Step 0: encoder-decoder", "slides": "slide 40"}
+
+
+def test_a_logit_difference_is_said_relative_to_the_largest_logit():
+    assert view.relative(2.04) == "2.0× the largest logit"
+    assert view.relative(0.25) == "25% of the largest logit"
+
+
+@pytest.mark.skipif(not fs.CHECK_PATH.is_file(), reason="no shipped numeric check")
+def test_the_check_numbers_come_from_the_shipped_check_at_its_sizes():
+    check = shipped.load(fs.CHECK_PATH)
+    base = fs.base_config(**fs.DEFAULT_SIZES)
+    assert view.stored_check(base, check) is check
+    for step in (0, 4):
+        numbers = view.check_numbers(check, step)
+        assert numbers["tiles"][0][1] == f"{check['steps'][step]['max_abs_logit_diff']:.3g}"
+        assert numbers["result"]["final64"] == check["steps"][-1]["max_abs_logit_diff_f64"]
+    assert view.check_numbers(check, 0)["sharing"]  # copied weights: steps 0-2 compute the same function
+    assert not view.check_numbers(check, 4)["sharing"]  # said only at steps 0-2
+    assert view.check_key(base).startswith("four-steps-check-")
+
+
+def test_the_tables_hold_every_pair_and_every_variant_of_the_shipped_ablation(ablation):
+    analysis = view.analysis(ablation)
+    pairs = view.pairs_table(analysis["paired"])
+    assert len(pairs) == len(analysis["paired"]["pairs"]) and {"a", "b", "Holm p"} <= set(pairs[0])
+    variants = view.variants_table(ablation["summary"], analysis["parameters"])
+    assert [r["variant"] for r in variants] == [v["name"] for v in ablation["summary"]["variants"]]
+    assert view.run_caption({"runs": [1, 2], "wall_seconds": 61.2, "threads": 1}) == \
+        "Measured: 2 runs in 61 s wall time, 1 thread."
+    assert view.run_caption({"runs": [1]}) == "Measured: 1 runs."
+
+
+def test_a_structure_is_measured_by_its_pair_either_way_round(ablation):
+    there = view.measured(ablation, ("3", "2"))
+    back = view.measured(ablation, ("2", "3"))
+    assert there["diff"] == pytest.approx(-back["diff"]) and there["p"] == back["p"] and there["n"] == back["n"]
+    assert (there["a"], there["b"]) == ("step 3", "step 2")
+    assert view.measured(None, ("3", "2")) == "no shipped results"
+    assert view.measured({"runs": []}, ("3", "2")) == "not in the shipped results"
+
+
+def test_a_rerun_is_the_shipped_one_refused_when_too_big_or_too_long_or_trained_here(ablation):
+    settings = fs.AblationSettings.from_dict(ablation["settings"])
+    assert view.rerun_plan(settings, ablation, 1000)["kind"] == "shipped"
+    small = fs.AblationSettings(task="copy", length=4, depth=1, width=16, heads=2, steps=50, seeds=(0, 1, 2))
+    big = view.rerun_plan(small, ablation, fs.LIVE_PARAM_LIMIT + 1)
+    assert big["kind"] == "too-big" and big["n"] == f"{fs.LIVE_PARAM_LIMIT + 1:,}"
+    run = view.rerun_plan(small, ablation, 1000)
+    assert run["kind"] == "run" and run["runs"] == 3 * len(small.variants) and run["key"].startswith(
+        "four-steps-ablation-")
+    long = replace(small, steps=fs.MAX_ABLATION_STEPS, seeds=tuple(range(fs.MAX_SEEDS)), width=256, depth=4)
+    too_long = view.rerun_plan(long, ablation, 1000)
+    assert too_long["kind"] == "too-long" and too_long["seconds"] > too_long["limit"]
+
+
+@pytest.mark.skipif(sp.load() is None, reason="no shipped shared-parameters runs")
+def test_the_shared_parameters_table_has_one_row_per_test_with_its_verdict():
+    record = sp.load()
+    rows = view.shared_params_tests(record)
+    tests = sp.analyse(record)["tests"]
+    assert [r["test"] for r in rows] == [r["test"] for r in tests]
+    assert [r["verdict"] for r in rows] == [sp.verdict(r) for r in tests]
