@@ -11,7 +11,6 @@ reruns a slice (and writes nothing).
 from __future__ import annotations
 
 import argparse
-import time
 from dataclasses import replace
 
 from explorer import shipped
@@ -96,9 +95,7 @@ def run(args: argparse.Namespace) -> dict:
                  "seeds": tuple(range(args.seeds)) if args.seeds is not None else None}
     cfg = replace(cfg, **{k: v for k, v in overrides.items() if v is not None}, batched=not args.sequential)
     weights = WEIGHTS if args.long_share is None else mix(args.long_share, len(cfg.lags))
-    start = time.perf_counter()
-    swept = sweep(cfg, use_cache=False)  # the CLI always trains: it is what produces and checks shipped data
-    swept["wall_seconds"] = time.perf_counter() - start
+    swept = shipped.timed(lambda: sweep(cfg, use_cache=False))  # the CLI always trains: it makes shipped data
     out = report(swept, weights)
     out["wall_seconds"] = swept["wall_seconds"]
     if args.preset == "main" and cfg == PRESETS[args.preset] and not args.no_save:  # the shipped data

@@ -12,7 +12,6 @@ exact sign-flip p, Holm-corrected, equivalence p within `margin`), `runs` (every
 from __future__ import annotations
 
 import argparse
-import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -51,9 +50,7 @@ def run(args: argparse.Namespace) -> dict:
     preset = sp.PRESETS[args.preset]
     overrides = {"steps": args.steps, "seeds": tuple(range(args.seeds)) if args.seeds is not None else None}
     cfg = replace(preset, **{k: v for k, v in overrides.items() if v is not None})
-    load_before = os.getloadavg()[0]
-    record = sp.run(cfg, Printed())
-    record.update(cpus=os.cpu_count(), load_average=[load_before, os.getloadavg()[0]])
+    record = shipped.timed(lambda: sp.run(cfg, Printed()))
     if args.preset == "main" and cfg == preset and record["complete"]:
         record["saved_to"] = str(shipped.write(args.out or sp.shipped_path("main"), record))
     return {**record, "_text": _text}
