@@ -30,7 +30,7 @@ run: $(RUN_STAMP)
 test: $(TEST_STAMP)  # two workers, a test file each at a time (`make test N=1` runs them in one process)
 	$(BIN)/python -m pytest -m "not load and not repro" -n $(N) --dist loadfile
 
-test-load: $(TEST_STAMP)  # a class at once: 20 Chromium sessions on one server (minutes; `.ci/run` runs it too)
+test-load: $(TEST_STAMP)  # a class at once: Chromium sessions on one server, the queue jammed, two replicas behind nginx (minutes; `.ci/run` runs it too)
 	$(BIN)/python -m pytest -m load
 
 test-repro: $(TEST_STAMP)  # retrain every shipped result whole and compare (hours; `make test` reruns slices)

@@ -3,7 +3,8 @@
 import streamlit as st
 
 from explorer.lecture_map import available_pages
-from ui import frame, lecture
+from ui import frame, language, lecture
+from ui.text import common
 
 # Streamlit's top padding (6rem) halved: the slide's figure then fits a 1440x900 first screen under the title.
 # A multi-panel figure (ui.render._scroll_frame) keeps 640 px and scrolls sideways in a narrower column.
@@ -15,13 +16,16 @@ APP_CSS = """<style>
 [class*='st-key-wide-'] { min-width: 640px; }
 </style>"""
 
-st.set_page_config(page_title="Transformer History Explorer", layout="wide")
+language.resolve()  # before the navigation: its titles are in the page's language
+st.set_page_config(page_title=common("app-title"), layout="wide")
 st.html(APP_CSS)
+if not st.context.is_embedded:
+    language.switch()
 
 navigation = st.navigation(
     [st.Page(p.file, title=p.title, url_path=p.slug, default=p.slug == "home")
      for p in available_pages()],
-    position="hidden" if st.context.is_embedded else "sidebar",
+    position="hidden" if st.context.is_embedded else "sidebar", expanded=True,  # every page listed: no "View more"
 )
 navigation.run()
 if lecture.figure_mode():

@@ -22,7 +22,7 @@ IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 TIMEOUT_MS = 180_000
 
 
-def shoot(browser, url: str, slug: str, out: Path, first_only: bool) -> list[Path]:
+def shoot(browser, url: str, slug: str, out: Path, first_only: bool, lang: str = "en") -> list[Path]:
     written = []
     for width, height in SIZES:
         for theme in THEMES:
@@ -30,11 +30,11 @@ def shoot(browser, url: str, slug: str, out: Path, first_only: bool) -> list[Pat
             context.set_default_timeout(TIMEOUT_MS)
             try:
                 page = context.new_page()
-                page.goto(url if slug == "home" else f"{url}/{slug}")
+                page.goto(f"{url}/{'' if slug == 'home' else slug}?lang={lang}")
                 page.wait_for_selector(".js-plotly-plot .main-svg", state="visible")
                 page.wait_for_selector(IDLE)
                 page.wait_for_timeout(500)
-                name = f"{slug}-{width}-{theme}"
+                name = f"{slug}-{width}-{theme}" + ("" if lang == "en" else f"-{lang}")
                 if width > 400:
                     page.screenshot(path=str(out / f"{name}.png"))
                     written.append(out / f"{name}.png")
@@ -57,6 +57,7 @@ def main() -> None:
     parser.add_argument("out", type=Path)
     parser.add_argument("slugs", nargs="*")
     parser.add_argument("--first-only", action="store_true", help="only the 1440x900 first screens")
+    parser.add_argument("--lang", default="en", choices=["en", "zh"], help="the language the pages are shown in")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     slugs = [p.slug for p in available_pages() if not args.slugs or p.slug in args.slugs]
@@ -65,7 +66,7 @@ def main() -> None:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
             for slug in slugs:
-                for path in shoot(browser, url, slug, args.out, args.first_only):
+                for path in shoot(browser, url, slug, args.out, args.first_only, args.lang):
                     print(path)
         finally:
             browser.close()

@@ -3,7 +3,9 @@
 A file `content/<lang>/<page>.md` is a run of sections, each opened by a line `## <name>` (lower case,
 digits and hyphens). A section's text may hold placeholders `{{name}}` or `{{name:.2f}}` (a Python format
 spec), filled from the values a page passes; double braces leave LaTeX's single braces alone. A
-translation is the same file under another language folder, with the same section names.
+translation is the same file under another language folder, with the same section names. A text asked for
+without a language is in the run's language (`explorer.i18n`); a section a translation lacks falls back to
+English (the tests require every section in both, so a student never meets the fallback).
 """
 
 from __future__ import annotations
@@ -12,8 +14,10 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+from explorer import i18n
+
 ROOT = Path(__file__).resolve().parent.parent / "content"
-DEFAULT_LANGUAGE = "en"
+DEFAULT_LANGUAGE = i18n.DEFAULT
 _SECTION = re.compile(r"^## ([a-z0-9][a-z0-9-]*)\s*$", re.MULTILINE)
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?::([^}]*))?\}\}")
 
@@ -54,9 +58,14 @@ def fill(template: str, values: dict[str, object]) -> str:
     return _PLACEHOLDER.sub(lambda m: format(values[m.group(1)], m.group(2) or ""), template)
 
 
-def text(page: str, section: str, /, lang: str = DEFAULT_LANGUAGE, **values: object) -> str:
-    """One section of a page's prose, filled in (positional names, so any word can be a placeholder)."""
-    found = sections(page, lang)
+def text(page: str, section: str, /, lang: str | None = None, **values: object) -> str:
+    """One section of a page's prose in `lang` (default: the run's language), filled in (positional names, so
+    any word can be a placeholder)."""
+    lang = lang or i18n.current()
+    found = sections(page, lang) if path(page, lang).is_file() else {}
+    if section not in found and lang != DEFAULT_LANGUAGE:
+        found = sections(page, DEFAULT_LANGUAGE)
     if section not in found:
-        raise ContentError(f"{path(page, lang).name} has no section {section!r}")
+        raise ContentError(f"{path(page, DEFAULT_LANGUAGE).name} has no section {section!r}")
     return fill(found[section], values)
+

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from explorer import content
+
 if TYPE_CHECKING:
     from explorer.model import TransformerConfig
 
@@ -42,9 +44,10 @@ def parameter_count(cfg: TransformerConfig) -> int:
 
 
 def check_size(cfg: TransformerConfig) -> None:
-    """Raise ValueError, naming the limit, if `Transformer(cfg)` would exceed MAX_PARAMETERS (no allocation)."""
+    """Raise ValueError, naming the limit, if `Transformer(cfg)` would exceed MAX_PARAMETERS (no allocation); the
+    message is in the run's language (a page shows it)."""
     if (n := parameter_count(cfg)) > MAX_PARAMETERS:
-        raise ValueError(f"this model would have {n:,} parameters; the limit here is {MAX_PARAMETERS:,}")
+        raise ValueError(content.text("messages", "too-many-parameters", n=n, limit=MAX_PARAMETERS))
 
 
 def attention_entries(n_queries: int, n_keys: int, causal: bool) -> int:

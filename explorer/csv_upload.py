@@ -12,6 +12,8 @@ import io
 import itertools
 import re
 
+from explorer import content
+
 MAX_LISTED = 5  # line numbers quoted in a message before "and N more"
 MAX_BLANK_LINES = 1_000  # a file of blank lines is refused after this many, not after reading them all
 MAX_COLUMNS = 64  # fields in one line
@@ -39,7 +41,8 @@ def inline_code(text: str, limit: int = 40) -> str:
 def line_list(lines: list[int]) -> str:
     """'3, 5 and 7' style, cut after MAX_LISTED numbers."""
     shown = ", ".join(str(n) for n in lines[:MAX_LISTED])
-    return shown + (f" and {len(lines) - MAX_LISTED} more" if len(lines) > MAX_LISTED else "")
+    more = len(lines) - MAX_LISTED
+    return shown + (" " + content.text("common", "and-more", n=more) if more > 0 else "")
 
 
 def lines_phrase(lines: list[int], singular: str, plural: str) -> str:
@@ -51,24 +54,21 @@ def lines_phrase(lines: list[int], singular: str, plural: str) -> str:
 def _check_bytes(raw: bytes, max_bytes: int | None) -> None:
     """What the raw bytes alone tell: too large, empty, a ZIP archive, binary data."""
     if max_bytes is not None and len(raw) > max_bytes:
-        raise UploadError(f"The file has {len(raw):,} bytes; the limit is {max_bytes:,} bytes.")
+        raise UploadError(content.text("common", "upload-too-big", size=len(raw), limit=max_bytes))
     if _VISIBLE.search(raw) is None:  # a search, not raw.strip(): no copy of a large file
-        raise UploadError("The file is empty: it has no header and no rows.")
+        raise UploadError(content.text("common", "upload-empty"))
     if raw[:4] == b"PK\x03\x04":
-        raise UploadError("This is not a CSV file: it is a ZIP archive (an .xlsx workbook is one). "
-                          "Save it as CSV (comma-separated text) and upload that.")
+        raise UploadError(content.text("common", "upload-zip"))
     if b"\x00" in raw[:4096]:
-        raise UploadError("This is not a CSV file: it contains binary data (zero bytes). "
-                          "Upload comma-separated text with a header row.")
+        raise UploadError(content.text("common", "upload-binary"))
 
 
 def _check_row(line: int, row: list[str]) -> None:
     if len(row) > MAX_COLUMNS:
-        raise UploadError(f"Line {line} has {len(row):,} fields; the limit is {MAX_COLUMNS} columns.")
+        raise UploadError(content.text("common", "upload-columns", line=line, fields=len(row), limit=MAX_COLUMNS))
     longest = max(map(len, row), default=0)
     if longest > MAX_FIELD_CHARS:
-        raise UploadError(f"This file cannot be read as CSV: line {line} has a field of {longest:,} characters; "
-                          f"the limit is {MAX_FIELD_CHARS:,}.")
+        raise UploadError(content.text("common", "upload-field", line=line, chars=longest, limit=MAX_FIELD_CHARS))
 
 
 def _lines(raw: bytes):
@@ -80,8 +80,7 @@ def _lines(raw: bytes):
         if not line:
             return
         if len(line) > MAX_LINE_CHARS:
-            raise UploadError(f"This file cannot be read as CSV: line {number} has more than {MAX_LINE_CHARS:,} "
-                              "characters, the limit for one line.")
+            raise UploadError(content.text("common", "upload-line", line=number, limit=MAX_LINE_CHARS))
         yield line
 
 
@@ -101,8 +100,7 @@ def read_rows(raw: bytes, max_rows: int, max_bytes: int | None = None,
             if not any(c.strip() for c in row):
                 blank += 1
                 if blank > MAX_BLANK_LINES:
-                    raise UploadError(f"The file has more than {MAX_BLANK_LINES:,} blank lines; the limit is "
-                                      f"{MAX_BLANK_LINES:,}. Remove them and upload it again.")
+                    raise UploadError(content.text("common", "upload-blank", limit=MAX_BLANK_LINES))
                 continue
             _check_row(reader.line_num, row)
             if header is None:
@@ -110,14 +108,13 @@ def read_rows(raw: bytes, max_rows: int, max_bytes: int | None = None,
                 continue
             body.append((reader.line_num, row))
             if len(body) > max_rows:
-                raise UploadError(f"The file has more than {max_rows:,} data rows; the limit is {max_rows:,} rows.")
+                raise UploadError(content.text("common", "upload-rows", limit=max_rows))
     except csv.Error as err:  # a field over the csv module's 131,072 characters, for one
-        raise UploadError(f"This file cannot be read as CSV: line {reader.line_num}: {err}.") from None
+        raise UploadError(content.text("common", "upload-unreadable", line=reader.line_num, error=err)) from None
     except UnicodeDecodeError:
-        raise UploadError(f"This is not a CSV text file: near line {reader.line_num + 1} a byte is not valid UTF-8 "
-                          "text. Upload comma-separated text (UTF-8) with a header row.") from None
+        raise UploadError(content.text("common", "upload-not-utf8", line=reader.line_num + 1)) from None
     if header is None:
-        raise UploadError("The file is empty: it has no header and no rows.")
+        raise UploadError(content.text("common", "upload-empty"))
     return header, body
 
 
@@ -128,13 +125,15 @@ def find_column(header: list[str], names: tuple[str, ...]) -> int | None:
 
 
 def header_text(header: list[str], limit: int = 8) -> str:
-    return ", ".join(inline_code(h.strip(), 30) for h in header[:limit]) or "none"
+    return ", ".join(inline_code(h.strip(), 30) for h in header[:limit]) or content.text("common", "none")
 
 
 def require_rows(body: list[tuple[int, list[str]]], columns: list[int]) -> None:
     """At least one data row, and every row long enough to hold `columns`."""
     if not body:
-        raise UploadError("The file has a header but 0 data rows.")
+        raise UploadError(content.text("common", "upload-no-rows"))
     short = [n for n, row in body if len(row) <= max(columns)]
     if short:
-        raise UploadError(f"{lines_phrase(short, 'has', 'have').capitalize()} fewer fields than the header.")
+        phrase = lines_phrase(short, "has", "have")
+        raise UploadError(content.text("common", "upload-short-rows", phrase=phrase[:1].upper() + phrase[1:],
+                                       lines=line_list(short)))

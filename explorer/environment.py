@@ -13,6 +13,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from explorer import content
+from explorer.formatting import plural
+
 REPLAY_FIELDS = ("torch", "cpu_capability", "machine", "cpu_vendor", "threads")
 
 
@@ -51,6 +54,6 @@ def replay_difference(recorded: dict | None, now: dict) -> list[str]:
 
 def describe(env: dict) -> str:
     """One line for a reader: 'torch 2.13.0+cpu, AVX512, x86_64 GenuineIntel, 1 thread'."""
-    threads = env.get("threads")
-    return (f"torch {env.get('torch')}, {env.get('cpu_capability')}, {env.get('machine')} {env.get('cpu_vendor')}, "
-            f"{threads} thread{'' if threads == 1 else 's'}")
+    return content.text("common", "environment", torch=env.get("torch"), cpu=env.get("cpu_capability"),
+                        machine=env.get("machine"), vendor=env.get("cpu_vendor"),
+                        threads=plural(env.get("threads") or 0, "thread"), n=env.get("threads"))

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from explorer import content
+
 
 class Kind(str, Enum):
     MEASURED = "measured"  # computed live or by the CLI from real runs, with seed and config
@@ -31,7 +33,8 @@ class Evidence:
 
     @property
     def title(self) -> str:
-        text = " + ".join(k.value for k in self.kinds)
+        """The kinds in the run's language (the badge); `Kind.value` stays the English, machine-read name."""
+        text = " + ".join(content.text("common", f"kind-{k.value.replace(' ', '-')}") for k in self.kinds)
         return f"{text} ({self.note})" if self.note else text
 
     @property

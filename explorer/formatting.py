@@ -1,12 +1,19 @@
 """How numbers read on every page, figure and export: p-values, large counts, seed lists, plurals.
 
-One place, so that a p-value, 3.5e9 FLOPs or "seeds 0-2" look the same wherever a student meets them.
+One place, so that a p-value, 3.5e9 FLOPs or "seeds 0-2" look the same wherever a student meets them. Words
+(seed lists, counted nouns, the colon after a progress prefix) come in the run's language, from
+content/<lang>/messages.md; numbers read the same in both.
 """
 
 from __future__ import annotations
 
 import math
 from typing import Sequence
+
+from explorer import content, i18n
+
+BOOK = "messages"  # the words of these helpers: content/<lang>/messages.md
+COUNTED = ("run", "model", "seed", "thread", "paired seed", "cached result")  # nouns `plural` words in Chinese too
 
 
 def p_text(p: float | None) -> str:
@@ -39,15 +46,25 @@ def sci(x: float, digits: int = 3) -> str:
 
 
 def plural(k: int, word: str) -> str:
-    """`1 model`, `6 models`: a count with its noun."""
-    return f"{k:,} {word}" + ("" if k == 1 else "s")
+    """`1 model`, `6 models`: a count with its noun; in Chinese `6 个模型` for the nouns of `COUNTED` (any other
+    noun stays English: the command line's words)."""
+    english = f"{k:,} {word}" + ("" if k == 1 else "s")
+    if word not in COUNTED:
+        return english
+    return content.text(BOOK, f"n-{word.replace(' ', '-')}", text=english, n=f"{k:,}")
 
 
 def seed_list(seeds: Sequence[int]) -> str:
-    """`seed 0`, `seeds 0-4` for a run of consecutive seeds, else `seeds 0, 2, 5`."""
+    """`seed 0`, `seeds 0-4` for a run of consecutive seeds, else `seeds 0, 2, 5`, in the run's language."""
     seeds = sorted(seeds)
     if len(seeds) == 1:
-        return f"seed {seeds[0]}"
+        return content.text(BOOK, "seeds-one", seed=seeds[0])
     if seeds == list(range(seeds[0], seeds[0] + len(seeds))):
-        return f"seeds {seeds[0]}-{seeds[-1]}"
-    return "seeds " + ", ".join(map(str, seeds))
+        return content.text(BOOK, "seeds-run", first=seeds[0], last=seeds[-1])
+    return content.text(BOOK, "seeds-list", seeds=(", " if i18n.current() == "en" else "、").join(map(str, seeds)))
+
+
+def colon() -> str:
+    """What joins a label to what follows it (a progress prefix to its message): ': ' in English, '：' in
+    Chinese."""
+    return ": " if i18n.current() == "en" else "："

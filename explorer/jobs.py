@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
+from explorer import content, i18n
 from explorer.formatting import plural
 from explorer.progress import Cancelled, Progress
 
@@ -88,7 +89,8 @@ class Job:
     address: str = ""
     state: str = QUEUED
     fraction: float = 0.0
-    message: str = "waiting for a free worker"
+    message: str = ""
+    lang: str = i18n.DEFAULT  # the language of the session that asked: the work's progress messages speak it
     result: dict | None = None
     partial: dict | None = None  # what the work has shared so far (`Progress.share`), for a live figure
     error: str | None = None
@@ -215,7 +217,8 @@ class JobQueue:
             if job is None or job.state in (FAILED, CANCELLED):
                 self._check_caps(owner, address)
                 job = Job(key=key, label=label or key, owner=owner, address=address, time_limit_s=time_limit_s,
-                          abandon_after_s=self.abandon_after_s, _order=next(self._order))
+                          abandon_after_s=self.abandon_after_s, _order=next(self._order), lang=i18n.current(),
+                          message=content.text("common", "run-waiting"))
                 self._jobs[key] = job
                 threading.Thread(target=self._run, args=(job, work), daemon=True, name=f"job-{key[:12]}").start()
             if owner and owner not in job.viewers:
@@ -279,16 +282,17 @@ class JobQueue:
         retry = _retry_after(active)
         mine = [j for j in active if owner and owner in j.viewers]
         if owner and len(mine) >= self.per_owner:
-            raise QueueFull(f"This tab already has {plural(len(mine), 'run')} queued or running; the limit is "
-                            f"{self.per_owner} per tab. Wait for one to finish or cancel it.", _retry_after(mine))
+            raise QueueFull(content.text("common", "queue-full-tab", n=len(mine), runs=plural(len(mine), "run"),
+                                         limit=self.per_owner),
+                            _retry_after(mine))
         ours = [j for j in active if address and j.address == address]
         if address and len(ours) >= self.per_address:
-            raise QueueFull(f"Your address already has {plural(len(ours), 'run')} queued or running; the limit is "
-                            f"{self.per_address} per address (a class behind one router shares it). "
-                            f"Try again in about {_retry_after(ours):.0f} s.", _retry_after(ours))
+            raise QueueFull(content.text("common", "queue-full-address", n=len(ours), runs=plural(len(ours), "run"),
+                                         limit=self.per_address,
+                                         retry=_retry_after(ours)), _retry_after(ours))
         if len(active) >= self.max_active:
-            raise QueueFull(f"The server's run queue is full: {len(active)} runs queued or running, the limit is "
-                            f"{self.max_active}. Try again in about {retry:.0f} s.", retry)
+            raise QueueFull(content.text("common", "queue-full-server", n=len(active), limit=self.max_active,
+                                         retry=retry), retry)
 
     def _forget_finished(self) -> None:
         """Drop finished jobs that every live viewer has collected, or that ended `keep_finished_s` ago."""
@@ -311,19 +315,20 @@ class JobQueue:
 
     def _run(self, job: Job, work: Callable[[Progress], dict]) -> None:
         try:
-            self._hold_and_work(job, work)
+            with i18n.using(job.lang):
+                self._hold_and_work(job, work)
         finally:
             job.ended = time.monotonic()
 
     def _hold_and_work(self, job: Job, work: Callable[[Progress], dict]) -> None:
         with contextlib.ExitStack() as held:
             if not self._hold(held, job, lambda: _try_lock(self._key_path(job.key), remove=True),
-                              "the same run is going on in another server process; waiting for its result"):
+                              content.text("common", "run-waiting-elsewhere")):
                 return
             job._wants_slot = True
-            if not self._hold(held, job, self._free_slot, "waiting for a free worker"):
+            if not self._hold(held, job, self._free_slot, content.text("common", "run-waiting")):
                 return
-            job.state, job.started, job.message = RUNNING, time.monotonic(), "starting"
+            job.state, job.started, job.message = RUNNING, time.monotonic(), content.text("common", "run-starting")
             try:
                 progress = JobProgress(job)
                 job.result = work(progress)

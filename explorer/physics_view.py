@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import math
 
-from explorer import physics
-from explorer.figures.method import ObjectHeights, force_label, length_text
+from explorer import content, physics
+from explorer.figures.method import ObjectHeights, force_label, force_name, length_text, object_name
 from explorer.tiles import Tile
 
+BOOK = "method"  # the page's book: tiles and sentences in the run's language
 DURATION = 5.0  # s simulated in the more-forces system
 
 
@@ -40,7 +41,7 @@ def takeaway(name: str, height: float, fall: physics.Fall, tol_abs: float,
              cross: physics.Crossing | None) -> tuple[str, dict]:
     """(kind, values) of the sentence under the fall: whether drag may be ignored at this tolerance and drop
     (`within`), only up to a height short of it (`beyond`), or over any drop simulated (`never`)."""
-    values = dict(drop=length_text(height), name=name, delay=delay_text(fall.t_land - fall.t_land_formula),
+    values = dict(drop=length_text(height), name=object_name(name), delay=delay_text(fall.t_land - fall.t_land_formula),
                   tol=length_text(tol_abs))
     if cross is None:
         return "never", {**values, "max": length_text(physics.MAX_HEIGHT)}
@@ -67,15 +68,17 @@ def fall_tiles(obj: physics.FallingObject, rho: float, height: float, fall: phys
                tol_pct: float, cross_abs: physics.Crossing | None, cross_rel: physics.Crossing | None) -> list[Tile]:
     """Terminal speed, the fall's time against the formula's, and where the formula leaves each tolerance."""
     vt = obj.terminal_velocity(rho)
-    never = f"never within {length_text(physics.MAX_HEIGHT)}"
+    never = content.text(BOOK, "never-within", max=length_text(physics.MAX_HEIGHT))
     late = fall.t_land - fall.t_land_formula
-    return [Tile("Terminal speed", "none (no drag)" if math.isinf(vt) else f"{vt:.3g} m/s", "terminal"),
-            Tile(f"Time to fall {length_text(height)}", f"{fall.t_land:.3f} s",
-                 delta=f"{late * 1000:+.1f} ms vs formula" if abs(late) < 1 else f"{late:+.2f} s vs formula"),
-            Tile(f"Formula off by {length_text(tol_abs)} after",
+    return [Tile(content.text(BOOK, "tile-terminal"),
+                 content.text(BOOK, "no-terminal") if math.isinf(vt) else f"{vt:.3g} m/s", "terminal"),
+            Tile(content.text(BOOK, "tile-time", drop=length_text(height)), f"{fall.t_land:.3f} s",
+                 delta=content.text(BOOK, "vs-formula", late=f"{late * 1000:+.1f} ms" if abs(late) < 1 else
+                                    f"{late:+.2f} s")),
+            Tile(content.text(BOOK, "tile-off", tol=length_text(tol_abs)),
                  length_text(cross_abs.height) if cross_abs else never, "off-abs"),
-            Tile(f"Formula off by {tol_pct:g}% after", length_text(cross_rel.height) if cross_rel else never,
-                 "off-rel")]
+            Tile(content.text(BOOK, "tile-off", tol=f"{tol_pct:g}%"), length_text(cross_rel.height) if cross_rel
+                 else never, "off-rel")]
 
 
 def horizons(obj: physics.FallingObject, rho: float, wind: float, t_fit: float,
@@ -90,13 +93,18 @@ def horizons(obj: physics.FallingObject, rho: float, wind: float, t_fit: float,
 def horizon_tiles(now: physics.Horizon) -> list[Tile]:
     """The horizon with the forces acting now, the fitted acceleration against g, and when the prediction fails."""
     n = now.n_forces
-    return [Tile(f"Horizon with {n} force{'s' if n > 1 else ''}",
+    return [Tile(content.text(BOOK, "tile-horizon", n=n, s="s" if n > 1 else ""),
                  f"≥ {now.horizon:.2f} s" if now.censored else f"{now.horizon:.2f} s", "horizon",
                  {"duration": DURATION}),
-            Tile("Fitted downward acceleration", f"{now.acceleration[1]:.2f} m/s²",
-                 delta=f"{now.acceleration[1] - physics.G:+.2f} vs g"),
-            Tile("Where the prediction fails", "never in this run" if now.censored else
-                 f"{now.t_fit + now.horizon:.2f} s after release")]
+            Tile(content.text(BOOK, "tile-acceleration"), f"{now.acceleration[1]:.2f} m/s²",
+                 delta=content.text(BOOK, "vs-g", delta=now.acceleration[1] - physics.G)),
+            Tile(content.text(BOOK, "tile-fails"), content.text(BOOK, "never-in-run") if now.censored else
+                 content.text(BOOK, "after-release", t=now.t_fit + now.horizon))]
+
+
+def forces_text(n: int) -> str:
+    """The first `n` forces, as the caption lists them: "gravity + air drag + ..."."""
+    return " + ".join(force_name(i) for i in range(1, n + 1))
 
 
 def gains(found: list[physics.Horizon]) -> str:
@@ -104,4 +112,7 @@ def gains(found: list[physics.Horizon]) -> str:
     a force that makes the fall more regular, not less."""
     longer = [force_label(b.n_forces) for a, b in zip(found, found[1:])
               if not a.censored and b.horizon > max(1.05 * a.horizon, a.horizon + 0.01)]
-    return " and ".join(longer)
+    joined = longer[0] if longer else ""
+    for force in longer[1:]:
+        joined = content.text(BOOK, "and", first=joined, last=force)
+    return joined

@@ -67,7 +67,7 @@ class _Part(Progress):
 
     def report(self, fraction: float, message: str) -> None:
         self._parent.report(self._start + fraction * (self._end - self._start),
-                            f"{self._prefix}{message}" if message else self._prefix.rstrip(": "))
+                            f"{self._prefix}{message}" if message else self._prefix.rstrip(": ："))
 
     @property
     def cancelled(self) -> bool:

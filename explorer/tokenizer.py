@@ -16,10 +16,12 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass, field
 
+from explorer import content, i18n
 from explorer.tasks import BOS, FIRST_SYMBOL, PAD
 
 ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789 .,!?'-"
-NAME = f"character-level, {len(ALPHABET)} symbols: a-z, 0-9, space and . , ! ? ' -"
+NAME = f"character-level, {len(ALPHABET)} symbols: a-z, 0-9, space and . , ! ? ' -"  # stamped on saved models
+BOOK = "messages"  # what a page shows of the tokenizer: content/<lang>/messages.md
 UNKNOWN = "?"  # what a character outside the alphabet becomes; itself a symbol of the alphabet
 SPECIAL = {PAD: "<pad>", BOS: "<bos>"}
 VOCAB_SIZE = FIRST_SYMBOL + len(ALPHABET)
@@ -45,24 +47,31 @@ class Encoding:
         return "".join(self.tokens)
 
     def notices(self, max_len: int | None = None) -> list[str]:
-        """Plain-language notes about every fallback applied, for the page to show."""
+        """Plain-language notes about every fallback applied, for the page to show, in the run's language."""
         out = []
         changed = {c: t for c, t in self.replaced.items() if t != UNKNOWN}
         unknown = [c for c, t in self.replaced.items() if t == UNKNOWN]
         if changed:
-            pairs = ", ".join(f"{c!r} -> {t!r}" for c, t in list(changed.items())[:8])
-            out.append(f"Mapped to the alphabet (lowercase, accents removed): {pairs}.")
+            sep = ", " if i18n.current() == "en" else "、"
+            pairs = sep.join(f"{c!r} -> {t!r}" for c, t in list(changed.items())[:8])
+            out.append(content.text(BOOK, "tokenizer-mapped", pairs=pairs))
         if unknown:
             # each shown once, spaced: no two make markup; a control character (a line break) is named instead
             shown = " ".join(c if c.isprintable() else f"U+{ord(c):04X}" for c in unknown[:8]) + (
                 " ..." if len(unknown) > 8 else "")
-            out.append(f"Not in the alphabet, shown as '{UNKNOWN}': {shown}")
+            out.append(content.text(BOOK, "tokenizer-unknown", unknown=UNKNOWN, shown=shown))
         if self.dropped:
-            out.append(f"Dropped {self.dropped} invisible mark(s): combining accents, joiners, emoji modifiers.")
+            out.append(content.text(BOOK, "tokenizer-dropped", n=self.dropped))
         if self.truncated_from is not None:
-            out.append(f"The text has {self.truncated_from} characters; only the first {max_len or len(self.ids)} "
-                       "are used (the demo models were trained on at most that many).")
+            out.append(content.text(BOOK, "tokenizer-cut", total=self.truncated_from,
+                                    kept=max_len or len(self.ids)))
         return out
+
+
+def display_name() -> str:
+    """`NAME` in the run's language, for a page ("character-level, 43 symbols: ..."); `NAME` itself stays English
+    (it is stamped on the saved demo models)."""
+    return content.text(BOOK, "tokenizer-name", n=len(ALPHABET))
 
 
 def _fallback(ch: str) -> str | None:

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 
 import torch
 
+from explorer import content
 from explorer.costs import TRAIN_FLOPS_PER_FORWARD, sequence_forward_flops
 from explorer.layouts import loss_and_accuracy, make_batch, positions_needed
 from explorer.model import Transformer, TransformerConfig
@@ -108,8 +109,8 @@ def train(model_cfg: TransformerConfig, task: Seq2SeqTask, cfg: TrainConfig = Tr
             row = {"step": step, "flops": result.flops, "train_loss": loss.item(), **evaluate(
                 model, task, cfg.eval_size, cfg.seed), "seconds": result.seconds}
             result.history.append(row)
-            progress.report(step / cfg.steps, f"step {step} of {cfg.steps}, held-out loss {row['eval_loss']:.3f}, "
-                                              f"accuracy {row['eval_accuracy']:.0%}")
+            progress.report(step / cfg.steps, content.text("common", "train-step", step=step, steps=cfg.steps,
+                                                           loss=row["eval_loss"], accuracy=row["eval_accuracy"]))
         if stop:
             result.stopped = "time_budget" if over_budget else progress.stop_reason()
             break

@@ -22,10 +22,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from explorer import content
 from explorer.csv_upload import (UploadError, find_column, header_text, inline_code, line_list, lines_phrase,
                                  read_rows, require_rows)
 
 ROOT = Path(__file__).resolve().parent.parent
+BOOK = "compute"  # the words a student reads (lessons, upload and fit messages): the compute page's book
 DATA_CSV = ROOT / "data" / "compute_per_dollar.csv"
 REFERENCE_CSV = ROOT / "data" / "reference" / "compute_per_dollar_facts.csv"
 
@@ -212,8 +214,8 @@ class Fit:
 
 def min_points_message(n: int, distinct: int) -> str | None:
     if n < 3 or distinct < 2:
-        return (f"A fit needs at least 3 points in at least 2 different years; this selection has {n} "
-                f"point{'s' if n != 1 else ''} in {distinct} year{'s' if distinct != 1 else ''}.")
+        return content.text(BOOK, "min-points", n=n, distinct=distinct, s_points="s" if n != 1 else "",
+                            s_years="s" if distinct != 1 else "")
     return None
 
 
@@ -279,7 +281,7 @@ def n_boot_for(n_points: int) -> int:
 def bootstrap(years, values, n_boot: int = N_BOOT, seed: int = SEED) -> Bootstrap:
     b = bootstrap_slopes(years, values, n_boot, seed)
     if len(b) == 0:
-        raise ValueError("no bootstrap resample had two different years; add points in more years")
+        raise ValueError(content.text(BOOK, "no-bootstrap"))
     lo, hi = np.percentile(b, [2.5, 97.5])
     if (b > 0).all():
         y_lo, y_hi = np.percentile(1.0 / b, [2.5, 97.5])
@@ -336,7 +338,8 @@ def precision_gain(df: pd.DataFrame, start: float = 2006, end: float = 2025) -> 
 
 
 def interval_text(lo: float, hi: float) -> str:
-    return f"{lo:.2f}–{hi:.2f}" if math.isfinite(hi) else f"{lo:.2f}–∞" if math.isfinite(lo) else "unbounded"
+    return f"{lo:.2f}–{hi:.2f}" if math.isfinite(hi) else f"{lo:.2f}–∞" if math.isfinite(lo) else \
+        content.text(BOOK, "unbounded")
 
 
 SLIDE_WINDOW = (1945, 1955, 2020)  # a window starting near 1950 and ending after 2020 is the slide's claim
@@ -349,35 +352,26 @@ def lessons(start: float, end: float, series, precision: str, fit: Fit | None,
     `fixed` is the series fixed-effects fit of the same rows (`trend_models.fixed_effects`), when there is one."""
     if fit is None:
         return []
-    rate = f"{fit.years_per_10x:.1f} years per 10×" if fit.b > 0 else "no growth at all"
+    rate = (content.text(BOOK, "lesson-rate", years=fit.years_per_10x) if fit.b > 0 else
+            content.text(BOOK, "lesson-no-rate"))
     ci = interval_text(*fit.years_per_10x_ci)
     notes = []
     if fit.b <= 0:
-        notes.append("In this window the fitted slope is zero or negative: compute per dollar did not grow, so "
-                     "“years per 10×” has no finite value.")
+        notes.append(content.text(BOOK, "lesson-no-growth"))
     if "nordhaus2001" in series and SLIDE_WINDOW[0] <= start <= SLIDE_WINDOW[1] and end >= SLIDE_WINDOW[2]:
-        text = (f"The slide's window. One line through every machine from about 1950 to today, as slide 7's chart "
-                f"draws it, gives 10× every {fit.years_per_10x:.2f} years (95% interval {ci}). That line counts "
-                "the jump from the Nordhaus CPUs (to 2001) to the Epoch GPUs (from 2008), two series measured in "
-                "different units, as growth.")
+        text = content.text(BOOK, "lesson-slide-window", years=fit.years_per_10x, ci=ci)
         if fixed and fixed.get("years_per_10x") and fixed.get("ci_high"):
-            text += (f" Giving each series its own level instead gives {fixed['years_per_10x']:.2f} years "
-                     f"({interval_text(fixed['ci_low'], fixed['ci_high'])}). Both are close to the slide's "
-                     "“10× every 5 years”; which of them is *the* rate is a modelling choice, compared below.")
+            text = content.text(BOOK, "lesson-slide-window-fixed", first=text, years=fixed["years_per_10x"],
+                                ci=interval_text(fixed["ci_low"], fixed["ci_high"]))
         notes.append(text)
     if "nordhaus2001" in series and start < 1940 and fit.x0 < 1940:
-        notes.append(f"Before about 1940 machines barely got cheaper per operation (Nordhaus finds a break around "
-                     f"the Second World War). Including them stretches the fit to {rate}: the rate depends on "
-                     f"the window, which is why the slide's rate is a model with a stated range, not a law.")
+        notes.append(content.text(BOOK, "lesson-before-1940", rate=rate))
     if fit.x0 >= GPU_ERA and precision == FP32 and "epoch_ml_hardware" in series:
-        notes.append(f"GPUs since {GPU_ERA}, counted in FP32: {rate} (95% interval {ci}), about half the "
-                     "slide's pace. Switch GPU-era precision to “best available” to count FP16 and tensor cores.")
+        notes.append(content.text(BOOK, "lesson-gpu-fp32", since=GPU_ERA, rate=rate, ci=ci))
     if fit.x0 >= GPU_ERA and precision == BEST and "epoch_ml_hardware" in series:
-        notes.append(f"Counting the best available precision (FP16, tensor cores), GPUs since {GPU_ERA} reach "
-                     f"{rate} (95% interval {ci}). The difference from FP32 is lower precision, not cheaper "
-                     "arithmetic at the same precision.")
+        notes.append(content.text(BOOK, "lesson-gpu-best", since=GPU_ERA, rate=rate, ci=ci))
     if fit.n < 10:
-        notes.append(f"Only {fit.n} points: the interval is wide and the bootstrap is rough.")
+        notes.append(content.text(BOOK, "lesson-few-points", n=fit.n))
     return notes
 
 
@@ -406,9 +400,10 @@ def _numbers(cells: list[str], column: str, lines: list[int]) -> np.ndarray:
     bad = np.flatnonzero(~np.isfinite(values))
     if len(bad):
         example = cells[bad[0]].strip()
-        shown = inline_code(example, 20) if example else "an empty cell"
-        raise UploadError(f"Column {inline_code(column, 30)} has values that are not numbers on "
-                          f"line{'s' if len(bad) > 1 else ''} {line_list([lines[i] for i in bad])} (first: {shown}).")
+        shown = inline_code(example, 20) if example else content.text(BOOK, "upload-empty-cell")
+        raise UploadError(content.text(BOOK, "upload-not-numbers", column=inline_code(column, 30),
+                                       s="s" if len(bad) > 1 else "", lines=line_list([lines[i] for i in bad]),
+                                       first=shown))
     return values
 
 
@@ -422,24 +417,27 @@ def validate_upload(raw: bytes) -> pd.DataFrame:
     year_col, value_col = find_column(header, YEAR_NAMES), find_column(header, VALUE_NAMES)
     if year_col is None or value_col is None:
         absent = [f"`{m}`" for m, c in (("year", year_col), ("value", value_col)) if c is None]
-        missing = f"column{'s' if len(absent) > 1 else ''} {' and '.join(absent)}"
-        hint = " It looks separated by ';' or tabs: use commas." if len(header) == 1 and any(
-            s in header[0] for s in ";\t") else ""
-        raise UploadError(f"Missing {missing}. The header must name a `year` column and a `value` column "
-                          f"(or `{VALUE}` as in the shipped data); found: {header_text(header)}.{hint}")
+        missing = (content.text(BOOK, "upload-missing-one", name=absent[0]) if len(absent) == 1 else
+                   content.text(BOOK, "upload-missing-two", first=absent[0], second=absent[1]))
+        separated = len(header) == 1 and any(s in header[0] for s in ";\t")
+        if separated:
+            raise UploadError(content.text(BOOK, "upload-missing-separators", missing=missing, value=VALUE,
+                                           found=header_text(header)))
+        raise UploadError(content.text(BOOK, "upload-missing", missing=missing, value=VALUE, found=header_text(header)))
     require_rows(body, [year_col, value_col])
     line_numbers = [n for n, _ in body]
     years = _numbers([row[year_col] for _, row in body], header[year_col].strip(), line_numbers)
     values = _numbers([row[value_col] for _, row in body], header[value_col].strip(), line_numbers)
     outside = [line_numbers[i] for i in np.flatnonzero((years < YEAR_RANGE[0]) | (years > YEAR_RANGE[1]))]
     if outside:
-        raise UploadError(f"Years must lie between {YEAR_RANGE[0]:.0f} and {YEAR_RANGE[1]:.0f}; "
-                          f"{lines_phrase(outside, 'is', 'are')} outside.")
+        raise UploadError(content.text(BOOK, "upload-years", lo=YEAR_RANGE[0], hi=YEAR_RANGE[1],
+                                       phrase=lines_phrase(outside, "is", "are"), lines=line_list(outside)))
     nonpositive = [line_numbers[i] for i in np.flatnonzero(values <= 0)]
     if nonpositive:
-        raise UploadError(f"Values must be positive (the axis is logarithmic): "
-                          f"{lines_phrase(nonpositive, 'has', 'have')} zero or negative values.")
+        raise UploadError(content.text(BOOK, "upload-nonpositive", phrase=lines_phrase(nonpositive, "has", "have"),
+                                       lines=line_list(nonpositive)))
     name_col = find_column(header, NAME_NAMES)
-    names = [row[name_col].strip()[:60] if name_col is not None and name_col < len(row) else f"line {n}"
+    names = [row[name_col].strip()[:60] if name_col is not None and name_col < len(row) else
+             content.text(BOOK, "upload-line-name", n=n)
              for n, row in body]
     return pd.DataFrame({"year": years, "value": values, "name": names})

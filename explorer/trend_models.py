@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from explorer import trend
+from explorer import content, trend
 
 LN10 = math.log(10)
 
@@ -83,7 +83,7 @@ def fixed_effects(rows: pd.DataFrame) -> dict:
     design = np.column_stack([x, dummies])
     dof = len(y) - design.shape[1]
     if dof < 1 or np.linalg.matrix_rank(design) < design.shape[1]:
-        raise ValueError("a fixed-effects fit needs more points than series plus one, in more than one year")
+        raise ValueError(content.text("compute", "no-fixed-effects"))
     beta, *_ = np.linalg.lstsq(design, y, rcond=None)
     resid = y - design @ beta
     cov = float(resid @ resid) / dof * np.linalg.inv(design.T @ design)
@@ -131,7 +131,7 @@ def backtest(rows: pd.DataFrame, train_end: float) -> dict:
     after = rows[rows["year"] >= train_end + 1]
     fit = trend.ols(before["year"], before["value"])
     if after.empty:
-        raise ValueError(f"no machine after {train_end:g} to forecast; pick an earlier year")
+        raise ValueError(content.text("compute", "no-later-machines", year=f"{train_end:g}"))
     errors = np.log10(after["value"].to_numpy(float)) - fit.line(after["year"])
     return {"train_end": train_end, "years_per_10x": trend._finite(fit.years_per_10x),
             "median_error_decades": float(np.median(errors)), "n_forecast": len(after), "n_train": fit.n,

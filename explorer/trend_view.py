@@ -9,9 +9,11 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from explorer import trend, trend_models
+from explorer import content, trend, trend_models
+from explorer.figures.trend import series_label
 from explorer.tiles import Tile
 
+BOOK = "compute"  # the page's book: tiles, sentences and messages in the run's language
 BY_SHORT = {s.short: s.key for s in trend.SERIES}  # the control's options, shown and put in the URL by short name
 MAIN_SHORTS = [trend.SERIES_BY_KEY[k].short for k in trend.MAIN_SERIES]
 TABLE_COLUMNS = ["year", "name", "kind", "series", "value", "price_usd", "reported_dollars", "citation"]
@@ -46,8 +48,16 @@ def window(df: pd.DataFrame, start: int, end: int, series: tuple[str, ...], prec
                   trend_models.compare(rows), None)
 
 
-def years_text(fit: trend.Fit, no_growth: str = "no growth") -> str:
-    return f"{fit.years_per_10x:.2f}" if fit.b > 0 else no_growth
+def years_text(fit: trend.Fit, no_growth: str | None = None) -> str:
+    if fit.b > 0:
+        return f"{fit.years_per_10x:.2f}"
+    return content.text(BOOK, "no-growth") if no_growth is None else no_growth
+
+
+def _joined(items: list[str]) -> str:
+    """Items of one sentence joined by the language's separator ("; " in English, "；" in Chinese)."""
+    separator = content.text(BOOK, "list-separator")
+    return (separator + " " if separator.isascii() else separator).join(items)
 
 
 def rates_by_window(df: pd.DataFrame, windows: tuple[tuple[int, int], ...]) -> list[dict]:
@@ -63,7 +73,8 @@ def rates_by_window(df: pd.DataFrame, windows: tuple[tuple[int, int], ...]) -> l
 
 def first_rate_and_others(rates: list[dict]) -> dict:
     """The first window's rate in full and the others in short, for one sentence."""
-    others = "; ".join(f"{r['start']}-{r['end']}: {r['years']:.1f} years" for r in rates[1:])
+    others = _joined([content.text(BOOK, "rate-other", start=r["start"], end=r["end"], years=r["years"])
+                      for r in rates[1:]])
     return {**rates[0], "others": others}
 
 
@@ -77,7 +88,8 @@ def takeaway(view: Window, start: int, end: int) -> list[tuple[str, dict]]:
     pooled line counts a jump between series as growth; or why there is no fit."""
     if view.fit is None:
         return [("none", {"problem": view.problem})]
-    said = [("pooled", {"start": start, "end": end, "years": years_text(view.fit, "∞ (no growth)"),
+    said = [("pooled", {"start": start, "end": end,
+                        "years": years_text(view.fit, content.text(BOOK, "no-growth-infinite")),
                         "interval": _interval(view.models["robust"])})]
     fixed = view.models["fixed_effects"]
     if len(fixed["series"]) > 1 and fixed["years_per_10x"] is not None:
@@ -87,14 +99,15 @@ def takeaway(view: Window, start: int, end: int) -> list[tuple[str, dict]]:
 
 def tiles(fit: trend.Fit, boot: trend.Bootstrap, robust: dict | None = None) -> list[Tile]:
     """The fit in numbers: rate, its intervals (robust one only for the window) and the points fitted."""
-    out = [Tile("Years per 10×", years_text(fit), "years"),
-           Tile("95% interval (analytic)", trend.interval_text(*fit.years_per_10x_ci), "analytic"),
-           Tile("95% interval (bootstrap)", trend.interval_text(boot.years_lo, boot.years_hi), "bootstrap",
+    out = [Tile(content.text(BOOK, "tile-years"), years_text(fit), "years"),
+           Tile(content.text(BOOK, "tile-analytic"), trend.interval_text(*fit.years_per_10x_ci), "analytic"),
+           Tile(content.text(BOOK, "tile-bootstrap"), trend.interval_text(boot.years_lo, boot.years_hi), "bootstrap",
                 {"n_boot": boot.n_boot, "seed": boot.seed})]
     if robust:
-        out.append(Tile("95% interval (robust)", _interval(robust), "robust",
-                        {"method": robust["method"], "lag1": robust["residual_lag1_autocorrelation"]}))
-    return out + [Tile("Points fitted", f"{fit.n}", "points", {"first": fit.x0, "last": fit.x1, "r2": fit.r2})]
+        out.append(Tile(content.text(BOOK, "tile-robust"), _interval(robust), "robust",
+                        {"lag": robust["lag"], "lag1": robust["residual_lag1_autocorrelation"]}))
+    return out + [Tile(content.text(BOOK, "tile-points"), f"{fit.n}", "points",
+                       {"first": fit.x0, "last": fit.x1, "r2": fit.r2})]
 
 
 def backtest(df: pd.DataFrame, series: tuple[str, ...], precision: str, start: int,
@@ -108,9 +121,11 @@ def backtest(df: pd.DataFrame, series: tuple[str, ...], precision: str, start: i
 
 def backtest_tiles(result: dict) -> list[Tile]:
     years = result["years_per_10x"]
-    return [Tile(f"Years per 10× up to {result['train_end']}", "no growth" if years is None else f"{years:.2f}"),
-            Tile("Median miss of the later machines", f"{result['median_error_decades']:+.2f} decades", "miss"),
-            Tile("Machines forecast", f"{result['n_forecast']}")]
+    return [Tile(content.text(BOOK, "tile-backtest-years", year=result["train_end"]),
+                 content.text(BOOK, "no-growth") if years is None else f"{years:.2f}"),
+            Tile(content.text(BOOK, "tile-miss"), content.text(BOOK, "decades", value=result["median_error_decades"]),
+                 "miss"),
+            Tile(content.text(BOOK, "tile-forecast"), f"{result['n_forecast']}")]
 
 
 @dataclass(frozen=True)
@@ -132,7 +147,7 @@ def upload(raw: bytes) -> Upload:
         fit = trend.ols(rows["year"], rows["value"])
         return Upload(rows, fit, trend.bootstrap(rows["year"], rows["value"], trend.n_boot_for(len(rows))), None)
     except ValueError as err:
-        return Upload(rows, None, None, f"Your {len(rows)} rows are drawn but not fitted. {err}")
+        return Upload(rows, None, None, content.text(BOOK, "upload-not-fitted", n=len(rows), error=err))
 
 
 def precision_values(gain: dict) -> dict:
@@ -146,4 +161,7 @@ def precision_values(gain: dict) -> dict:
 def sources_markdown(df: pd.DataFrame) -> str:
     """One line per series: its label, rows shipped, citation and licence."""
     counts = trend.row_counts(df)
-    return "\n".join(f"- **{s.label}** ({counts[s.key]} rows): {s.citation}; {s.licence}." for s in trend.SERIES)
+    return "\n".join(content.text(BOOK, "source-line", label=series_label(s.key), n=counts[s.key],
+                                   citation=s.citation,
+                                   licence=content.text(BOOK, f"licence-{s.key.replace('_', '-')}"))
+                     for s in trend.SERIES)

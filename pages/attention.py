@@ -6,7 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from explorer import checkpoints, tokenizer
+from explorer import checkpoints, i18n, tokenizer
 from explorer.experiments import attention as att, attention_view as view
 from explorer.figures import attention as figs
 from ui import jobs, layout, params, render
@@ -17,11 +17,10 @@ DEFAULT_TEXT = "hello world"
 ON_DEMAND_LIMIT_S = 480.0  # a missing model trains for at most this long (the full recipe fits on a free server)
 SPEC = att.demo_spec("encoder_decoder")  # every demo model has the same depth and head count
 N_LAYERS, N_HEADS = SPEC.model.n_layers, SPEC.model.n_heads
-ARCH_BY_NAME = {att.ARCH_NAMES[a]: a for a in att.ARCHS}
 FIRST_SCREEN_HEIGHT = 520  # px: the masks whole on a 1440x900 screen, even for 16 characters
 
 
-@st.cache_resource(show_spinner="Loading the demo model ...")
+@st.cache_resource(show_spinner=False)
 def _load(path: str, stamp: int):
     """One shared, read-only model per checkpoint file version (`stamp` = its modification time)."""
     return checkpoints.load(path)
@@ -33,15 +32,16 @@ def _read(path: str, stamp: int, ids: tuple[int, ...]) -> dict:
     return att.read_text(model, ids)
 
 
-# Figures that do not depend on the layer and head are cached, so a slider move redraws only two figures.
+# Figures that do not depend on the layer and head are cached, so a slider move redraws only two figures; their
+# words are in the page's language, so the language is part of each key (`lang`).
 @st.cache_data(show_spinner=False, max_entries=128)
-def _embedding_figure(path: str, stamp: int, ids: tuple[int, ...], detail: str):
+def _embedding_figure(path: str, stamp: int, ids: tuple[int, ...], detail: str, lang: str):
     model, _ = _load(path, stamp)
     return figs.embedding_figure(att.embedding_rows(model, ids), detail)
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
-def _masks(arch: str, ids: tuple[int, ...], causal_input: bool):
+def _masks(arch: str, ids: tuple[int, ...], causal_input: bool, lang: str):
     """The slide's figure: every role's mask."""
     inputs, targets, axes = view.labels(arch, ids)
     return figs.mask_gallery(arch, att.role_categories(arch, len(inputs), len(targets), causal_input), axes,
@@ -49,7 +49,7 @@ def _masks(arch: str, ids: tuple[int, ...], causal_input: bool):
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
-def _sequence_figures(arch: str, ids: tuple[int, ...], causal_input: bool, aligned: bool) -> tuple:
+def _sequence_figures(arch: str, ids: tuple[int, ...], causal_input: bool, aligned: bool, lang: str) -> tuple:
     """The combined [input ; target] view (None for encoder-only) and the wiring (None unless encoder-decoder)."""
     inputs, targets, _ = view.labels(arch, ids)
     n_in, m = len(inputs), len(targets)
@@ -60,12 +60,12 @@ def _sequence_figures(arch: str, ids: tuple[int, ...], causal_input: bool, align
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
-def _overview(path: str, stamp: int, ids: tuple[int, ...], role: str, detail: str):
+def _overview(path: str, stamp: int, ids: tuple[int, ...], role: str, detail: str, lang: str):
     return figs.head_overview(_read(path, stamp, ids), role, detail)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def _weights_figure(path: str, stamp: int, ids: tuple[int, ...], layer: int, head: int, detail: str):
+def _weights_figure(path: str, stamp: int, ids: tuple[int, ...], layer: int, head: int, detail: str, lang: str):
     return figs.attention_maps(_read(path, stamp, ids), layer, head, detail)
 
 
@@ -75,15 +75,16 @@ def _model(arch: str) -> tuple[str, int, dict] | None:
     if path is not None:
         try:
             stamp = path.stat().st_mtime_ns
-            _, sidecar = _load(str(path), stamp)
+            with st.spinner(t("loading-model")):
+                _, sidecar = _load(str(path), stamp)
             return str(path), stamp, sidecar
         except (ValueError, OSError) as err:
             st.warning(t("load-failed", name=path.name, error=err))
-    name = att.ARCH_NAMES[arch]
+    name = figs.arch_name(arch)
     st.info(t("not-on-disk", name=name))
     result = jobs.run_in_background(f"attention-demo-{arch}", lambda progress: att.train_on_demand(arch, progress),
-                                    label=f"Training the {name} demo model", time_limit_s=ON_DEMAND_LIMIT_S,
-                                    button=f"Train the {name} demo model (up to {ON_DEMAND_LIMIT_S:.0f} s)")
+                                    label=t("train-label", name=name), time_limit_s=ON_DEMAND_LIMIT_S,
+                                    button=t("train-button", name=name, limit=ON_DEMAND_LIMIT_S))
     if result is None:
         return None
     path = Path(result["path"])
@@ -95,9 +96,9 @@ def _output_panel(read: dict, sidecar: dict) -> None:
     """What the model wrote against the right answer, and how often it is right on held-out strings."""
     said = view.output_summary(read, sidecar.get("meta", {}))
     c1, c2, c3 = st.columns(3)
-    c1.markdown(f"**Input**  \n`{said['input']}`")
-    c2.markdown(f"**Expected (reversed)**  \n`{said['expected']}`")
-    c3.markdown(f"**Model output** ({said['verdict']})  \n`{said['output']}`")
+    c1.markdown(f"{t('out-input')}  \n`{said['input']}`")
+    c2.markdown(f"{t('out-expected')}  \n`{said['expected']}`")
+    c3.markdown(f"{t('out-model', verdict=said['verdict'])}  \n`{said['output']}`")
     if said["wrong"]:
         st.caption(t("wrong", shown=said["wrong"], more=said["more"]))
     if said["accuracy"]:
@@ -111,8 +112,8 @@ def _weights_section(arch: str, ids: tuple[int, ...], model: tuple[str, int, dic
     """What a trained model reads: its output, every head at a glance, and one head's weights."""
     say("models-intro")
     row = st.columns(2, gap="large")
-    layer = params.slider("Layer", "layer", 1, N_LAYERS, N_LAYERS, where=row[0])
-    head = params.slider("Head", "head", 1, N_HEADS, 1, where=row[1])
+    layer = params.slider(t("label-layer"), "layer", 1, N_LAYERS, N_LAYERS, where=row[0])
+    head = params.slider(t("label-head"), "head", 1, N_HEADS, 1, where=row[1])
     if model is None:
         st.info(t("weights-wait"))
         return
@@ -122,16 +123,17 @@ def _weights_section(arch: str, ids: tuple[int, ...], model: tuple[str, int, dic
     detail = att.config_text(sidecar)
     read = _read(path, stamp, ids)
     _output_panel(read, sidecar)
-    render.figure(figs.frame_head(_overview(path, stamp, ids, view.overview_role(arch, read), detail), layer - 1,
-                                  head - 1, N_HEADS),
+    lang = i18n.current()
+    render.figure(figs.frame_head(_overview(path, stamp, ids, view.overview_role(arch, read), detail, lang),
+                                  layer - 1, head - 1, N_HEADS),
                   key="attention-heads", notice=t("heads-notice"))
-    render.figure(_weights_figure(path, stamp, ids, layer - 1, head - 1, detail), key="attention-weights",
+    render.figure(_weights_figure(path, stamp, ids, layer - 1, head - 1, detail, lang), key="attention-weights",
                   notice=t("weights-notice"))
 
 
 def _sequence_section(arch: str, ids: tuple[int, ...], causal_input: bool, aligned: bool) -> None:
     """The whole [input ; target] sequence in one matrix (slide 37) and the step-3/4 wiring."""
-    combined, wiring = _sequence_figures(arch, ids, causal_input, aligned)
+    combined, wiring = _sequence_figures(arch, ids, causal_input, aligned, i18n.current())
     if combined is not None:
         render.figure(combined, key="attention-combined", notice=t("combined-notice"))
     else:
@@ -145,11 +147,12 @@ def _sequence_section(arch: str, ids: tuple[int, ...], causal_input: bool, align
 def _tokens_section(encoding: tokenizer.Encoding, ids: tuple[int, ...],
                     model: tuple[str, int, dict] | None) -> None:
     """Text, tokens, ids and the vectors entering layer 1 (slides 18, 21)."""
-    say("tokenizer", name=tokenizer.NAME, vocab=tokenizer.VOCAB_SIZE)
+    say("tokenizer", name=tokenizer.display_name(), vocab=tokenizer.VOCAB_SIZE)
     st.dataframe(view.token_table(encoding), width="stretch")
     if model is not None:
         path, stamp, sidecar = model
-        render.figure(_embedding_figure(path, stamp, ids, att.config_text(sidecar)), key="attention-embeddings",
+        render.figure(_embedding_figure(path, stamp, ids, att.config_text(sidecar), i18n.current()),
+                      key="attention-embeddings",
                       notice=t("embedding-notice"))
 
 
@@ -157,18 +160,18 @@ header("attention")
 say("lead")
 figure_col, controls_col = layout.stage(figure_share=4)  # three mask panels side by side need the width
 with controls_col:
-    # the options are the display names: Streamlit writes a widget's formatted label into the URL
-    picked = params.choice("Architecture", "arch", list(ARCH_BY_NAME), att.ARCH_NAMES["encoder_decoder"],
-                           widget="radio")
-    arch = ARCH_BY_NAME[picked]
-    text = params.text(f"Your text (at most {att.MAX_CHARS} characters)", "text", DEFAULT_TEXT,
-                       max_chars=att.MAX_CHARS, help=t("help-text", name=tokenizer.NAME))
+    # the options are the architectures, shown by their display names: Streamlit writes a widget's formatted
+    # label into the URL (`arch=Encoder-decoder`), and ui.params reads the labels of every language
+    arch = params.choice(t("label-arch"), "arch", att.ARCHS, "encoder_decoder", widget="radio",
+                         format_func=figs.arch_name)
+    text = params.text(t("label-text", max=att.MAX_CHARS), "text", DEFAULT_TEXT,
+                       max_chars=att.MAX_CHARS, help=t("help-text", name=tokenizer.display_name()))
     encdec = arch == "encoder_decoder"
     only = "" if encdec else " " + t("only-encoder-decoder")
-    with st.expander("More settings: steps 3 and 4 of the encoder-decoder"):
-        causal_input = params.toggle("Step 4: causal input", "causal_input", False, disabled=not encdec,
+    with st.expander(t("settings-expander")):
+        causal_input = params.toggle(t("label-causal"), "causal_input", False, disabled=not encdec,
                                      help=t("help-causal", only=only))
-        aligned = params.toggle("Step 3: decoder layer l reads encoder layer l", "aligned", False,
+        aligned = params.toggle(t("label-aligned"), "aligned", False,
                                 disabled=not encdec, help=t("help-aligned", only=only))
 causal_input, aligned = causal_input and encdec, aligned and encdec
 
@@ -180,7 +183,7 @@ with figure_col:
     if not ids:
         st.info(t("no-text", max=att.MAX_CHARS, example=DEFAULT_TEXT))
         st.stop()
-    render.figure(_masks(arch, ids, causal_input), key="attention-masks",
+    render.figure(_masks(arch, ids, causal_input, i18n.current()), key="attention-masks",
                   notice=t(f"masks-notice-{arch.replace('_', '-')}") + " " + t("masks-empty-cells"))
     kind, values = view.takeaway(arch, causal_input, ids)
     say(f"takeaway-{kind}", **values)
@@ -188,7 +191,7 @@ with figure_col:
         st.caption(t("single-character"))
 
 weights_tab, sequence_tab, tokens_tab = layout.sections(
-    ["What a trained model reads", "One sequence, one matrix", "Text, tokens and vectors"])
+    [t("tab-weights"), t("tab-sequence"), t("tab-tokens")])
 model = None
 if weights_tab or tokens_tab:
     with weights_tab or tokens_tab:  # the open one tells that the model is missing, and trains it on demand

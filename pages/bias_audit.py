@@ -7,9 +7,10 @@ import math
 import pandas as pd
 import streamlit as st
 
-from explorer import audit
+from explorer import audit, i18n
 from explorer.audit.view import (editor_rows, escape, import_file, link_status, quick_timing, restore_workbook,
                                  typed_crossing)
+from explorer.audit.workbook import column_label, source_label
 from explorer.figures import audit as figs
 from explorer.lecture_map import page as page_info
 from ui import layout, params, render
@@ -22,11 +23,19 @@ N_OPTIONS = list(range(1, 17)) + [24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 7
 M_OPTIONS = list(range(1, 17)) + [24, 32, 48, 64, 96, 128, 192, 256]
 BUDGET_RANGE = (6.0, 30.0)  # log10 training FLOPs; the shipped crossover run covers about 7.9 to 11.1
 DEFAULT_PAIR = "2-48"
-SOURCES = ("measured here", "my own numbers")
+SOURCES = ("measured here", "my own numbers")  # the URL's values; shown through _source_label
 WORKBOOK, VERSION, NOTES, IMPORTED = "audit_workbook", "audit_editor_version", "audit_notes", "audit_import"
-BADGE_COLORS = {audit.SOURCES[audit.MEASURED]: "green", audit.SOURCES[audit.CLAIM]: "blue",
-                audit.SOURCES[audit.TYPED]: "orange", audit.SOURCES[audit.PENDING]: "gray", audit.EMPTY: "violet"}
-BADGES = {label: f":{color}-badge[{label}]" for label, color in BADGE_COLORS.items()}
+BADGE_COLORS = {audit.MEASURED: "green", audit.CLAIM: "blue", audit.TYPED: "orange", audit.PENDING: "gray",
+                audit.EMPTY: "violet"}  # by a cell's kind (its source, or empty)
+
+
+def _badge(kind: str) -> str:
+    """A cell kind's badge, its words in the page's language."""
+    return f":{BADGE_COLORS[kind]}-badge[{source_label(kind)}]"
+
+
+def _source_label(source: str) -> str:
+    return t("xsrc-measured") if source == SOURCES[0] else t("xsrc-own")
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
@@ -37,7 +46,8 @@ def _shipped(stamp: tuple) -> tuple:
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def _measured(n: int, m: int, budget_log: float, pair: str | None, timed: bool,
-              stamp: tuple) -> dict[str, audit.Measured]:
+              stamp: tuple, lang: str) -> dict[str, audit.Measured]:
+    """The measured cells, their sentences in `lang`."""
     return audit.measurements(n, m, 10 ** budget_log, pair, *_shipped(stamp), quick_timing(n, m) if timed else None)
 
 
@@ -73,18 +83,18 @@ def _import(measured: dict[str, audit.Measured], pairs: list[str]) -> None:
 def _card(i: int, row: dict) -> None:
     cells = row["cells"]
     with st.container(border=True):
-        st.markdown(f"**{i}. {escape(cells['structure'].text.strip() or '(a row without a structure yet)')}** "
-                    f"{BADGES[cells['structure'].label]}")
+        st.markdown(f"**{i}. {escape(cells['structure'].text.strip() or t('no-structure'))}** "
+                    f"{_badge(cells['structure'].kind)}")
         if row["page"]:
-            page_link(row["page"], f"Measured on: {page_info(row['page']).title}")
+            page_link(row["page"], t("measured-on", title=page_info(row["page"]).title))
         for col, cell in cells.items():
             if col == "structure":
                 continue
-            st.markdown(f"{BADGES[cell.label]} **{audit.COLUMNS[col]}**: {escape(cell.text) or '—'}")
+            st.markdown(f"{_badge(cell.kind)} **{column_label(col)}**: {escape(cell.text) or '—'}")
             if cell.config:
-                st.caption(f"Config: {escape(cell.config)}")
+                st.caption(t("config", config=escape(cell.config)))
             if cell.source == audit.PENDING and cell.link and cell.link != row["page"]:
-                page_link(cell.link, f"Measured (when it is) on: {page_info(cell.link).title}")
+                page_link(cell.link, t("measured-later-on", title=page_info(cell.link).title))
 
 
 # --- page ----------------------------------------------------------------------------------------------------
@@ -97,29 +107,29 @@ covers = (t("covers", first=math.log10(analysis["flops"][0]), last=math.log10(an
           if analysis is not None else "")
 figure_col, controls_col = layout.stage()
 with controls_col:
-    budget_log = params.slider("Deployment budget: log10 of training FLOPs", "deploy", *BUDGET_RANGE,
+    budget_log = params.slider(t("label-budget"), "deploy", *BUDGET_RANGE,
                                audit.DEFAULT_BUDGET_LOG, step=0.1, help=t("help-budget", covers=covers))
-    pair = params.choice("Window pair: narrow w - wide w (more - less structure)", "pair", pairs,
+    pair = params.choice(t("label-pair"), "pair", pairs,
                          DEFAULT_PAIR if DEFAULT_PAIR in pairs else pairs[0], widget="selectbox",
                          help=t("help-pair")) if pairs else None
     if not pairs:
         st.caption(t("no-crossover-run"))
-    n = params.select_slider("Chat history n (tokens), for the cache cost", "n", N_OPTIONS, 48)
-    with st.expander("More settings: message, crossover source, timing"):
-        m = params.select_slider("New message m (tokens), for the cache cost", "m", M_OPTIONS, 8)
-        source = params.choice("Crossover for the decision rule", "xsrc", SOURCES, SOURCES[0])
-        timed = params.toggle("Also time the chat turn here (about a second)", "timed", False)
+    n = params.select_slider(t("label-n"), "n", N_OPTIONS, 48)
+    with st.expander(t("more-settings")):
+        m = params.select_slider(t("label-m"), "m", M_OPTIONS, 8)
+        source = params.choice(t("label-xsrc"), "xsrc", SOURCES, SOURCES[0], format_func=_source_label)
+        timed = params.toggle(t("label-timed"), "timed", False)
         typed = source == SOURCES[1] or not pairs
         if typed:
-            more = params.text("More-structured method", "more", "the structured method", 60)
-            less = params.text("Less-structured method", "less", "the less-structured method", 60)
-            xc = params.slider("Your crossover: log10 FLOPs", "xc", *BUDGET_RANGE, 21.0, step=0.1)
-            xu = params.slider("± uncertainty (decades)", "xu", 0.0, 3.0, 0.3, step=0.1)
-            xlo = params.slider("Your measured range from: log10 FLOPs", "xlo", *BUDGET_RANGE, 18.0, step=0.1)
-            xhi = params.slider("... to: log10 FLOPs", "xhi", *BUDGET_RANGE, 22.0, step=0.1)
+            more = params.text(t("label-more"), "more", t("default-more"), 60)
+            less = params.text(t("label-less"), "less", t("default-less"), 60)
+            xc = params.slider(t("label-xc"), "xc", *BUDGET_RANGE, 21.0, step=0.1)
+            xu = params.slider(t("label-xu"), "xu", 0.0, 3.0, 0.3, step=0.1)
+            xlo = params.slider(t("label-xlo"), "xlo", *BUDGET_RANGE, 18.0, step=0.1)
+            xhi = params.slider(t("label-xhi"), "xhi", *BUDGET_RANGE, 22.0, step=0.1)
 budget_log = round(float(budget_log), 1)
 budget = 10 ** budget_log
-measured = _measured(int(n), int(m), budget_log, pair, bool(timed), stamp)
+measured = _measured(int(n), int(m), budget_log, pair, bool(timed), stamp, i18n.current())
 
 # --- the workbook: restored from the URL on a session's first run, edited in place -----------------------
 link_notice = None
@@ -161,7 +171,7 @@ with figure_col:
         link_notice[0](link_notice[1])
 
 workbook_tab, rule_tab, share_tab, how_tab = layout.sections(
-    ["Your workbook", "The decision rule", "Export, import and share", "How it works and its limits"])
+    [t("tab-workbook"), t("tab-rule"), t("tab-share"), t("tab-how")])
 if workbook_tab:
     with workbook_tab:
         say("intro")
@@ -172,16 +182,15 @@ if workbook_tab:
             st.data_editor(
                 frame, key=f"audit-editor-{st.session_state[VERSION]}", num_rows="dynamic",
                 hide_index=True, disabled=["row"],
-                column_config={"row": st.column_config.TextColumn("Row", width="small", help=t("help-row")),
-                               **{c: st.column_config.TextColumn(label, width="medium",
+                column_config={"row": st.column_config.TextColumn(t("column-row"), width="small", help=t("help-row")),
+                               **{c: st.column_config.TextColumn(column_label(c), width="medium",
                                                                  max_chars=audit.MAX_CELL_CHARS)
-                                  for c, label in audit.COLUMNS.items()}})
-            st.button("Restore the pre-filled workbook", on_click=_restore_defaults,
-                      disabled=workbook == audit.default_workbook())
+                                  for c in audit.COLUMNS}})
+            st.button(t("restore"), on_click=_restore_defaults, disabled=workbook == audit.default_workbook())
         for note in st.session_state.get(NOTES, []):
             st.info(escape(note))
-        st.subheader("Where each cell comes from")
-        say("legend", empty=BADGES[audit.EMPTY], **{k: BADGES[audit.SOURCES[k]] for k in
+        st.subheader(t("legend-title"))
+        say("legend", empty=_badge(audit.EMPTY), **{k: _badge(k) for k in
                                                    (audit.MEASURED, audit.CLAIM, audit.TYPED, audit.PENDING)})
         left, right = st.columns(2)
         for i, row in enumerate(rows, 1):
@@ -191,8 +200,8 @@ if workbook_tab:
 if rule_tab:
     with rule_tab:
         say("rule")
-        badge = (BADGES[audit.SOURCES[audit.MEASURED]] if decision.evidence == audit.MEASURED
-                 else ":red-badge[extrapolation]")
+        badge = (_badge(audit.MEASURED) if decision.evidence == audit.MEASURED
+                 else f":red-badge[{t('badge-extrapolation')}]")
         st.markdown(f"{badge} {escape(decision.reason)}")
         st.caption(inputs)
         if decision.years:
@@ -207,11 +216,11 @@ if share_tab:
     with share_tab:
         controls = {"n": int(n), "m": int(m), "budget": budget_log, **({"pair": pair} if pair else {})}
         c1, c2, c3 = st.columns(3)
-        c1.download_button("Markdown", audit.to_markdown(workbook, measured, decision, inputs), "bias-audit.md",
+        c1.download_button(t("download-markdown"), audit.to_markdown(workbook, measured, decision, inputs), "bias-audit.md",
                            "text/markdown", on_click="ignore", width="stretch")
-        c2.download_button("CSV", audit.to_csv(workbook, measured), "bias-audit.csv", "text/csv", on_click="ignore",
+        c2.download_button(t("download-csv"), audit.to_csv(workbook, measured), "bias-audit.csv", "text/csv", on_click="ignore",
                            width="stretch")
-        c3.download_button("JSON (can be imported again)", audit.to_json(workbook, measured, controls, decision),
+        c3.download_button(t("download-json"), audit.to_json(workbook, measured, controls, decision),
                            "bias-audit.json", "application/json", on_click="ignore", width="stretch")
         if not params.controls_hidden():
             st.file_uploader(t("import-label", mb=audit.MAX_IMPORT_BYTES / 1e6), type=["json"], key="audit-upload",

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
-from explorer import environment, results
+from explorer import environment, i18n, results
 from explorer import shipped as shipped_results
 from explorer.experiments import bitter_lesson as bl
+from explorer.experiments import bitter_lesson_view as view
 from explorer.figures import bitter_lesson as figs
-from explorer.formatting import p_label, p_text, sci
 from explorer.jobs import QUEUE
 from ui import layout, params, render
 from ui.frame import header, page_link
@@ -19,7 +18,6 @@ from ui.text import say, t
 TIME_LIMIT_S = 90  # an on-demand run may take this long on the shared server
 QUICK = bl.PRESETS["quick"]
 QUICK_SECONDS = 25  # the quick preset measured on 2 quiet cores, rounded up
-AXES = {"data": "data", "compute": "flops"}  # the control's options -> the figure's axis
 FIRST_SCREEN_HEIGHT = 500  # px: the curves and the takeaway under them on a 1440x900 screen
 FIRST_SCREEN_BADGE = 64  # badge characters per line: the curves get three quarters of the width
 
@@ -47,7 +45,7 @@ def analysis_of(key: str, _result: dict) -> dict:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def curves_figure(key: str, case: str, axis: str, _analysis: dict, _config: dict, first_screen: bool):
+def curves_figure(key: str, case: str, axis: str, _analysis: dict, _config: dict, first_screen: bool, lang: str):
     size = dict(height=FIRST_SCREEN_HEIGHT, badge_chars=FIRST_SCREEN_BADGE) if first_screen else {}
     return figs.learning_curves(_analysis, _config, axis, **size)
 
@@ -58,50 +56,18 @@ def live_run() -> tuple[dict | None, bool]:
     key = "bitter-" + results.result_key("bitter-run", QUICK.to_dict())
     if was_cut(key):
         st.warning(t("run-cut", limit=TIME_LIMIT_S))
-    done = run_in_background(key, lambda progress: bl.run(QUICK, progress.part(reserve_s=3.0)),
-                             t("run-label", case=QUICK.cases[0], seeds=len(QUICK.seeds), steps=QUICK.steps),
-                             time_limit_s=TIME_LIMIT_S, button=f"Watch it learn: train here (about {QUICK_SECONDS} s)",
+    lang = i18n.current()  # the run's progress messages speak the language of the student who starts it
+
+    def work(progress):
+        with i18n.using(lang):
+            return bl.run(QUICK, progress.part(reserve_s=3.0))
+
+    done = run_in_background(key, work, t("run-label", case=view.case_name(QUICK.cases[0]), seeds=len(QUICK.seeds),
+                                          steps=QUICK.steps),
+                             time_limit_s=TIME_LIMIT_S, button=t("run-button", seconds=QUICK_SECONDS),
                              live=figs.live_curves)
     job = QUEUE.get(key)
     return done, done is None and job is not None and not job.finished
-
-
-def takeaway(a: dict) -> None:
-    small, large, c = a["tests"]["small"], a["tests"]["large"], a["crossover"]
-    hand, general = a["methods"]["hand-built"]["mean"], a["methods"]["transformer"]["mean"]
-    i = small["at"]
-    if c is None:
-        say("takeaway-none", large=large["data"], hand_large=hand[-1], general_large=general[-1], seeds=len(a["seeds"]))
-        return
-    low, high = c["data_range"] or (c["data"], c["data"])
-    say("takeaway", small=small["data"], hand_small=hand[i], general_small=general[i], hand_leads=small["hand_leads"],
-        seeds=len(a["seeds"]), data=c["data"], flops=sci(c["flops"], 2), data_low=low, data_high=high,
-        crossed=c["seeds_crossed"], general_large=general[-1], floor=a["counts_floor"]["loss"])
-
-
-def tests_table(analysis: dict) -> pd.DataFrame:
-    return pd.DataFrame([{"comparison": t("test-row", case=case, data=test["data"]), "seeds": test["pairs"],
-                          "mean gap (nats)": f"{test['mean_diff']:+.3f}",
-                          "seed range": f"{test['low']:+.3f} to {test['high']:+.3f}",
-                          "hand-built ahead": f"{test['hand_leads']} of {test['pairs']}",
-                          "exact p": p_text(test["p"]), "Holm p": p_text(test["holm_p"])}
-                         for case, a in analysis.items() for test in (a["tests"]["small"], a["tests"]["large"])])
-
-
-def method_section(result: dict, analysis: dict) -> None:
-    cfg = bl.BitterConfig.from_dict(result["config"])
-    say("task", length=cfg.length, positive=", ".join(bl.POSITIVE), negative=", ".join(bl.NEGATIVE),
-        neutral=", ".join(bl.NEUTRAL), not_rate=cfg.not_rate)
-    st.markdown("\n".join(t("example", **e) for e in bl.examples(cfg, "order")))
-    say("methods", hand_width=cfg.hand_width, hand_lr=cfg.hand_lr, hand_flops=cfg.flops_per_example("hand-built"),
-        layers=cfg.n_layers, d_model=cfg.d_model, heads=cfg.n_heads, lr=cfg.lr,
-        general_flops=cfg.flops_per_example("transformer"), batch=cfg.batch_size, steps=cfg.steps,
-        eval_size=cfg.eval_size, checkpoints=len(cfg.checkpoint_steps()))
-    floor = bl.counts_floor(cfg)
-    say("floor", length=cfg.length, floor=floor["loss"], accuracy=floor["accuracy"])
-    say("statistics", seeds=len(cfg.seeds), floor_p=2 / 2 ** len(cfg.seeds), small_budget=bl.SMALL_BUDGET,
-        tests=2 * len(analysis))
-    st.dataframe(tests_table(analysis), hide_index=True)
 
 
 def counts_section(result: dict, analysis: dict, axis: str) -> None:
@@ -109,22 +75,14 @@ def counts_section(result: dict, analysis: dict, axis: str) -> None:
     if a is None:
         st.info(t("missing-shipped", name=bl.shipped_path().name, seconds=QUICK_SECONDS))
         return
-    render.figure(curves_figure(result_key(result), "counts", axis, a, result["config"], False), key="bitter-counts",
-                  notice=t("counts-notice"))
-    large, tost = a["tests"]["large"], a["tests"]["equivalence"]
-    say("counts-verdict", large=large["data"], diff=large["mean_diff"], low=large["low"], high=large["high"],
-        hand_leads=large["hand_leads"], seeds=large["pairs"], p=p_label(large["p"]), holm=p_label(large["holm_p"]),
-        margin=bl.EQUIVALENCE_MARGIN, tost=p_label(tost["p"]), floor_p=1 / 2 ** large["pairs"])
+    render.figure(curves_figure(result_key(result), "counts", axis, a, result["config"], False, i18n.current()),
+                  key="bitter-counts", notice=t("counts-notice"))
+    st.markdown(view.counts_verdict(a))
 
 
 def data_section(result: dict, analysis: dict) -> None:
-    a = analysis["order"]
-    hand, general = a["methods"]["hand-built"], a["methods"]["transformer"]
-    st.dataframe(pd.DataFrame({"examples seen": a["data"].astype(int), "hand-built loss": hand["mean"],
-                               "hand-built FLOPs": [sci(f, 2) for f in hand["flops"]],
-                               "Transformer loss": general["mean"],
-                               "Transformer FLOPs": [sci(f, 2) for f in general["flops"]]}).round(3), hide_index=True)
-    st.caption(t("table-caption", seeds=len(a["seeds"])))
+    st.dataframe(view.data_table(analysis["order"]), hide_index=True)
+    st.caption(t("table-caption", seeds=len(analysis["order"]["seeds"])))
     say("sources", command="python -m explorer bitter-lesson --preset main", file="data/bitter_lesson/main.json")
     if "wall_seconds" in result:
         say("shipped-run", wall=result["wall_seconds"], cpus=result.get("cpus", "?"), load=result["load_average"][0],
@@ -139,7 +97,8 @@ if result is None:
     st.warning(t("missing-shipped", name=bl.shipped_path().name, seconds=QUICK_SECONDS))
 figure_col, controls_col = layout.stage()
 with controls_col:
-    axis = AXES[params.choice("Axis", "axis", list(AXES), "data", help=t("help-axis"))]
+    axis = view.FIGURE_AXIS[params.choice(t("axis-label"), "axis", list(view.AXES), "data", help=t("help-axis"),
+                                          format_func=view.axis_label)]
 with figure_col:  # the button, then while it trains the growing curves, where the finished ones will stand
     mine, training = live_run()
     if training:
@@ -150,20 +109,19 @@ analysis = analysis_of(shown_key, shown) if shown is not None else {}
 if training or "order" not in analysis:
     st.stop()
 with figure_col:
-    cfg = bl.BitterConfig.from_dict(shown["config"])
-    ratio = cfg.flops_per_example("transformer") / cfg.flops_per_example("hand-built")
-    render.figure(curves_figure(shown_key, "order", axis, analysis["order"], shown["config"], True),
-                  key="bitter-curves", notice=t("curves-notice", ratio=ratio))
+    render.figure(curves_figure(shown_key, "order", axis, analysis["order"], shown["config"], True, i18n.current()),
+                  key="bitter-curves", notice=t("curves-notice", ratio=view.flops_ratio(shown["config"])))
 with controls_col:
-    takeaway(analysis["order"])
+    st.markdown(view.takeaway(analysis["order"]))
     if mine is not None:
-        st.caption(t("your-run", seeds=len(QUICK.seeds), steps=QUICK.steps, stopped=mine["stopped"]))
+        st.caption(t("your-run", seeds=len(QUICK.seeds), steps=QUICK.steps, stopped=view.stop_reason(mine["stopped"])))
 
-method_tab, counts_tab, limits_tab, data_tab = layout.sections(
-    ["How it was measured", "Second case: only counts matter", "What the toy can and cannot test", "Data and sources"])
+method_tab, counts_tab, limits_tab, data_tab = layout.sections(view.section_labels())
 if method_tab:
     with method_tab:
-        method_section(shown, analysis)
+        for paragraph in view.method_texts(shown["config"], analysis):
+            st.markdown(paragraph)
+        st.dataframe(view.tests_table(analysis), hide_index=True)
 if counts_tab and result is not None:
     with counts_tab:
         counts_section(result, analysis_of(result_key(result), result), axis)
@@ -174,4 +132,4 @@ if data_tab:
     with data_tab:
         data_section(shown, analysis)
 
-page_link("inductive-bias", "Inductive-bias crossover: the same race between structure levels of one model")
+page_link("inductive-bias", t("link-inductive-bias"))

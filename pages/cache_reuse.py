@@ -6,6 +6,7 @@ from typing import Callable
 
 import streamlit as st
 
+from explorer import i18n
 from explorer.experiments import bidirectional_scaling as scaling
 from explorer.experiments import cache as exp
 from explorer.experiments import cache_view as view
@@ -23,14 +24,19 @@ HEATMAP, CHAT_FIGURE = "cache-reuse-heatmaps", "cache-chat"
 SCALING_TIME_LIMIT_S = 180.0  # the quick preset takes under a minute on two busy cores
 
 
-@st.cache_resource(show_spinner="Loading the demo models ...")
-def _chat_models() -> dict | None:
+@st.cache_resource(show_spinner=False)
+def _load_chat_models() -> dict | None:
     """The two demo models, shared and read-only; None when one is missing or does not load (the page then
     shows the reuse pattern, which holds by construction, without the measured drift)."""
     try:
         return chat_exp.load_models()
     except (ValueError, OSError):
         return None
+
+
+def _chat_models() -> dict | None:
+    with st.spinner(t("loading-models")):
+        return _load_chat_models()
 
 
 @st.cache_resource(show_spinner=False)
@@ -41,10 +47,23 @@ def _drift_models() -> tuple[dict, dict | None]:
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def _chat(text: str) -> tuple[chat_exp.Chat, dict]:
-    """The typed chat, tokenised, and each turn's reuse and measured drift (ValueError when over a limit)."""
+def _chat(text: str, lang: str, _models: dict | None) -> tuple[chat_exp.Chat, dict]:
+    """The typed chat, tokenised, and each turn's reuse and measured drift through the demo models (one shared
+    pair, so not part of the key); ValueError when over a limit. Its notices are in `lang`."""
     chat = chat_exp.parse_chat(text)
-    return chat, chat_exp.chat_reuse(chat, _chat_models())
+    return chat, chat_exp.chat_reuse(chat, _models)
+
+
+def _in_language(work: Callable, lang: str) -> Callable:
+    """`work(progress)` run in `lang` (a background run's thread starts in English): its progress messages."""
+    def run(progress):
+        with i18n.using(lang):
+            return work(progress)
+    return run
+
+
+def _view_label(view_name: str) -> str:
+    return t("view-chat") if view_name == CHAT_VIEW else t("view-sizes")
 
 
 def figure(key: str, deps: tuple, build: Callable, notice: str, slides: str | None = None) -> None:
@@ -55,31 +74,32 @@ def figure(key: str, deps: tuple, build: Callable, notice: str, slides: str | No
 def _size_controls(more) -> tuple[int, int, int, int, int]:
     """n, m, turns, depth and the layer shown: the sizes view's controls and every section's sizes.
     `more` holds depth and layer (an expander beside the heatmaps; the same expander as the rest otherwise)."""
-    n = params.select_slider("History n (tokens before turn 1)", "n", view.N_OPTIONS, 48)
-    m = params.select_slider("New message m (tokens per turn)", "m", view.M_OPTIONS, 8)
-    turns = params.slider("Turns T", "turns", 1, view.MAX_TURNS, 3)
+    n = params.select_slider(t("label-n"), "n", view.N_OPTIONS, 48)
+    m = params.select_slider(t("label-m"), "m", view.M_OPTIONS, 8)
+    turns = params.slider(t("label-turns"), "turns", 1, view.MAX_TURNS, 3)
     with more:
-        depth = params.slider("Depth (layers)", "depth", 1, view.MAX_DEPTH, 2)
+        depth = params.slider(t("label-depth"), "depth", 1, view.MAX_DEPTH, 2)
         if depth > 1:
             if st.session_state.get("layer", 1) > depth:  # depth went down: keep the shown layer inside it
                 st.session_state["layer"] = depth
-            layer = params.slider("Layer shown", "layer", 1, depth, min(2, depth))
+            layer = params.slider(t("label-layer"), "layer", 1, depth, min(2, depth))
         else:
             layer = 1
-            st.caption("Layer shown: 1 (the only one)")
+            st.caption(t("only-layer"))
     return n, m, turns, depth, layer
 
 
 def _chat_view(figure_col, controls_col) -> None:
     """The first screen: slide 66's chat (or the student's) through the demo models, turn by turn."""
     with controls_col:
-        text = params.text(f"Chat turns, separated by {chat_exp.TURN_SEPARATOR}", "chat", chat_exp.DEFAULT_CHAT,
+        text = params.text(t("label-chat", separator=chat_exp.TURN_SEPARATOR), "chat", chat_exp.DEFAULT_CHAT,
                            max_chars=chat_exp.MAX_TEXT, help=t("help-chat", **view.chat_help()))
-        state = params.select_slider("Old tokens' state shown", "chat_state", view.CHAT_STATES, view.CHAT_STATES[-2])
+        state = params.select_slider(t("label-state"), "chat_state", view.CHAT_STATES, view.CHAT_STATES[-2],
+                                     format_func=view.state_label)
         shown = view.CHAT_STATES.index(state)
     with figure_col:
         try:
-            chat, data = _chat(text)
+            chat, data = _chat(text, i18n.current(), _chat_models())
         except ValueError as err:
             st.warning(t("chat-refused", problem=err))
             return
@@ -103,9 +123,10 @@ def _measure(history: int, m: int, depth: int) -> dict | None:
     if plan["inline"]:
         return render.built_once(("measure", history, m, depth), lambda: exp.measure(history, m, depth))
     st.info(t("background", planned=plan["planned"], inline=exp.INLINE_SECONDS))
-    return jobs.run_in_background(f"cache-measure-{history}-{m}-{depth}", lambda progress: exp.measure(
+    return jobs.run_in_background(f"cache-measure-{history}-{m}-{depth}", _in_language(lambda progress: exp.measure(
         history, m, depth, budget_s=min(exp.MAX_MEASURE_SECONDS / 4, plan["planned"]), progress=progress),
-        label=f"Timing n={history}, m={m}, {depth} layers", time_limit_s=exp.MAX_MEASURE_SECONDS * 2)
+        i18n.current()), label=t("timing-label", n=history, m=m, depth=depth),
+        time_limit_s=exp.MAX_MEASURE_SECONDS * 2)
 
 
 def _scaling_live(partial: dict):
@@ -120,9 +141,10 @@ def _scaling_watch(shipped_record: dict | None) -> None:
     say("scaling-watch", **numbers)
     cut = jobs.was_cut(numbers["key"])
     run = jobs.run_in_background(
-        numbers["key"], lambda progress: scaling.sweep(quick, progress=progress.part(reserve_s=2.0)),
+        numbers["key"], _in_language(lambda progress: scaling.sweep(quick, progress=progress.part(reserve_s=2.0)),
+                                     i18n.current()),
         label=t("scaling-run-label"), time_limit_s=SCALING_TIME_LIMIT_S, live=_scaling_live,
-        button=f"Train {numbers['models']} (about {numbers['seconds']:.0f} s)") or cut
+        button=t("scaling-button", models=numbers["models"], seconds=numbers["seconds"])) or cut
     if run is not None and run["stopped"] != "steps":
         st.warning(t("scaling-cut", limit=SCALING_TIME_LIMIT_S, done=len(run["runs"]), models=numbers["models"]))
     if run is not None:
@@ -136,14 +158,15 @@ figure_col, controls_col = layout.stage(figure_share=4)  # the chat and the heat
 with controls_col:
     # a link to the heatmaps alone (figure mode) opens the view that holds them
     view_shown = (SIZES_VIEW if lecture.figure_mode() == HEATMAP
-                  else params.choice("View", "view", [CHAT_VIEW, SIZES_VIEW], CHAT_VIEW, widget="radio"))
+                  else params.choice(t("label-view"), "view", [CHAT_VIEW, SIZES_VIEW], CHAT_VIEW, widget="radio",
+                                     format_func=_view_label))
 if view_shown == CHAT_VIEW:
     _chat_view(figure_col, controls_col)
-    with st.expander("Sizes for the sections below: n, m, turns, depth"):
+    with st.expander(t("sizes-expander")):
         n, m, turns, depth, layer = _size_controls(st.container())
 else:
     with controls_col:
-        n, m, turns, depth, layer = _size_controls(st.expander("More settings: depth, layer shown"))
+        n, m, turns, depth, layer = _size_controls(st.expander(t("more-expander")))
     with figure_col:
         pattern = render.built_once(("pattern", n, m, turns, layer), lambda: exp.reuse_pattern(n, m, turns, layer))
         figure(HEATMAP, (n, m, turns, layer), lambda: figs.reuse_heatmaps(pattern, height=FIRST_SCREEN_HEIGHT),
@@ -152,8 +175,8 @@ else:
 history = exp.history_at(n, m, turns)
 
 why_tab, cost_tab, measured_tab, drift_tab, stale_tab, scaling_tab, limits_tab = layout.sections(
-    ["Why the cache works", "What it costs", "Measured on this server", "How far old tokens move",
-     "Reusing a stale cache", "Bidirectional at scale (slide 64)", "What the toy cannot test"])
+    [t("tab-why"), t("tab-cost"), t("tab-measured"), t("tab-drift"), t("tab-stale"), t("tab-scaling"),
+     t("tab-limits")])
 if why_tab:
     with why_tab:
         say("intro")
@@ -172,13 +195,14 @@ if measured_tab:
     with measured_tab:
         say("measured-intro", depth=depth, total=history + m, m=m, history=history)
         measured = _measure(history, m, depth)
-        sweep = jobs.run_in_background("cache-overhead-sweep", view.overhead_sweep,
-                                       label="Timing the overhead sweep (once per server)", time_limit_s=300)
+        sweep = jobs.run_in_background("cache-overhead-sweep", _in_language(view.overhead_sweep, i18n.current()),
+                                       label=t("sweep-label"), time_limit_s=300)
         fit = sweep["fit"] if sweep else None
         if measured is not None:
-            for col, (label, value) in zip(st.columns(5), view.measured_tiles(measured)):
+            tiles = view.measured_tiles(measured)
+            for i, (col, (label, value)) in enumerate(zip(st.columns(5), tiles)):
                 col.metric(label, value, help=t("help-logit", largest=measured["max_abs_logit"])
-                           if label.startswith("max") else None)
+                           if i == len(tiles) - 1 else None)
             figure("cache-measured-times", (measured, fit), lambda: figs.measured_times(measured, fit),
                    t("times-notice"))
         if sweep is not None:
@@ -213,14 +237,14 @@ if stale_tab:
         else:
             summary = render.built_once(("stale-summary",), lambda: stale_cache.summary(record["runs"]))
             stale_ns = stale_cache.histories(record)
-            stale_n = params.select_slider("Old tokens n (first turn)", "stale_n", stale_ns, stale_ns[-1])
+            stale_n = params.select_slider(t("label-stale-n"), "stale_n", stale_ns, stale_ns[-1])
             figure("cache-stale-accuracy", (stale_n,), lambda: figs.stale_accuracy(summary, stale_n),
                    t("stale-accuracy-notice"))
             figure("cache-stale-kl", (), lambda: figs.stale_kl(summary), t("stale-kl-notice"))
             if (findings := view.stale_findings(stale_cache.headline(record))) is not None:
                 say("stale-findings", **findings)
-            with st.expander("Data: each task, size and arch (seed mean, lowest and highest seed)"):
-                st.dataframe(summary, hide_index=True)
+            with st.expander(t("stale-data")):
+                st.dataframe(view.shown_table(summary), hide_index=True)
 if scaling_tab:
     with scaling_tab:
         shipped_scaling = render.built_once(("scaling-shipped",), scaling.load_shipped)
@@ -239,8 +263,8 @@ if scaling_tab:
             say("scaling-weigh", **found["weigh"])
             figure("cache-bidirectional-serving", (), lambda: scaling_figs.serving_cost(
                 data["serving"], cfg["widths"][-1], cfg["n_layers"]), t("scaling-serving-notice"), slides="64-66")
-            with st.expander("Data: each width and budget (seed mean, lowest and highest seed)"):
-                st.dataframe(data["points"], hide_index=True)
+            with st.expander(t("scaling-data")):
+                st.dataframe(view.shown_table(data["points"]), hide_index=True)
             say("scaling-limits", **view.scaling_sizes(data))
         _scaling_watch(shipped_scaling)
 if limits_tab:

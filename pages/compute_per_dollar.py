@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import trend, trend_view
+from explorer import i18n, trend, trend_view
 from explorer.csv_upload import inline_code
 from explorer.figures.trend import precision_chart, trend_chart
 from explorer.figures.trend_models import backtest_chart, rates_chart
@@ -16,7 +16,7 @@ from ui.text import say, t
 YEARS = (1850, 2025)  # slider range; the data run 1857-2025.4
 BACKTEST_YEARS = (1960, 2015)  # last years a backtest may fit up to: some machines are left to forecast
 HORIZON = (2026, 2060)
-PRECISION_OPTIONS = {"FP32": trend.FP32, "best available": trend.BEST}
+PRECISION_OPTIONS = {"FP32": trend.FP32, "best available": trend.BEST}  # URL value -> precision; shown translated
 FIRST_SCREEN_HEIGHT = 630  # px: the chart and its legends whole on a 1440x900 screen
 FIGURE_SHARE = 2.2  # the controls' column holds the two series chips side by side, unfaded
 
@@ -26,26 +26,27 @@ def _data():
     return trend.load()
 
 
+# `lang` keys each cache: a view's messages and figures are in the run's language.
 @st.cache_data(show_spinner=False, max_entries=256)
-def _window(start: int, end: int, series: tuple[str, ...], precision: str) -> trend_view.Window:
+def _window(start: int, end: int, series: tuple[str, ...], precision: str, lang: str) -> trend_view.Window:
     """Rows, fits and bootstrap of one view; cached, so a slider move back is instant."""
     return trend_view.window(_data(), start, end, series, precision)
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
-def _backtest(start: int, train_end: int, series: tuple[str, ...], precision: str):
+def _backtest(start: int, train_end: int, series: tuple[str, ...], precision: str, lang: str):
     return trend_view.backtest(_data(), series, precision, start, train_end)
 
 
 @st.cache_resource(show_spinner=False)
-def _precision_view():
-    """The GPU-era comparison does not depend on any control: build it once, share it read-only."""
+def _precision_view(lang: str):
+    """The GPU-era comparison does not depend on any control: build it once per language, share it read-only."""
     gain = trend.precision_gain(_data())
     return trend_view.precision_values(gain), precision_chart(gain["rows"], gain["fp32"], gain["best"])
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def _upload(raw: bytes) -> trend_view.Upload:
+def _upload(raw: bytes, lang: str) -> trend_view.Upload:
     return trend_view.upload(raw)
 
 
@@ -58,8 +59,8 @@ def _tiles(tiles: list[Tile]) -> None:
 def _roll_forward(start: int, series: tuple[str, ...], precision: str) -> None:
     """Its own slider reruns only this section (the stage's settings come in as arguments)."""
     say("backtest-intro")
-    train_end = params.slider("Fit up to", "train_end", *BACKTEST_YEARS, 2000, help=t("help-train-end"))
-    backtest, problem = _backtest(start, int(train_end), series, precision) if series else (None, None)
+    train_end = params.slider(t("label-train-end"), "train_end", *BACKTEST_YEARS, 2000, help=t("help-train-end"))
+    backtest, problem = _backtest(start, int(train_end), series, precision, i18n.current()) if series else (None, None)
     if problem:
         st.warning(t("no-backtest", start=start, train_end=train_end, problem=problem))
     if backtest is not None:
@@ -90,10 +91,12 @@ def _data_section(rows, start: int, end: int) -> None:
     if len(rows):
         st.caption(t("window-rows", n=len(rows), start=start, end=end))
         st.dataframe(rows[trend_view.TABLE_COLUMNS], hide_index=True, height=260, column_config={
-            "value": st.column_config.NumberColumn("ops/s per 2024 US$", format="%.3e"),
-            "price_usd": st.column_config.NumberColumn("price as reported", format="dollar"),
-            "reported_dollars": "dollars of"})
-    st.download_button("Download the data (CSV)", trend.DATA_CSV.read_bytes(), file_name="compute_per_dollar.csv",
+            "year": t("column-year"), "name": t("column-name"), "kind": t("column-kind"),
+            "series": t("column-series"),
+            "value": st.column_config.NumberColumn(t("column-value"), format="%.3e"),
+            "price_usd": st.column_config.NumberColumn(t("column-price"), format="dollar"),
+            "reported_dollars": t("column-dollars"), "citation": t("column-citation")})
+    st.download_button(t("download-data"), trend.DATA_CSV.read_bytes(), file_name="compute_per_dollar.csv",
                        mime="text/csv")
 
 
@@ -101,14 +104,15 @@ header("compute")
 say("lead")
 figure_col, controls_col = layout.stage(figure_share=FIGURE_SHARE)
 with controls_col:
-    start = params.slider("Fit window: first year", "start", *YEARS, 1950)
-    end = params.slider("Fit window: last year", "end", *YEARS, 2025)
-    picked = params.multiselect("Series", "series", list(trend_view.BY_SHORT), trend_view.MAIN_SHORTS)
-    with st.expander("More settings: precision, horizon, your data"):
-        precision = PRECISION_OPTIONS[params.choice("GPU-era precision", "precision", list(PRECISION_OPTIONS),
-                                                    "FP32")]
-        horizon = params.slider("Extrapolate to", "horizon", *HORIZON, 2035)
-        show_reference = params.toggle("Show slide 7's line: 10× every 5 years", "slide7", True)
+    start = params.slider(t("label-start"), "start", *YEARS, 1950)
+    end = params.slider(t("label-end"), "end", *YEARS, 2025)
+    picked = params.multiselect(t("label-series"), "series", list(trend_view.BY_SHORT), trend_view.MAIN_SHORTS)
+    with st.expander(t("more-settings")):
+        precision = PRECISION_OPTIONS[params.choice(
+            t("label-precision"), "precision", list(PRECISION_OPTIONS), "FP32",
+            format_func=lambda option: t(f"precision-{PRECISION_OPTIONS[option]}"))]
+        horizon = params.slider(t("label-horizon"), "horizon", *HORIZON, 2035)
+        show_reference = params.toggle(t("label-slide7"), "slide7", True)
         uploaded = None if params.controls_hidden() else st.file_uploader(
             t("upload-label", rows=f"{trend.MAX_ROWS:,}", mb=st.get_option("server.maxUploadSize")),
             type=["csv", "txt"], key="upload", help=t("upload-help", value=trend.VALUE))
@@ -120,8 +124,8 @@ series = trend_view.series_keys(picked)
 if not series:
     st.info(t("no-series"))
 
-view = _window(start, end, series, precision)
-mine = _upload(uploaded.getvalue()) if uploaded is not None else None
+view = _window(start, end, series, precision, i18n.current())
+mine = _upload(uploaded.getvalue(), i18n.current()) if uploaded is not None else None
 name = inline_code(uploaded.name, 60) if uploaded is not None else ""
 if mine is not None and mine.problem:
     st.warning(f"{name}: {mine.problem}")
@@ -135,8 +139,7 @@ with figure_col:
         say(f"takeaway-{kind}", **values)
 
 fit_tab, rates_tab, backtest_tab, gpu_tab, data_tab, limits_tab = layout.sections(
-    ["The fit in numbers", "One rate, several models", "Roll it forward", "GPU era: precision", "Data and sources",
-     "What it does not show"])
+    [t("tab-fit"), t("tab-rates"), t("tab-backtest"), t("tab-gpu"), t("tab-data"), t("tab-limits")])
 if fit_tab:
     with fit_tab:
         _fit_section(view, start, end, series, precision, mine, name)
@@ -152,7 +155,7 @@ if backtest_tab:
         _roll_forward(start, series, precision)
 if gpu_tab:
     with gpu_tab:
-        values, precision_figure = _precision_view()
+        values, precision_figure = _precision_view(i18n.current())
         render.figure(precision_figure, key="compute-precision", notice=t("precision-notice", **values))
         st.caption(t("precision-caption"))
 if data_tab:

@@ -11,7 +11,6 @@ from explorer.experiments import depth as dp
 from explorer.experiments import depth_view as view
 from explorer.experiments import layer_aligned
 from explorer.figures import depth as figs
-from explorer.formatting import plural
 from explorer.stats import smallest_p
 from ui import layout, params, render
 from ui.frame import header, page_link
@@ -51,11 +50,11 @@ if SHIPPED["main"] is None:
     st.warning(t("missing-shipped", name=dp.SHIPPED_PATH.name))
 figure_col, controls_col = layout.stage()
 with controls_col:
-    depth = params.select_slider("Layers per stack (encoder and decoder each)", "depth", view.DEPTHS, 4)
-    steps = params.select_slider("Training steps per model", "steps", view.STEP_OPTIONS, RECIPE.steps)
-    n_seeds = params.slider("Seeds per wiring", "seeds", 1, dp.MAX_SEEDS, len(RECIPE.seeds))
-    with st.expander("More settings: width, shipped runs"):
-        width = params.select_slider("Width d_model", "width", (16, 32, 64), RECIPE.d_model,
+    depth = params.select_slider(t("label-depth"), "depth", view.DEPTHS, 4)
+    steps = params.select_slider(t("label-steps"), "steps", view.STEP_OPTIONS, RECIPE.steps)
+    n_seeds = params.slider(t("label-seeds"), "seeds", 1, dp.MAX_SEEDS, len(RECIPE.seeds))
+    with st.expander(t("label-more")):
+        width = params.select_slider(t("label-width"), "width", (16, 32, 64), RECIPE.d_model,
                                      help=t("help-width", heads=RECIPE.n_heads))
         st.caption(t("settings-caption", **view.settings_numbers(), limit=TIME_LIMIT_S))
     depth, steps, n_seeds, width = int(depth), int(steps), int(n_seeds), int(width)
@@ -68,17 +67,17 @@ with controls_col:
         st.warning(t("refused", **plan, suggestion=t("suggestion", **plan["fits"]) if plan["fits"]
                      else t("suggestion-none")))
     elif plan["models"]:  # a button that trains them in the background, beside the controls that asked for them
-        one_depth, reuse, models = replace(cfg, depths=(depth,)), SHIPPED["runs"], plural(plan["models"], "model")
+        one_depth, reuse, models = replace(cfg, depths=(depth,)), SHIPPED["runs"], view.count(plan["models"], "model")
         key = "depth-" + results.result_key("depth-run", one_depth.to_dict())
         if was_cut(key):
             st.warning(t("run-cut", limit=TIME_LIMIT_S, models=models))
         run_in_background(key, lambda progress: dp.sweep(one_depth, reuse, progress=progress.part(reserve_s=5.0)),
-                          f"Training depth {depth}: {models}, {cfg.steps} steps each", time_limit_s=TIME_LIMIT_S,
-                          button=f"Train {models} (about {plan['seconds']:.0f} s)")
+                          t("run-label", depth=depth, models=models, steps=cfg.steps), time_limit_s=TIME_LIMIT_S,
+                          button=t("run-button", models=models, seconds=plan["seconds"]))
     ready_keys = tuple((r["depth"], r["wiring"], r["seed"]) for r in swept["runs"])
     analysis_key, analysis = (steps, n_seeds, width, ready_keys, STAMP), None
     if ready_keys:
-        with render.section("The analysis of the runs at these settings"):
+        with render.section(t("analysis-name")):
             analysis = analysis_of(*analysis_key)
 
 meanwhile = analysis is None or not analysis["depths"]
@@ -102,8 +101,7 @@ if analysis is None:
 
 
 results_tab, depths_tab, control_tab, lr_tab, curves_tab, probes_tab, errors_tab, task_tab, how_tab = layout.sections([
-    "Results at these settings", "Across depths", "Control task", "Learning rate", "Training curves", "Probes",
-    "Which kind of error", "The question and the task", "How it was measured"])
+    t(f"tab-{name}") for name in ("results", "depths", "control", "lr", "curves", "probes", "errors", "task", "how")])
 if results_tab:
     with results_tab:
         if meanwhile:
@@ -115,15 +113,15 @@ if results_tab:
             if shown["seeds"]:
                 st.caption(t("seeds-shown", **shown))
         if here is not None:
-            for col, (label, value, delta) in zip(st.columns(4), view.tiles(here)):
-                col.metric(label, value, delta, help=t("help-p", **here) if label.startswith("Exact p") else None)
+            for i, (col, (label, value, delta)) in enumerate(zip(st.columns(4), view.tiles(here))):
+                col.metric(label, value, delta, help=t("help-p", **here) if i == 3 else None)  # the 4th: exact p
             st.markdown(t("wins", **here) + " " + (t("detectable", **here) if here["has_test"] else t("no-test")))
             say("anatomy-sentence", **here)
         elif analysis["depths"]:
             st.info(t("not-measured", depth=depth))
 if depths_tab:
     with depths_tab:
-        floor = {"seeds": plural(len(analysis["seeds"]), "seed"), "smallest": smallest_p(len(analysis["seeds"]))}
+        floor = {"seeds": view.count(len(analysis["seeds"]), "seed"), "smallest": smallest_p(len(analysis["seeds"]))}
         gaps = "; ".join(t("outcome-item", **i) for i in view.outcome_items(analysis)) or t("outcome-none")
         render.figure(measured("outcome_vs_depth"), key="depth-outcome", notice=t("outcome-notice", gaps=gaps, **floor))
         if rows := view.depth_table(analysis):
@@ -172,10 +170,10 @@ if curves_tab and cells:
     with curves_tab:
         late = view.late_drops(cells)
         render.figure(measured("training_curves"), key="depth-curves",
-                      notice=t("curves-notice", drops=" and ".join(t("drop-item", **d) for d in late["items"])))
+                      notice=t("curves-notice", drops=view.joined(t("drop-item", **d) for d in late["items"])))
         if late["wirings"]:
             ready = view.longest_ready(cfg, depth, SHIPPED["runs"])
-            hint = t("hint-ready", steps=ready[0], seeds=plural(ready[1], "seed")) if ready else t("hint-more")
+            hint = t("hint-ready", steps=ready[0], seeds=view.count(ready[1], "seed")) if ready else t("hint-more")
             st.info(t("caveat", depth=depth, **late, hint=hint))
 if probes_tab and cells:
     with probes_tab:
@@ -200,4 +198,4 @@ if how_tab:
         parts += [t("shipped-run", **view.shipped_run_numbers(n, run)) for n, run in SHIPPED["by_preset"].items()]
         st.markdown("\n".join(parts))
 
-page_link("four-steps", "Four steps to decoder-only: layer-aligned reading is step 3")
+page_link("four-steps", t("link-four-steps"))

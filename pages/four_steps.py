@@ -21,7 +21,7 @@ from ui.text import say, t
 
 CHECK_TIME_LIMIT_S = 120.0
 FIRST_SCREEN_HEIGHT = 460  # px: the masks and the start of the takeaway on a 1440x900 screen
-SHARED_TAB, SP_SLIDES = "Separate or shared parameters? (slides 53-55)", "53-55"
+SP_SLIDES = "53-55"
 SP_QUICK_KEY = "shared-params-quick"
 SP_TIME_LIMIT_S = 240.0  # the quick preset: about 50 s of CPU; a busy classroom server gets room
 
@@ -42,8 +42,8 @@ def _go_to(k: int) -> None:
 
 def comparison(step: int, base, counts: dict[str, int], sizes: tuple[int, int, int]) -> None:
     table, wires, bars, extra = render.built_once(("model-figures", step, *sizes), lambda: (
-        figs.diff_table(fs.diff_table(base, step, counts), step, fs.STEP_TITLES[step]),
-        figs.wiring(fs.wiring(fs.step_config(base, step)), f"Wiring at step {step}"),
+        figs.diff_table(fs.diff_table(base, step, counts), step, fs.step_title(step)),
+        figs.wiring(fs.wiring(fs.step_config(base, step)), t("wiring-title", step=step)),
         figs.parameter_bars(counts, str(step), base.to_dict()), fs.extra_parameters_explained(base, step, counts)))
     render.figure(table, key="four-steps-table", notice=t("table-notice"))
     left, right = st.columns(2)
@@ -54,23 +54,21 @@ def comparison(step: int, base, counts: dict[str, int], sizes: tuple[int, int, i
 
 
 def numeric_check(base, counts: dict[str, int], step: int) -> None:
-    st.subheader("Numeric check: decoder-only weights at every step")
+    st.subheader(t("check-heading"))
     say("check-intro")
     check = view.stored_check(base, _shipped_file(fs.CHECK_PATH))
     if check is None and counts["0"] > fs.LIVE_PARAM_LIMIT:
         st.info(t("check-too-big", limit=f"{fs.LIVE_PARAM_LIMIT:,}", n=f"{counts['0']:,}"))
         return
-    check = check or run_in_background(view.check_key(base), view.check_work(base), label="Numeric check",
-                                       time_limit_s=CHECK_TIME_LIMIT_S,
-                                       button="Train decoder-only for these sizes and run the check")
+    check = check or run_in_background(view.check_key(base), view.check_work(base), label=t("check-label"),
+                                       time_limit_s=CHECK_TIME_LIMIT_S, button=t("check-button"))
     if check is not None and check.get("timed_out"):
         st.warning(t("check-timed-out", limit=CHECK_TIME_LIMIT_S))
     if check is None or check.get("timed_out"):
         return
     numbers = view.check_numbers(check, step)
-    for col, (label, value) in zip(st.columns(3), numbers["tiles"]):
-        col.metric(label, value, help=t("help-largest", largest=numbers["largest"]) if label.startswith("rel")
-                   else None)
+    for i, (col, (label, value)) in enumerate(zip(st.columns(3), numbers["tiles"])):
+        col.metric(label, value, help=t("help-largest", largest=numbers["largest"]) if i == 2 else None)
     if numbers["sharing"]:
         say("check-sharing")
     say("check-result", **numbers["result"])
@@ -85,7 +83,7 @@ def show_ablation(record: dict, key: str) -> None:
     shown = render.built_once(("ablation", record), lambda: view.analysis(record) | {
         "dots": figs.ablation(record), "curves": figs.ablation_curves(record)})
     if not record.get("complete", True):
-        st.warning(t("ablation-stopped", why=record.get("stopped", "incomplete"), runs=len(record["runs"])))
+        st.warning(t("ablation-stopped", why=record.get("stopped") or t("incomplete"), runs=len(record["runs"])))
     paired, functions = shown["paired"], shown["functions"]
     if functions["variants"]:
         say("functions", text=fs.function_text(functions, record["settings"]["steps"]))
@@ -106,31 +104,33 @@ def show_ablation(record: dict, key: str) -> None:
 
 
 def ablation(shipped: dict | None, sizes: tuple[int, int, int]) -> None:
-    st.subheader("Ablation: how different are the trained models?")
+    st.subheader(t("ablation-heading"))
     say("ablation-intro")
-    budget = params.choice("Training budget", "ab_budget", tuple(view.SHIPPED_BUDGETS), "250 steps")
-    preset = view.SHIPPED_BUDGETS[budget]
+    # the options are the presets, shown as budgets: the URL keeps the label (`ab_budget=250 steps`)
+    preset = params.choice(t("label-budget"), "ab_budget", tuple(view.SHIPPED_BUDGETS.values()), "main",
+                           format_func=view.budget_label)
+    budget = view.budget_label(preset)
     record = shipped if preset == "main" else _shipped_file(fs.shipped_path(preset))
     say("budgets")
     if record is None:
         st.warning(t("no-shipped-ablation", path=fs.shipped_path(preset).relative_to(fs.ROOT), preset=preset))
     else:
-        with render.section(f"The shipped ablation, {budget}"):
+        with render.section(t("shipped-ablation", budget=budget)):
             show_ablation(record, "four-steps-ablation" if preset == "main" else f"four-steps-ablation-{preset}")
     # step 3 here against the depth page's layer-aligned results: why the two pages do not contradict
     if (found := render.built_once(("layer-aligned", layer_aligned.stamp()), layer_aligned.evidence)) is not None:
         say("reconcile", **layer_aligned.placeholders(found))
-    with st.expander("Rerun the ablation with other settings"):
+    with st.expander(t("rerun-expander")):
         rerun(shipped, sizes)
 
 
 def rerun(shipped: dict | None, sizes: tuple[int, int, int]) -> None:
     st.caption(t("rerun-caption"))
     c1, c2, c3, c4 = st.columns(4)
-    task = params.choice("Task", "ab_task", view.TASKS, "sort", where=c1)
-    length = params.select_slider("Tokens per input", "ab_len", view.LENGTHS, 8, where=c2)
-    budget = params.select_slider("Steps per run", "ab_steps", view.STEP_BUDGETS, 150, where=c3)
-    n_seeds = params.slider("Seeds", "ab_seeds", 3, fs.MAX_SEEDS, 3, where=c4)
+    task = params.choice(t("label-task"), "ab_task", view.TASKS, "sort", where=c1, format_func=view.task_label)
+    length = params.select_slider(t("label-length"), "ab_len", view.LENGTHS, 8, where=c2)
+    budget = params.select_slider(t("label-steps"), "ab_steps", view.STEP_BUDGETS, 150, where=c3)
+    n_seeds = params.slider(t("label-seeds"), "ab_seeds", 3, fs.MAX_SEEDS, 3, where=c4)
     try:
         settings = fs.AblationSettings(task=task, length=length, depth=sizes[0], width=sizes[1], heads=sizes[2],
                                        steps=budget, seeds=tuple(range(n_seeds)))
@@ -147,30 +147,29 @@ def rerun(shipped: dict | None, sizes: tuple[int, int, int]) -> None:
         st.info(t("rerun-too-big", **plan))
     elif plan["kind"] == "too-long":
         st.info(t("rerun-too-long", **plan))
-    elif (record := run_in_background(plan["key"], view.ablation_work(settings), label="Ablation rerun",
+    elif (record := run_in_background(plan["key"], view.ablation_work(settings), label=t("rerun-label"),
                                       time_limit_s=fs.ABLATION_TIME_LIMIT_S,
-                                      button=f"Run {plan['runs']} trainings (about {plan['seconds']:.0f} s)")):
-        with render.section("This ablation rerun"):
+                                      button=t("rerun-button", runs=plan["runs"], seconds=plan["seconds"]))):
+        with render.section(t("rerun-section")):
             show_ablation(record, "four-steps-rerun")
 
 
 def why(shipped: dict | None) -> None:
-    st.subheader("Why each structure existed (slides 52-55)")
+    st.subheader(t("why-heading"))
     say("why-intro")
     widths = [1.2, 1.9, 1.9, 1.9, 1.9]
-    for col, label in zip(st.columns(widths), ("Structure", "Where it helped", "What changed", "The test",
-                                               "Removed at")):
-        col.markdown(f"**{label}**")
+    for col, label in zip(st.columns(widths), ("structure", "helped", "changed", "test", "removed")):
+        col.markdown(f"**{t(f'why-col-{label}')}**")
     for row in view.WHY:
         step, measured = row["step"], view.measured(shipped, row["compare"])
         st.divider()
         cols = st.columns(widths)
-        cols[0].markdown(f"**{row['structure']}**")
+        cols[0].markdown(f"**{t(f'why-{step}-structure')}**")
         cols[1].markdown(t(f"why-{step}-helped"))
         cols[2].markdown(t(f"why-{step}-changed"))
         cols[3].markdown(t("why-test", test=t(f"why-{step}-test"),
                            measured=t("measured", **measured) if isinstance(measured, dict) else measured))
-        cols[4].button(f"Go to step {step}", key=f"why-{step}", on_click=_go_to, args=(step,))
+        cols[4].button(t("go-to-step", step=step), key=f"why-{step}", on_click=_go_to, args=(step,))
         with cols[4]:
             page_link(row["related"], page_info(row["related"]).title)
 
@@ -190,7 +189,7 @@ def _sp_show(record: dict, key: str) -> dict:
 
 
 def shared_parameters() -> None:
-    st.subheader(SHARED_TAB)
+    st.subheader(t("tab-shared"))
     say("sp-intro")
     shipped = _shipped_file(sp.shipped_path("main"))
     if shipped is None or not shipped.get("runs"):
@@ -198,12 +197,12 @@ def shared_parameters() -> None:
     else:
         say("sp-reading", **_sp_show(shipped, "shared-params"))
     say("sp-limits")
-    st.markdown("**Run the quick preset here**")
+    st.markdown(t("sp-quick-heading"))
     say("sp-quick-intro")
     cut = was_cut(SP_QUICK_KEY)  # a run cut by its limit: its finished runs, and the button again
     quick = run_in_background(SP_QUICK_KEY, lambda progress: sp.run(sp.PRESETS["quick"], progress),
-                              label="Separate or shared, quick preset", time_limit_s=SP_TIME_LIMIT_S,
-                              live=sp_figs.curves, button="Train the quick preset (12 short runs)") or cut
+                              label=t("sp-quick-label"), time_limit_s=SP_TIME_LIMIT_S,
+                              live=sp_figs.curves, button=t("sp-quick-button")) or cut
     if quick is not None and quick["runs"]:
         if not quick["complete"]:
             st.warning(t("sp-quick-cut", runs=len(quick["runs"]), limit=SP_TIME_LIMIT_S))
@@ -215,12 +214,12 @@ say("lead")
 figure_col, controls_col = layout.stage()
 with controls_col:
     # plain numbers: Streamlit binds a select_slider with format_func to the URL by its label, not its value
-    step = params.slider("Step (0 = encoder-decoder, 4 = after the four steps, 5 = the final change)", "step", 0,
-                         FINAL_STEP, 0, help=" · ".join(fs.STEP_TITLES))
-    with st.expander("More settings: model sizes"):
-        depth = params.slider("Depth (layers per stack)", "depth", *fs.DEPTH_RANGE, fs.DEFAULT_SIZES["depth"])
-        width = params.select_slider("Width d_model", "width", fs.WIDTHS, fs.DEFAULT_SIZES["width"])
-        heads = params.select_slider("Heads", "heads", fs.HEADS, fs.DEFAULT_SIZES["heads"])
+    step = params.slider(t("label-step"), "step", 0, FINAL_STEP, 0,
+                         help=" · ".join(fs.step_title(k) for k in range(FINAL_STEP + 1)))
+    with st.expander(t("sizes-expander")):
+        depth = params.slider(t("label-depth"), "depth", *fs.DEPTH_RANGE, fs.DEFAULT_SIZES["depth"])
+        width = params.select_slider(t("label-width"), "width", fs.WIDTHS, fs.DEFAULT_SIZES["width"])
+        heads = params.select_slider(t("label-heads"), "heads", fs.HEADS, fs.DEFAULT_SIZES["heads"])
     sizes = (depth, width, heads)
     try:
         base, refused = fs.base_config(*sizes), None
@@ -236,8 +235,7 @@ with figure_col:
     say("takeaway", **view.takeaway(step), text=t(f"step-{step}"))
 
 why_tab, table_tab, check_tab, ablation_tab, shared_tab = layout.sections(
-    ["Why each structure existed", "The comparison at this step", "Numeric check", "Ablation and statistics",
-     SHARED_TAB])
+    [t("tab-why"), t("tab-table"), t("tab-check"), t("tab-ablation"), t("tab-shared")])
 shipped_ablation = _shipped_file(fs.ABLATION_PATH) if ablation_tab or why_tab else None
 if table_tab:
     with table_tab:

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from explorer.figures.home import argument_chain
-from explorer.lecture_map import STAGES, pages_in_stage
+from explorer.lecture_map import STAGES, pages_in_stage, slides_label
 from ui import layout, render
 from ui.frame import header, page_link
 from ui.text import say, t
@@ -13,13 +13,14 @@ say("lead")
 render.figure(argument_chain(), key="chain", notice=t("chain-notice"))
 say("takeaway")
 page_link("path", t("start-path"))
+page_link("glossary", t("glossary-link"))
 
-pages_tab, badges_tab = layout.sections(["The pages, link by link", "How to read a figure"])
+pages_tab, badges_tab = layout.sections([t("tab-pages"), t("tab-badges")])
 if pages_tab:
     with pages_tab:
         for stage in STAGES:
             with st.container(border=True):
-                st.subheader(f"{stage.title} · slides {stage.slides}")
+                st.subheader(f"{stage.title} · {slides_label(stage.slides)}")
                 st.write(stage.claim)
                 links = pages_in_stage(stage.key)
                 for info in links:

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import pandas as pd
 import streamlit as st
 
-from explorer import results
+from explorer import i18n, results
 from explorer import shipped as shipped_results
 from explorer.experiments import crossover as xo
+from explorer.experiments import crossover_view as view
+from explorer.experiments.crossover_view import ALL, BEST, TWO
 from explorer.figures import crossover as figs
-from explorer.formatting import plural, sci
+from explorer.formatting import sci
 from ui import layout, params, render
 from ui.frame import header
 from ui.jobs import run_in_background, was_cut
@@ -21,7 +22,6 @@ from ui.text import say, t
 TIME_LIMIT_S = 90  # the live run may take this long on the shared server
 MAIN, QUICK = xo.PRESETS["main"], xo.PRESETS["quick"]
 PAIR = [MAIN.windows[0], MAIN.windows[-1]]  # slide 10's two curves: the most structure and the least
-TWO, ALL, BEST = "w=2 and full attention", "All five windows", "Best per size"  # Streamlit binds labels to URLs
 RECIPES = [BEST, *(f"{lr:g}" for lr in MAIN.lrs)]
 DEFAULT_BUDGET = 9.4  # log10 FLOPs: left of the crossing, where the structured window still wins (slide 13)
 FIRST_SCREEN_HEIGHT = 430  # px: the curves and the takeaway under them on a 1440x900 screen
@@ -47,59 +47,23 @@ def analysis_of(recipe: str, show: str) -> dict | None:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def first_figure(recipe: str, show: str, budget: float):
+def first_figure(recipe: str, show: str, budget: float, lang: str):
     return figs.frontier_curves(analysis_of(recipe, show), budget, height=FIRST_SCREEN_HEIGHT,
                                 badge_chars=FIRST_SCREEN_BADGE)
 
 
-def sure(confidence: float | None, analysis: dict) -> str:
-    if confidence is None:
-        return t("sure-one-seed")
-    boot = analysis["bootstrap"]
-    return t("sure-share", share=confidence, resamples=boot["resamples"], seeds=boot["seeds"])
-
-
 def takeaway(analysis: dict, budget: float) -> dict | None:
     """One sentence under the curves that follows the controls: who wins at today's budget, and how sure."""
-    read = xo.at_budget(analysis, budget)
-    if read is None:
-        st.info(t("outside-range", budget=sci(budget, 2), first=sci(analysis["flops"][0], 2),
-                  last=sci(analysis["flops"][-1], 2)))
-        return None
-    winner, runner_up, acc = read["winner"], read["runner_up"], read["accuracy"]
-    at = dict(budget=sci(budget, 2), winner=winner, width=read["width"][winner],
-              sure=sure(read["confidence"], analysis))
-    if read["clear"]:
-        text = t("read-wins", **at, acc=acc[winner]) + " " + t("read-next", runner=runner_up, acc=acc[runner_up])
-    else:
-        text = t("read-unclear", **at, runner=runner_up, acc=acc[winner], acc_runner=acc[runner_up],
-                 lead=read["lead"], min_lead=xo.MIN_LEAD, threshold=xo.CLEAR_CONFIDENCE)
-    c = read["remove_at"]
-    advice = (t("read-remove", less=c["less_structure"], winner=winner, flops=sci(c["flops_of_mean_curves"], 2),
-                lo=sci(c["flops_min"], 2), hi=sci(c["flops_max"], 2), crossed=c["seeds_with_crossover"],
-                seeds=c["seeds"]) if c and c["flops_min"] else t("read-keep"))
-    st.markdown(f"{text}. {advice}")
+    read, text = view.reading(analysis, budget)
+    (st.info if read is None else st.markdown)(text)
     return read
 
 
 def cost_table(read: dict, analysis: dict) -> None:
     st.subheader(t("table-title"))
-    table = pd.DataFrame({
-        "window": [figs.window_name(w, MAIN.length) for w in analysis["windows"]],
-        "frontier now": [read["accuracy"][w] for w in analysis["windows"]],
-        "best width now": [read["width"][w] for w in analysis["windows"]],
-        "ceiling (closed form)": [analysis["ceilings"][w] for w in analysis["windows"]],
-    })
-    table["room left to its ceiling"] = table["ceiling (closed form)"] - table["frontier now"]
-    numbers = ("frontier now", "ceiling (closed form)", "room left to its ceiling")
+    table, numbers = view.cost_table(read, analysis, MAIN.length)
     number = st.column_config.NumberColumn(format="%.3f")
     st.dataframe(table, hide_index=True, column_config=dict.fromkeys(numbers, number))
-
-
-def bstar_notice(analysis: dict) -> str:
-    boot = analysis["bootstrap"]
-    how_sure = t("bstar-bootstrap", **boot) if analysis["top_share"] else t("bstar-one-seed", min_lead=xo.MIN_LEAD)
-    return t("bstar-notice", min_lead=xo.MIN_LEAD) + " " + how_sure
 
 
 def live_figure(partial: dict):
@@ -115,18 +79,23 @@ def watch() -> None:
         seconds=seconds)
     key = "crossover-quick-" + results.result_key("crossover-quick", QUICK.to_dict())
     cut = was_cut(key)
-    run = run_in_background(key, lambda progress: xo.sweep(QUICK, use_cache=False, progress=progress.part(reserve_s=3)),
-                            t("run-label", seconds=seconds), time_limit_s=TIME_LIMIT_S, live=live_figure,
-                            button=f"Train {plural(models, 'model')} (about {seconds:.0f} s)") or cut
+    lang = i18n.current()  # the run's progress messages speak the language of the student who starts it
+
+    def work(progress):
+        with i18n.using(lang):
+            return xo.sweep(QUICK, use_cache=False, progress=progress.part(reserve_s=3))
+
+    run = run_in_background(key, work, t("run-label", seconds=seconds), time_limit_s=TIME_LIMIT_S, live=live_figure,
+                            button=t("run-button", models=models, seconds=seconds)) or cut
     if run is None:
         return
     if run["stopped"] != "steps":
         st.warning(t("run-cut", limit=TIME_LIMIT_S, done=run["steps_done"], steps=QUICK.steps))
     quick = xo.analyse(run)
     c = quick["crossovers"][0]
-    at = sci(c["flops_of_mean_curves"], 2) if c["flops_of_mean_curves"] else "nowhere"
     render.figure(figs.frontier_curves(quick), key="crossover-quick", notice=t(
-        "watch-notice", seconds=run["seconds"], crossed=c["seeds_with_crossover"], seeds=c["seeds"], at=at))
+        "watch-notice", seconds=run["seconds"], crossed=c["seeds_with_crossover"], seeds=c["seeds"],
+        at=view.quick_crossing(c)))
 
 
 def how_measured(analysis: dict) -> None:
@@ -139,9 +108,9 @@ def how_measured(analysis: dict) -> None:
     if analysis["top_share"]:
         say("how-bootstrap", min_lead=xo.MIN_LEAD, **analysis["bootstrap"])
     say("limits", steps=MAIN.steps)
-    shift = xo.recipe_shift(analysis_of(BEST, ALL))
+    shift = view.lr_shift(analysis_of(BEST, ALL))
     if shift:
-        say("lr-shift", **shift)
+        st.markdown(shift)
     say("shipped-run", seconds=data["seconds"], torch=data["environment"]["torch"], created=data["created"])
 
 
@@ -149,28 +118,29 @@ header("inductive-bias")
 say("lead")
 figure_col, controls_col = layout.stage()
 with controls_col:
-    show = params.choice("Curves", "show", [TWO, ALL], TWO, widget="radio", help=t("help-show"))
-    recipe = params.choice("Learning rate", "lr", RECIPES, BEST, widget="radio", help=t("help-lr"))
-    budget_log = params.slider("Today's budget: log10 of training FLOPs", "budget", 7.5, 11.5, DEFAULT_BUDGET,
-                               step=0.1, help=t("help-budget"))
+    show = params.choice(t("label-show"), "show", [TWO, ALL], TWO, widget="radio", help=t("help-show"),
+                         format_func=view.show_label)
+    recipe = params.choice(t("label-lr"), "lr", RECIPES, BEST, widget="radio", help=t("help-lr"),
+                           format_func=view.recipe_label)
+    budget_log = params.slider(t("label-budget"), "budget", 7.5, 11.5, DEFAULT_BUDGET, step=0.1,
+                               help=t("help-budget"))
 budget = 10 ** float(budget_log)
 analysis = analysis_of(recipe, show)
 with figure_col:
     if analysis is None:
         st.warning(t("missing-shipped", name=xo.shipped_path("main").name))
         st.stop()
-    render.figure(first_figure(recipe, show, budget), key="crossover-curves",
+    render.figure(first_figure(recipe, show, budget, i18n.current()), key="crossover-curves",
                   notice=t("curves-notice"))
     read = takeaway(analysis, budget)
 
-question_tab, best_tab, watch_tab, how_tab = layout.sections(
-    ["The question and the task", "Best structure and crossings", "Watch it learn", "How it was measured"])
+question_tab, best_tab, watch_tab, how_tab = layout.sections(view.section_labels())
 if question_tab:
     with question_tab:
         say("question", lags=", ".join(map(str, MAIN.lags[:-1])), last_lag=MAIN.lags[-1])
 if best_tab:
     with best_tab:
-        render.figure(figs.best_structure(analysis, budget), key="crossover-bstar", notice=bstar_notice(analysis))
+        render.figure(figs.best_structure(analysis, budget), key="crossover-bstar", notice=view.bstar_notice(analysis))
         render.figure(figs.crossover_points(analysis, budget), key="crossover-points", notice=t("points-notice"))
         if read is not None:
             cost_table(read, analysis)

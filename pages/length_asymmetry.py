@@ -12,7 +12,6 @@ from explorer.csv_upload import inline_code
 from explorer.experiments import lengths as ln
 from explorer.experiments.lengths import view
 from explorer.figures import lengths as figs
-from explorer.formatting import plural
 from ui import layout, params, render
 from ui.frame import header, page_link
 from ui.jobs import run_in_background, was_cut
@@ -22,8 +21,8 @@ LENGTHS = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512
 TYPED, UPLOADED = view.TYPED, view.UPLOADED
 TIME_LIMIT_S = 90
 FIRST_SCREEN_HEIGHT = 520  # px: the allocation chart and its legend whole on a 1440x900 screen
-METRICS = {"averaged over the run": "curve", "at the last step": "final"}
-VARIANTS = {"matched": "Matched difficulty", "split-vocab": "Matched difficulty, separate target symbols"}
+METRICS = {"averaged over the run": "curve", "at the last step": "final"}  # options (URL values) -> loss measure
+VARIANTS = ("matched", "split-vocab")
 
 
 @st.cache_data(show_spinner=False)
@@ -60,16 +59,17 @@ def _profiles(shape: ln.Shape) -> None:
     say("profiles-intro")
     with st.container(border=True):
         c1, c2 = st.columns([2, 3])
-        source = params.choice("Lengths from", "profile", [*ln.PROFILES, TYPED, UPLOADED], "academic benchmark",
-                               where=c1, widget="radio")
-        typed = params.text(f"Typed pairs, input:target (at most {ln.MAX_TYPED})", "pairs",
+        source = params.choice(t("label-source"), "profile", [*ln.PROFILES, TYPED, UPLOADED], "academic benchmark",
+                               where=c1, widget="radio", format_func=view.source_name)
+        typed = params.text(t("label-typed", limit=ln.MAX_TYPED), "pairs",
                             "300:4, 250:2, 180:12, 120:8, 60:400", 600, where=c2, help=t("help-pairs"))
         uploaded = None if params.controls_hidden() else c2.file_uploader(
             t("upload-label", rows=f"{ln.MAX_ROWS:,}", mb=f"{ln.MAX_BYTES / 1e6:g}"), type=["csv", "txt"],
             max_upload_size=math.ceil(ln.MAX_BYTES / 2 ** 20), key="upload",
             help=t("upload-help", longest=f"{ln.MAX_LENGTH:,}"))
         if source in ln.PROFILES:
-            st.caption(t("profile-caption", name=source, story=ln.PROFILES[source].story))
+            st.caption(t("profile-caption", name=view.source_name(source),
+                         story=t(f"story-{source.replace(' ', '-')}")))
     raw = uploaded.getvalue() if uploaded is not None and source == UPLOADED else None
     pairs, problem = render.built_once(("pairs", source, typed, raw), lambda: view.pairs_from(source, typed, raw))
     if problem:
@@ -79,28 +79,30 @@ def _profiles(shape: ln.Shape) -> None:
     if pairs is None:
         return
     stats = render.built_once(("stats", source, typed, raw, shape), lambda: ln.profile_stats(pairs, shape))
-    label = source if source in ln.PROFILES else ("your typed pairs" if source == TYPED else uploaded.name)
+    label = view.source_name(source) if source in ln.PROFILES else (t("your-typed") if source == TYPED
+                                                                     else uploaded.name)
     _tiles(view.profile_tiles(stats), (None, None, None, t("help-profile-flops")))
     render.figure(render.built_once(("distribution", source, typed, raw, label), lambda: figs.distribution_chart(
         pairs, ln.length_stats(pairs), label, synthetic=source in ln.PROFILES)), key="lengths-distribution",
         notice=t("distribution-notice"))
     mx, my = round(stats["mean_input"], 1), round(stats["mean_target"], 1)
-    title = f"At the mean lengths of {label}: Lx = {stats['mean_input']:,.1f}, Ly = {stats['mean_target']:,.1f}"
+    title = t("mean-title", label=label, lx=stats["mean_input"], ly=stats["mean_target"])
     render.figure(render.built_once(("allocation", shape, mx, my, title), lambda: figs.allocation_chart(
         ln.allocation(shape, mx, my), title=title)), key="lengths-profile-allocation",
         notice=t("profile-allocation-notice", share=stats["decoder_input_share"]))
-    st.download_button("Download these pairs (CSV, usable as an upload template)", pairs.to_csv(index=False).encode(),
-                       file_name=f"lengths-{label.replace(' ', '-')}.csv", mime="text/csv")
+    name = source if source in ln.PROFILES else ("your typed pairs" if source == TYPED else uploaded.name)
+    st.download_button(t("label-download"), pairs.to_csv(index=False).encode(),
+                       file_name=f"lengths-{name.replace(' ', '-')}.csv", mime="text/csv")
 
 
 def _train_another(data: dict | None, metric: str) -> None:
     """One ratio: shipped or cached models at once, the rest trained on a click."""
     with st.container(border=True):
         c = st.columns(4)
-        run_lx = params.slider("Input length Lx", "run_lx", 1, 24, 24, where=c[0])
-        run_ly = params.slider("Target length Ly", "run_ly", 1, 24, 2, where=c[1])
-        run_seeds = params.slider("Seeds", "run_seeds", 1, len(view.MAIN.seeds), 2, where=c[2])
-        run_steps = params.select_slider("Steps per model", "run_steps", view.RUN_STEPS, 200, where=c[3])
+        run_lx = params.slider(t("label-run-lx"), "run_lx", 1, 24, 24, where=c[0])
+        run_ly = params.slider(t("label-run-ly"), "run_ly", 1, 24, 2, where=c[1])
+        run_seeds = params.slider(t("label-run-seeds"), "run_seeds", 1, len(view.MAIN.seeds), 2, where=c[2])
+        run_steps = params.select_slider(t("label-run-steps"), "run_steps", view.RUN_STEPS, 200, where=c[3])
         st.caption(t("run-caption", seeds=len(view.MAIN.seeds), steps=view.MAIN.steps, limit=TIME_LIMIT_S))
     try:
         run_cfg = view.run_settings(int(run_lx), int(run_ly), int(run_seeds), int(run_steps))
@@ -110,7 +112,7 @@ def _train_another(data: dict | None, metric: str) -> None:
     need = view.run_plan(run_cfg, data, TIME_LIMIT_S)
     run_key = "lengths-" + results.result_key("lengths-run", run_cfg.to_dict())
     done = {"config": run_cfg.to_dict(), "records": need["ready"], "stopped": "steps"} if not need["models"] else None
-    models = plural(need["models"], "model")
+    models = view.models(need["models"])
     if need["too_slow"]:
         hint = t("hint-fits", steps=need["fits"]) if need["fits"] else t("hint-none")
         st.warning(t("refused", **need, hint=hint))
@@ -118,8 +120,8 @@ def _train_another(data: dict | None, metric: str) -> None:
         cut = was_cut(run_key)  # a cut run: its finished models are shown, and the button offers the rest
         done = run_in_background(
             run_key, lambda progress: ln.run(run_cfg, data, use_cache=True, progress=progress),
-            f"Training {view.ratio_label(int(run_lx), int(run_ly))}, {models}", time_limit_s=TIME_LIMIT_S,
-            button=f"Train {models} (about {need['seconds']:.0f} s)") or cut
+            t("run-label", ratio=view.ratio_label(int(run_lx), int(run_ly)), models=models),
+            time_limit_s=TIME_LIMIT_S, button=t("run-button", models=models, seconds=need["seconds"])) or cut
     if done is None:
         return
     if done.get("stopped") != "steps":
@@ -141,12 +143,12 @@ header("lengths")
 say("lead")
 figure_col, controls_col = layout.stage()
 with controls_col:
-    lx = int(params.select_slider("Input length Lx (tokens)", "lx", LENGTHS, 256))
-    ly = int(params.select_slider("Target length Ly (tokens)", "ly", LENGTHS, 16))
-    d_model = params.select_slider("Width d_model", "d", [64, 128, 256, 512, 768, 1024, 2048, 4096], 768)
-    with st.expander("More settings: layers, vocabulary"):
-        layers = params.slider("Layers (per stack)", "layers", 1, 48, 12)
-        vocab = params.select_slider("Vocabulary", "vocab", [64, 1024, 32_000, 256_000], 32_000,
+    lx = int(params.select_slider(t("label-lx"), "lx", LENGTHS, 256))
+    ly = int(params.select_slider(t("label-ly"), "ly", LENGTHS, 16))
+    d_model = params.select_slider(t("label-width"), "d", [64, 128, 256, 512, 768, 1024, 2048, 4096], 768)
+    with st.expander(t("label-more")):
+        layers = params.slider(t("label-layers"), "layers", 1, 48, 12)
+        vocab = params.select_slider(t("label-vocab"), "vocab", [64, 1024, 32_000, 256_000], 32_000,
                                      format_func=lambda v: f"{v:,}")
         st.caption(t("shape-caption", positions=f"{ln.POSITIONS:,}"))
 shape = ln.Shape(d_model=int(d_model), n_layers=int(layers), vocab_size=int(vocab))
@@ -158,7 +160,7 @@ with figure_col:
     say("takeaway", **numbers)
 
 claim_tab, toy_tab, cost_tab, profile_tab, how_tab = layout.sections(
-    ["The lecture's claim", "The toy test", "Parameters and FLOPs", "Your own lengths", "How it was measured"])
+    [t("tab-claim"), t("tab-toy"), t("tab-cost"), t("tab-profiles"), t("tab-how")])
 if toy_tab:
     with toy_tab:
         c_claim, c_here = st.columns(2)
@@ -168,8 +170,8 @@ if toy_tab:
         if data is None:
             st.warning(t("missing-shipped", name=ln.shipped_path("main").name))
         else:
-            metric = METRICS[params.choice("Loss compared", "metric", list(METRICS), "averaged over the run",
-                                           help=t("help-metric"))]
+            metric = METRICS[params.choice(t("label-metric"), "metric", list(METRICS), "averaged over the run",
+                                           help=t("help-metric"), format_func=lambda o: t(f"metric-{METRICS[o]}"))]
             claims = _claims()
             analysis, v = claims["by_metric"][metric], view.verdict(claims)
             lines = [t("verdict-per-ratio", **{**v, "held": _named(v["held"])})]
@@ -180,16 +182,17 @@ if toy_tab:
                           t("verdict-ratios", ratios=v["ratios"], smallest=v["ratio_smallest"])]
             st.markdown("\n\n".join([*lines, t("verdict-cannot", **v)]))
             _table(view.rows_table(analysis))
-            st.caption(t("table-caption", metric_text=analysis["metric_text"], eval_size=f"{view.MAIN.eval_size:,}",
+            st.caption(t("table-caption", metric_text=t(f"metric-text-{metric}"), eval_size=f"{view.MAIN.eval_size:,}",
                          tests=v["tests"]))
             render.figure(render.built_once(("gaps", metric), lambda: figs.gap_chart(analysis)), key="lengths-toy-gaps",
                           notice=t("gaps-notice"))
             render.figure(render.built_once(("curves",), lambda: figs.curves_chart(ln.learning_curves(data), data["config"])),
                           key="lengths-toy-curves", notice=t("curves-notice"))
-            st.subheader("Two variants: matched difficulty, separate vocabularies")
+            st.subheader(t("variants-head"))
             say("variants-intro", **view.variants_intro())
             tables = []
-            for preset, name in VARIANTS.items():
+            for preset in VARIANTS:
+                name = t(f"variant-{preset}")
                 if (found := _claims(preset)) is None:
                     st.info(t("missing-variant", name=ln.shipped_path(preset).name, preset=preset))
                     continue
@@ -199,11 +202,11 @@ if toy_tab:
                                          reading.get(w["reading"]) or t("variant-mixed"),
                                          t("variant-held", tests=w["ratio_tests"], smallest=w["ratio_smallest"],
                                            held=_named(w["held"]))]))
-                tables += [{"variant": name, **row} for row in view.rows_table(found["by_metric"][metric])]
+                tables += [{t("col-variant"): name, **row} for row in view.rows_table(found["by_metric"][metric])]
             if tables:
                 _table(tables)
                 st.caption(t("variants-caption", **view.variants_intro()))
-        st.subheader("Train another setting")
+        st.subheader(t("train-another"))
         _train_another(data, metric)
 if cost_tab:
     with cost_tab:
@@ -217,7 +220,7 @@ if profile_tab:
 if claim_tab:
     with claim_tab:
         say("claim")
-        st.subheader("The published FLAN numbers")
+        st.subheader(t("published-head"))
         say("published")
 if how_tab:
     with how_tab:
@@ -228,5 +231,5 @@ if how_tab:
                 created=shipped_run.get("created", "?"))
 
 st.divider()
-page_link("four-steps", "Four steps to decoder-only: what separates the two families, parameter by parameter")
-page_link("cache", "Cache reuse in chat: why multi-turn chat favours a causal input")
+page_link("four-steps", t("link-four-steps"))
+page_link("cache", t("link-cache"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import physics, physics_view as view, trend, trend_view
+from explorer import i18n, physics, physics_view as view, trend, trend_view
 from explorer.figures import method as figures
 from explorer.tiles import Tile
 from ui import layout, params, render
@@ -21,6 +21,7 @@ FIGURE_SHARE = 2.5  # the figure's share of the width: the four objects' buttons
 
 
 # Every call is cached on plain values; figures too, as they take longer to build than to copy out of the cache.
+# What holds words (figures, the quoted rates) takes the language as an argument, so each language has its own.
 @st.cache_data(show_spinner=False, max_entries=64)
 def _fall(mass_g: float, area_cm2: float, cd: float, rho: float, v0: float, height: float) -> physics.Fall:
     return physics.simulate_fall(view.custom_object(mass_g, area_cm2, cd), height, v0=v0, rho=rho)
@@ -32,7 +33,7 @@ def _crossings(mass_g: float, area_cm2: float, cd: float, rho: float, v0: float,
 
 
 @st.cache_data(show_spinner=False)
-def _compute_rates() -> dict:
+def _compute_rates(lang: str) -> dict:
     """Years per 10x of compute per dollar for a few fit windows, from the compute page's library."""
     return trend_view.first_rate_and_others(trend_view.rates_by_window(trend.load(), WINDOWS))
 
@@ -43,13 +44,14 @@ def _horizons(mass_g: float, area_cm2: float, cd: float, rho: float, wind: float
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _fall_figure(name: str, mass_g: float, area_cm2: float, cd: float, rho: float, v0: float, height: float):
+def _fall_figure(name: str, mass_g: float, area_cm2: float, cd: float, rho: float, v0: float, height: float,
+                 lang: str):
     return figures.fall_position(_fall(mass_g, area_cm2, cd, rho, v0, height), name, v0, height=FIRST_SCREEN_HEIGHT)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _gravity_figures(name: str, mass_g: float, area_cm2: float, cd: float, rho: float, v0: float, height: float,
-                     tol_abs: float, tol_rel: float):
+                     tol_abs: float, tol_rel: float, lang: str):
     """The formula's error over this drop, and where it leaves the tolerance for every object."""
     edited = view.custom_object(mass_g, area_cm2, cd)
     rows = view.object_heights(name, edited, rho, v0, tol_abs, tol_rel)
@@ -60,7 +62,7 @@ def _gravity_figures(name: str, mass_g: float, area_cm2: float, cd: float, rho: 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _system_figures(mass_g: float, area_cm2: float, cd: float, rho: float, wind: float, t_fit: float, tol_m: float,
-                    n_forces: int):
+                    n_forces: int, lang: str):
     trajectories, horizons = _horizons(mass_g, area_cm2, cd, rho, wind, t_fit, tol_m)
     return (figures.horizon_bars(horizons, n_forces),
             figures.system_prediction(trajectories[n_forces - 1], horizons[n_forces - 1]),
@@ -75,23 +77,24 @@ def _tiles(tiles: list[Tile]) -> None:
 
 def _forces_section(name: str, obj: tuple[float, float, float], rho: float) -> None:
     """Understand: the same object with more forces, and how far ahead a fitted model stays right (slide 6)."""
-    say("forces-intro", name=name)
+    say("forces-intro", name=figures.object_name(name))
     with st.container(border=True):
         c1, c2, c3, c4 = st.columns(4)
-        n_forces = params.slider("Number of forces", "forces", 1, len(physics.FORCES), len(physics.FORCES),
+        n_forces = params.slider(t("label-forces"), "forces", 1, len(physics.FORCES), len(physics.FORCES),
                                  where=c1)
-        t_fit = params.slider("Observed part, fitted (s)", "fit_s", 0.1, 2.0, 0.5, step=0.05, where=c2)
-        tol_m = params.select_slider("Tolerance (m)", "tol_m", TOL_M, 0.1, where=c3)
-        wind = params.slider("Mean cross-wind (m/s)", "wind", 0.0, 10.0, 3.0, step=0.5, where=c4,
+        t_fit = params.slider(t("label-fit-s"), "fit_s", 0.1, 2.0, 0.5, step=0.05, where=c2)
+        tol_m = params.select_slider(t("label-tol-m"), "tol_m", TOL_M, 0.1, where=c3)
+        wind = params.slider(t("label-wind"), "wind", 0.0, 10.0, 3.0, step=0.5, where=c4,
                              help=t("help-wind"))
-        st.caption(t("acting-now", forces=" + ".join(physics.FORCES[:n_forces])))
+        st.caption(t("acting-now", forces=view.forces_text(n_forces)))
     try:
         horizons = _horizons(*obj, rho, wind, t_fit, tol_m)[1]
     except ValueError as err:
         st.warning(t("no-simulation", error=err))
         return
     _tiles(view.horizon_tiles(horizons[n_forces - 1]))
-    horizon_figure, system_figure, errors_figure = _system_figures(*obj, rho, wind, t_fit, tol_m, n_forces)
+    horizon_figure, system_figure, errors_figure = _system_figures(*obj, rho, wind, t_fit, tol_m, n_forces,
+                                                                     i18n.current())
     render.figure(horizon_figure, key="method-horizon", notice=t("horizon-notice"))
     if gains := view.gains(horizons):
         st.info(t("gains", forces=gains))
@@ -104,16 +107,16 @@ def _argument_section() -> None:
     say("intro")
     identify, understand, roll = st.columns(3)
     with identify.container(border=True):
-        st.subheader("Identify: compute per dollar")
+        st.subheader(t("heading-identify"))
         say("identify")
-        say("compute-rate", **_compute_rates())
-        page_link("compute", "Compute per dollar: the fitted rate")
+        say("compute-rate", **_compute_rates(i18n.current()))
+        page_link("compute", t("link-compute"))
     with understand.container(border=True):
-        st.subheader("Understand: inductive bias")
+        st.subheader(t("heading-understand"))
         say("understand")
-        page_link("inductive-bias", "The inductive-bias crossover")
+        page_link("inductive-bias", t("link-inductive-bias"))
     with roll.container(border=True):
-        st.subheader("Roll forward, with failure conditions")
+        st.subheader(t("heading-roll"))
         say("roll-forward")
 
 
@@ -121,21 +124,20 @@ header("method")
 say("lead")
 figure_col, controls_col = layout.stage(figure_share=FIGURE_SHARE)
 with controls_col:
-    name = params.choice("Object", "object", list(physics.OBJECTS), "pen")
-    height = float(params.select_slider("Drop height (m)", "height", HEIGHTS, 2))
-    tol_cm = params.select_slider("Tolerance (cm)", "tol_cm", TOL_CM, 1)
+    name = params.choice(t("label-object"), "object", list(physics.OBJECTS), "pen", format_func=figures.object_name)
+    height = float(params.select_slider(t("label-height"), "height", HEIGHTS, 2))
+    tol_cm = params.select_slider(t("label-tol-cm"), "tol_cm", TOL_CM, 1)
     base_mass, base_area, base_cd = view.textbook_units(name)
-    with st.expander("More settings: speed, air, the object's numbers"):
-        v0 = params.slider("Initial downward speed v₀ (m/s)", "v0", 0.0, 20.0, 0.0, step=0.5)
-        rho = params.slider("Air density ρ (kg/m³)", "rho", 0.0, 1.5, physics.AIR_DENSITY, step=0.05,
-                            help=t("help-rho"))
+    with st.expander(t("more-settings")):
+        v0 = params.slider(t("label-v0"), "v0", 0.0, 20.0, 0.0, step=0.5)
+        rho = params.slider(t("label-rho"), "rho", 0.0, 1.5, physics.AIR_DENSITY, step=0.05, help=t("help-rho"))
         lo, hi, step, fmt = view.edit_range(base_mass)
-        mass_g = params.slider("Mass (g)", f"mass_{name}", lo, hi, base_mass, step=step, format=fmt)
+        mass_g = params.slider(t("label-mass"), f"mass_{name}", lo, hi, base_mass, step=step, format=fmt)
         lo, hi, step, fmt = view.edit_range(base_area)
-        area_cm2 = params.slider("Area facing the air (cm²)", f"area_{name}", lo, hi, base_area, step=step, format=fmt)
-        cd = params.slider("Drag coefficient C_d", f"cd_{name}", 0.0, 2.5, base_cd, step=0.01)
-        tol_pct = params.select_slider("Tolerance (% of distance)", "tol_pct", TOL_PCT, 1)
-        st.caption(t("source", name=name, source=physics.OBJECTS[name].source))
+        area_cm2 = params.slider(t("label-area"), f"area_{name}", lo, hi, base_area, step=step, format=fmt)
+        cd = params.slider(t("label-cd"), f"cd_{name}", 0.0, 2.5, base_cd, step=0.01)
+        tol_pct = params.select_slider(t("label-tol-pct"), "tol_pct", TOL_PCT, 1)
+        st.caption(t("source", name=figures.object_name(name), source=t(f"object-source-{name}")))
 
 tol_abs, tol_rel = tol_cm / 100, tol_pct / 100
 obj = (mass_g, area_cm2, cd)
@@ -146,19 +148,21 @@ with figure_col:
     except ValueError as err:
         st.warning(t("no-simulation", error=err))
         st.stop()
-    render.figure(_fall_figure(name, *obj, rho, v0, height), key="method-fall", notice=t("fall-notice"))
+    render.figure(_fall_figure(name, *obj, rho, v0, height, i18n.current()), key="method-fall",
+                  notice=t("fall-notice"))
     kind, values = view.takeaway(name, height, fall, tol_abs, cross_abs)
     say(f"takeaway-{kind}", **values)
 
-argument_tab, gravity_tab, forces_tab = layout.sections(
-    ["The method in the lecture", "When gravity alone is enough", "More forces, less predictability"])
+argument_tab, gravity_tab, forces_tab = layout.sections([t("tab-argument"), t("tab-gravity"), t("tab-forces")])
 if gravity_tab:
     with gravity_tab:  # identify: the formulas, the fall in numbers, the formula's error, every object
         st.latex(t("equations"))
         _tiles(view.fall_tiles(view.custom_object(*obj), rho, height, fall, tol_abs, tol_pct, cross_abs, cross_rel))
-        error_figure, heights_figure = _gravity_figures(name, *obj, rho, v0, height, tol_abs, tol_rel)
+        error_figure, heights_figure = _gravity_figures(name, *obj, rho, v0, height, tol_abs, tol_rel,
+                                                        i18n.current())
         render.figure(error_figure, key="method-error", notice=t("error-notice"))
-        render.figure(heights_figure, key="method-heights", notice=t("heights-notice", name=name))
+        render.figure(heights_figure, key="method-heights", notice=t("heights-notice",
+                                                                     name=figures.object_name(name)))
 if forces_tab:
     with forces_tab:
         _forces_section(name, obj, rho)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer import learning_path as lp
-from explorer import trend
+from explorer import i18n, trend
 from explorer.figures.home import path_progress
 from explorer.lecture_map import page
 from ui import params, render
@@ -40,7 +40,7 @@ def _facts() -> dict:
 
 header("path")
 say("lead")
-number = int(params.slider("Question", STEP_KEY, 1, len(lp.STEPS), 1))
+number = int(params.slider(t("question"), STEP_KEY, 1, len(lp.STEPS), 1))
 current = lp.step(number)
 outcomes = [lp.outcome(_prediction(s.number), s) for s in lp.STEPS]
 render.figure(path_progress(outcomes, number), key="path-progress")
@@ -56,7 +56,7 @@ else:
         say("right")
     else:
         say("wrong", answer=options[current.answer])
-    st.iframe(f"{page_url(current.page)}?{lp.figure_query(current)}", height=620)
+    st.iframe(f"{page_url(current.page)}?{lp.figure_query(current)}&lang={i18n.current()}", height=620)
     say(f"q{number}-why", **_facts())
     page_link(current.page, t("open-page", title=page(current.page).title))
     if number == len(lp.STEPS):

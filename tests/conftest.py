@@ -23,3 +23,16 @@ def _full_error_details():
 
     config.set_option("client.showErrorDetails", "full")
     yield
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _components_scanned_once():
+    """Every AppTest scans all installed packages for Streamlit components (0.1-0.2 s each, over a thousand
+    times in `make test`); the installed packages do not change during a test session, so scan once."""
+    from streamlit.components.v2 import manifest_scanner
+
+    scan = manifest_scanner.scan_component_manifests
+    found = scan()
+    manifest_scanner.scan_component_manifests = lambda max_workers=None: list(found)
+    yield
+    manifest_scanner.scan_component_manifests = scan

@@ -18,13 +18,14 @@ from explorer.lecture_map import ROOT, available_pages
 WAIT_FOR_JOBS_S = 300  # a page's default view may start a background measurement (the cache page does)
 
 
-def collect(slugs: list[str] | None = None) -> list[dict]:
+def collect(slugs: list[str] | None = None, lang: str = "en") -> list[dict]:
     figures = []
     for info in available_pages():
         if slugs and info.slug not in slugs:
             continue
         at = AppTest.from_file(str(ROOT / info.file), default_timeout=180)
         at.query_params["sections"] = "all"
+        at.query_params["lang"] = lang
         at.run()
         QUEUE.wait_idle(WAIT_FOR_JOBS_S)
         at.run()
@@ -37,4 +38,7 @@ def collect(slugs: list[str] | None = None) -> list[dict]:
 
 
 if __name__ == "__main__":
-    json.dump(collect(sys.argv[1:] or None), sys.stdout)
+    args = sys.argv[1:]
+    language = args[args.index("--lang") + 1] if "--lang" in args else "en"
+    pages = [a for i, a in enumerate(args) if a != "--lang" and (i == 0 or args[i - 1] != "--lang")]
+    json.dump(collect(pages or None, language), sys.stdout)

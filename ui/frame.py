@@ -6,16 +6,19 @@ import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
 from explorer.lecture_map import available_pages, page, slides_label
-from ui import lecture
+from ui import language, lecture
+from ui.text import common
 
 
 def header(slug: str) -> None:
     """Title and slides; in lecture mode also what the URL asks to hide (see ui.lecture)."""
+    language.resolve()  # again for a page run on its own (a test, the figure export): no router ran before it
     lecture.set_current_page(slug)
     lecture.apply_chrome()
     info = page(slug)
     st.title(info.title)
-    st.caption(f"{slides_label(info.slides).capitalize()} · {info.question}")
+    slides = slides_label(info.slides)
+    st.caption(f"{slides[:1].upper()}{slides[1:]} · {info.question}")
 
 
 def page_link(slug: str, label: str | None = None) -> None:
@@ -26,11 +29,12 @@ def page_link(slug: str, label: str | None = None) -> None:
     info = page(slug)
     if not info.exists:
         return
-    text = label or f"{info.title} (slides {info.slides}): {info.question}"
+    text = label or common("link-other-page", title=info.title, slides=slides_label(info.slides),
+                           question=info.question)
     try:
         st.page_link(info.file, label=text)
     except StreamlitPageNotFoundError:
-        st.caption(f"{text} (in the navigation)")
+        st.caption(common("link-in-navigation", text=text))
 
 
 def guide(url_path: str) -> None:
@@ -45,7 +49,9 @@ def guide(url_path: str) -> None:
     left, right = st.columns(2)
     if i > 0:
         with left:
-            page_link(pages[i - 1].slug, f"← {pages[i - 1].title} (slides {pages[i - 1].slides})")
+            page_link(pages[i - 1].slug, common("link-previous", title=pages[i - 1].title,
+                                                slides=slides_label(pages[i - 1].slides)))
     if i < len(pages) - 1:
         with right:
-            page_link(pages[i + 1].slug, f"{pages[i + 1].title} (slides {pages[i + 1].slides}) →")
+            page_link(pages[i + 1].slug, common("link-next", title=pages[i + 1].title,
+                                                slides=slides_label(pages[i + 1].slides)))

@@ -23,6 +23,7 @@ from explorer.jobs import ABANDONED, CANCELLED, DONE, FAILED, QUEUE, QueueFull
 from explorer.progress import Progress
 from ui.lecture import controls_hidden
 from ui.render import live_figure
+from ui.text import common
 
 POLL_SECONDS = 0.5
 _RESULT, _ENDED, _ASKED, _CANCELLED, _LAST = "_run-result-", "_run-ended-", "_run-asked-", "_run-cancelled-", "_run-last-"
@@ -76,9 +77,10 @@ def _progress_panel(key: str, live: Callable[[dict], go.Figure] | None = None) -
             st.rerun(scope="app")
         return  # it ended during this very run (a cache hit): the next poll reruns the page, keeping this run's notices
     position = QUEUE.position(job)
-    text = f"{job.label}: {job.message}" if position == 0 else f"{job.label}: queued, {position} ahead"
+    text = (common("run-progress", label=job.label, message=job.message) if position == 0
+            else common("run-queued", label=job.label, ahead=position))
     st.progress(job.fraction, text=text)
-    if st.button("Cancel run", key=f"cancel-{key}"):
+    if st.button(common("run-cancel"), key=f"cancel-{key}"):
         job.cancel()
         st.session_state[_CANCELLED + key] = True
     partial = job.partial
@@ -90,14 +92,14 @@ def _show_ended(key: str, label: str) -> bool:
     """Say how this session's run for `key` ended (cancelled or failed); whether the student starts it again."""
     state, message = st.session_state[_ENDED + key]
     if state == FAILED:
-        st.error(f"{label} failed: {message}")
+        st.error(common("run-failed", label=label, message=message))
     elif st.session_state.get(_CANCELLED + key):
-        st.info(f"{label}: cancelled.")
+        st.info(common("run-cancelled", label=label))
     elif message == ABANDONED:
-        st.info(f"{label}: {ABANDONED}.")
+        st.info(common("run-abandoned", label=label))
     else:
-        st.info(f"{label}: cancelled by another session viewing the same settings.")
-    if controls_hidden() or not st.button("Start it again", key=f"again-{key}"):
+        st.info(common("run-cancelled-by-other", label=label))
+    if controls_hidden() or not st.button(common("run-again"), key=f"again-{key}"):
         return False
     forget(key)
     return True
@@ -134,7 +136,7 @@ def run_in_background(key: str, work: Callable[[Progress], dict], label: str, ti
                            address=client_address(), alive=alive)
     except QueueFull as err:
         state.pop(_ASKED + key, None)  # pressing again later retries
-        st.warning(f"{label}: not started. {err}")
+        st.warning(common("run-not-started", label=label, reason=err))
         return None
     if job.finished:
         return _collect(job, session_id, label)

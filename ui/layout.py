@@ -8,6 +8,7 @@ from typing import Sequence
 
 import streamlit as st
 
+from explorer import content, i18n
 from ui import lecture
 
 SECTIONS_KEY = "section"  # the URL parameter naming the open section, so a link can open it
@@ -30,5 +31,21 @@ def sections(labels: Sequence[str]) -> list:
     asks for the whole page: all run then, one after the other."""
     if lecture.figure_mode() or lecture.all_sections():
         return [st.container() for _ in labels]
+    asked = st.query_params.get(SECTIONS_KEY)
+    if asked and asked not in labels and SECTIONS_KEY not in st.session_state:
+        translated = _in_this_language(asked)
+        if translated in labels:  # a link made in the other language names its tab in that language
+            st.session_state[SECTIONS_KEY] = translated
     tabs = st.tabs(list(labels), key=SECTIONS_KEY, on_change="rerun", bind="query-params")
     return [tab if tab.open else None for tab in tabs]
+
+
+def _in_this_language(label: str) -> str | None:
+    """The shown language's text of the page's section whose text, in any language, is `label`."""
+    book = lecture.current_page()
+    for lang in i18n.LANGUAGES:
+        if content.path(book, lang).is_file():
+            name = next((n for n, text in content.sections(book, lang).items() if text == label), None)
+            if name:
+                return content.text(book, name)
+    return None

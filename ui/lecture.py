@@ -15,6 +15,7 @@ from urllib.parse import urlencode, urlsplit
 
 import streamlit as st
 
+from explorer import content, i18n
 from explorer.csv_upload import inline_code
 from explorer.lecture_map import page
 
@@ -96,8 +97,8 @@ def report_missing_figure() -> None:
     if wanted and wanted not in drawn:
         with st.container(key="lecture-message"):  # its class keeps it visible under the figure-only CSS
             shown = inline_code(wanted)
-            st.info(f"This page has no figure {shown}. Its figures: "
-                    + (", ".join(inline_code(f) for f in drawn) or "none") + ".")
+            st.info(content.text("common", "no-such-figure", wanted=shown,
+                                 drawn=", ".join(inline_code(f) for f in drawn) or content.text("common", "none")))
 
 
 def current_page() -> str:
@@ -116,11 +117,13 @@ def page_url(slug: str) -> str:
 
 
 def view_link(figure_id: str | None = None, **extra: str) -> str:
-    """An absolute link to this page in its current state (every URL-bound control), plus `extra`."""
+    """An absolute link to this page in its current state (every URL-bound control and the language), plus
+    `extra`."""
     controls = set(st.session_state.get("_lecture_controls", []))
     state = [(k, v) for k in st.query_params if k in controls for v in st.query_params.get_all(k)]
     if figure_id:
         state.append(("figure", figure_id))
+    state.append(("lang", i18n.current()))  # the receiver sees the language the link was made in
     state += list(extra.items())
     query = urlencode(state)
     return page_url(current_page()) + (f"?{query}" if query else "")

@@ -15,7 +15,9 @@ import logging
 import streamlit as st
 
 from explorer.csv_upload import inline_code
+from explorer import i18n
 from ui.lecture import controls_hidden, note_control
+from ui.text import common
 
 T = TypeVar("T")
 # Correcting a bad URL value means presetting session state for a widget that also has a default;
@@ -29,12 +31,14 @@ def _echo(raw: str) -> str:
     return inline_code(raw, _MAX_ECHO)
 
 
-def _from_url(key: str, default: T, coerce: Callable[[list[str]], tuple[T | None, str | None]], where) -> T:
+def _from_url(key: str, default: T, coerce: Callable[[list[str]], tuple[T | None, str | None]], where,
+              shown: Callable[[T], list[str]] | None = None) -> T:
     """The value this widget starts from: session state, else a usable URL value, else the default.
 
     A URL value that needed correcting (clamped, cut, partly unknown, or replaced by the default) is written
     to session state, so the widget shows the value used, not the raw one its URL binding would read; a
-    valid one is left to the widget's own URL binding.
+    valid one is left to the widget's own URL binding, unless it is not the text that binding reads (`shown`:
+    an option's label in the other language, from a link made there), which is written to session state too.
     """
     note_control(key)
     if key in st.session_state:
@@ -46,9 +50,11 @@ def _from_url(key: str, default: T, coerce: Callable[[list[str]], tuple[T | None
     if value is None:
         value = default
     if problem:
-        where.caption(f":orange[URL parameter `{key}`: {problem}]")
+        where.caption(common("url-problem", key=key, problem=problem))
         if not controls_hidden():  # the caption may sit in a closed "More settings" expander: say it on top too
-            st.toast(f"This link's `{key}`: {problem}")
+            st.toast(common("url-problem-toast", key=key, problem=problem))
+        st.session_state[key] = value
+    elif shown is not None and shown(value) != raws[-len(shown(value)):]:
         st.session_state[key] = value
     return value
 
@@ -78,22 +84,33 @@ def _number_coercer(lo: float, hi: float, kind: type) -> Callable[[list[str]], t
         try:
             x = float(raw)
         except ValueError:
-            return None, f"{_echo(raw)} is not a number; using the default."
+            return None, common("url-not-a-number", value=_echo(raw))
         if x != x:  # NaN
-            return None, "NaN is not a usable value; using the default."
+            return None, common("url-nan")
         clamped = min(max(x, lo), hi)
         value = kind(round(clamped)) if kind is int else kind(clamped)
-        note = None if clamped == x else f"{_echo(raw)} is outside {lo:g} to {hi:g}; using {value:g}."
+        note = None if clamped == x else common("url-outside", value=_echo(raw), lo=f"{lo:g}", hi=f"{hi:g}",
+                                                used=f"{value:g}")
         return value, note
     return coerce
 
 
 def _by_text(options: Sequence[T], format_func: Callable[[T], str] | None) -> dict[str, T]:
-    """URL text -> option. Streamlit writes the displayed label when the widget has a format_func."""
+    """URL text -> option. Streamlit writes the displayed label when the widget has a format_func; a link
+    made in the other language carries that language's label, so every language's labels are read."""
     by_text = {str(o): o for o in options}
     if format_func is not None:
-        by_text.update({format_func(o): o for o in options})
+        for lang in i18n.LANGUAGES:
+            with i18n.using(lang):
+                by_text.update({format_func(o): o for o in options})
     return by_text
+
+
+def _labels(format_func: Callable | None, many: bool = False) -> Callable | None:
+    """The URL texts Streamlit's binding reads for a value: its labels in the shown language."""
+    if format_func is None:
+        return None
+    return (lambda values: [format_func(v) for v in values]) if many else (lambda value: [format_func(value)])
 
 
 def _choice_coercer(options: Sequence[T], format_func: Callable[[T], str] | None = None,
@@ -103,7 +120,7 @@ def _choice_coercer(options: Sequence[T], format_func: Callable[[T], str] | None
     def coerce(raws: list[str]) -> tuple[T | None, str | None]:
         if raws[-1] in by_text:
             return by_text[raws[-1]], None
-        return None, f"{_echo(raws[-1])} is not one of {', '.join(by_text)}; using the default."
+        return None, common("url-not-an-option", value=_echo(raws[-1]), options=", ".join(by_text))
     return coerce
 
 
@@ -119,7 +136,8 @@ def slider(label: str, key: str, min_value: T, max_value: T, default: T, step: T
 
 def select_slider(label: str, key: str, options: Sequence[T], default: T, where=st, **kwargs) -> T:
     """A slider over discrete options (log-spaced sizes, named levels) bound to the URL."""
-    value = _from_url(key, default, _choice_coercer(options, kwargs.get("format_func")), where)
+    value = _from_url(key, default, _choice_coercer(options, kwargs.get("format_func")), where,
+                      _labels(kwargs.get("format_func")))
     if controls_hidden():
         return value
     return where.select_slider(label, options=list(options), value=default, key=key, bind="query-params", **kwargs)
@@ -128,7 +146,8 @@ def select_slider(label: str, key: str, options: Sequence[T], default: T, where=
 def choice(label: str, key: str, options: Sequence[T], default: T, where=st, widget: str = "segmented_control",
            **kwargs) -> T:
     """One of several options (`widget` = "segmented_control", "radio" or "selectbox") bound to the URL."""
-    value = _from_url(key, default, _choice_coercer(options, kwargs.get("format_func")), where)
+    value = _from_url(key, default, _choice_coercer(options, kwargs.get("format_func")), where,
+                      _labels(kwargs.get("format_func")))
     if controls_hidden():
         return value
     options = list(options)
@@ -152,7 +171,7 @@ def toggle(label: str, key: str, default: bool = False, where=st, **kwargs) -> b
             return True, None
         if text in ("false", "0", "no", "off"):
             return False, None
-        return None, f"{_echo(raws[-1])} is not true or false; using the default."
+        return None, common("url-not-a-boolean", value=_echo(raws[-1]))
 
     value = _from_url(key, default, coerce, where)
     if controls_hidden():
@@ -169,10 +188,10 @@ def multiselect(label: str, key: str, options: Sequence[T], default: Sequence[T]
             return [], None
         good = [by_text[r] for r in raws if r in by_text]
         bad = [r for r in raws if r not in by_text]
-        note = f"ignored unknown values {', '.join(_echo(b) for b in bad[:5])}." if bad else None
+        note = common("url-unknown-values", values=", ".join(_echo(b) for b in bad[:5])) if bad else None
         return (list(dict.fromkeys(good)) or None), note
 
-    value = _from_url(key, list(default), coerce, where)
+    value = _from_url(key, list(default), coerce, where, _labels(kwargs.get("format_func"), many=True))
     if controls_hidden():
         return value
     return where.multiselect(label, list(options), default=list(default), key=key, bind="query-params", **kwargs)
@@ -183,7 +202,7 @@ def text(label: str, key: str, default: str, max_chars: int, where=st, **kwargs)
     def coerce(raws: list[str]) -> tuple[str, str | None]:
         raw = raws[-1]
         if len(raw) > max_chars:
-            return raw[:max_chars], f"text longer than {max_chars} characters was cut to {max_chars}."
+            return raw[:max_chars], common("url-text-cut", max_chars=max_chars)
         return raw, None
 
     value = _from_url(key, default, coerce, where)

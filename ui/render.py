@@ -11,10 +11,11 @@ from typing import Any, Callable, Iterator
 import plotly.graph_objects as go
 import streamlit as st
 
-from explorer import export
+from explorer import export, i18n
 from explorer.figures.theme import SLIDE_SIZE, Header, for_dark, for_projector, needs_width, split_header
 from explorer.lecture_map import page, slides_label
 from ui import lecture
+from ui.text import common
 
 
 @contextlib.contextmanager
@@ -26,19 +27,18 @@ def section(name: str) -> Iterator[None]:
         yield
     except Exception as err:  # noqa: BLE001 - shown as a named warning instead of a broken page
         traceback.print_exc()
-        st.warning(f"{name} could not be drawn ({type(err).__name__}: {str(err)[:200]}); the rest of the page is "
-                   "unaffected.")
+        st.warning(common("section-failed", name=name, error=f"{type(err).__name__}: {str(err)[:200]}"))
 
 
 @st.cache_data(show_spinner=False, max_entries=2048)
-def _built(page_slug: str, key: tuple, _build: Callable[[], Any]) -> Any:
+def _built(page_slug: str, lang: str, key: tuple, _build: Callable[[], Any]) -> Any:
     return _build()
 
 
 def built_once(key: tuple, build: Callable[[], Any]) -> Any:
     """`build()` once per `key` on this page (a figure's id and everything it is drawn from, or a table's): a
     Plotly figure costs more to build than to copy out of the cache, and a slider move rebuilds only what moved."""
-    return _built(lecture.current_page(), key, build)
+    return _built(lecture.current_page(), i18n.current(), key, build)
 
 
 def _filename(title: str) -> str:
@@ -129,27 +129,26 @@ def _dark() -> bool:
 
 
 def _notice(text: str, slides: str) -> None:
-    text = re.sub(r"^(what to notice|where to look)\s*:\s*", "", text.strip(), flags=re.IGNORECASE)
-    st.caption(f"**What to notice** · {slides_label(slides)}: {text}")
+    text = re.sub(r"^(what to notice|where to look|看点)\s*[:：]\s*", "", text.strip(), flags=re.IGNORECASE)
+    st.caption(common("what-to-notice", slides=slides_label(slides), text=text))
 
 
 def _share_and_export(fig: go.Figure, key: str, name: str, slug: str) -> None:
     """A popover with an embed link, an iframe snippet and downloads. Its content is built only while it is
     open: a closed popover costs a slider move one element instead of a dozen."""
-    share = st.popover("Share / export", key=f"share-{key}", on_change="rerun")
+    share = st.popover(common("share"), key=f"share-{key}", on_change="rerun")
     if not share.open:
         return
     with share:
         link = lecture.view_link(key, embed="true", controls="hidden")
-        st.markdown("**This figure alone**, in its current state (for a link or an `<iframe>`):")
+        st.markdown(common("share-alone"))
         st.code(link, language=None, wrap_lines=True)
         st.code(f'<iframe src="{link}" width="960" height="600" style="border:0"></iframe>', language="html",
                 wrap_lines=True)
-        st.markdown("**For a projector**: larger type and the light theme.")
+        st.markdown(common("share-projector"))
         st.code(lecture.view_link(key, embed="true", controls="hidden", presentation="true",
                                   embed_options="light_theme"), language=None, wrap_lines=True)
-        st.caption("Downloads are 16:9 at 1600×900; the CSV carries a provenance header (source, evidence, "
-                   "config).")
+        st.caption(common("share-downloads"))
         cols = st.columns(3)
         for col, fmt, mime in ((cols[0], "svg", "image/svg+xml"), (cols[1], "png", "image/png"),
                                (cols[2], "csv", "text/csv")):

@@ -13,6 +13,11 @@ def t(section: str, /, **values: object) -> str:
     return content.text(current_page(), section, **values)
 
 
+def common(section: str, /, **values: object) -> str:
+    """A text every page shares (content/<lang>/common.md): buttons, notices, links."""
+    return content.text("common", section, **values)
+
+
 def say(section: str, /, where=st, **values: object) -> None:
     """Section `section` as Markdown in `where` (the page by default)."""
     where.markdown(t(section, **values))

@@ -32,7 +32,7 @@ from explorer.audit.url_state import MAX_STATE_BYTES, MAX_URL_CHARS, decode_stat
 from explorer.audit.workbook import (CLAIM, COLUMNS, EMPTY, FORMAT, MAX_CELL_CHARS, MAX_ROWS, MEASURED, NOT_MEASURED,
                                      PENDING, SOURCES, TEMPLATE_BY_ID, TEMPLATES, TYPED, VERSION, AuditError, Cell,
                                      Measured, Row, Spec, Template, canonical, cells, default_cell, default_workbook,
-                                     page_of)
+                                     claim_text, column_label, page_of, source_label)
 
 __all__ = [
     "YEARS_PER_10X", "Decision", "decide", "sci",
@@ -45,5 +45,6 @@ __all__ = [
     "MAX_STATE_BYTES", "MAX_URL_CHARS", "decode_state", "encode_state",
     "CLAIM", "COLUMNS", "EMPTY", "FORMAT", "MAX_CELL_CHARS", "MAX_ROWS", "MEASURED", "NOT_MEASURED", "PENDING",
     "SOURCES", "TEMPLATE_BY_ID", "TEMPLATES", "TYPED", "VERSION", "AuditError", "Cell", "Measured", "Row", "Spec",
-    "Template", "canonical", "cells", "default_cell", "default_workbook", "page_of",
+    "Template", "canonical", "cells", "claim_text", "column_label", "default_cell", "default_workbook", "page_of",
+    "source_label",
 ]

@@ -6,8 +6,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from explorer import content
 from explorer.audit.workbook import MEASURED
 from explorer.formatting import sci
+
+BOOK = "audit"  # the decision's sentences: content/<lang>/audit.md
 
 YEARS_PER_10X = 5.0  # slide 7's rate: compute per dollar grows 10x every 5 years (a fit, not a law)
 
@@ -37,46 +40,39 @@ def decide(budget: float, crossover: float | None, lo: float | None, hi: float |
     r_lo, r_hi = measured_range
     if not (budget > 0 and r_lo > 0 and r_hi >= r_lo):
         raise ValueError("the budget and the measured range must be positive FLOP counts, lowest first")
-    where = f"the measured range {sci(r_lo)} to {sci(r_hi)} FLOPs"
+
+    def say(section: str, **values: object) -> str:
+        return content.text(BOOK, f"decision-{section}", more=more, less=less, budget=sci(budget), **values)
+
+    where = say("where", lo=sci(r_lo), hi=sci(r_hi))
     if crossover is None:
         if not r_lo <= budget <= r_hi:
-            return Decision("extrapolation", "extrapolation", f"{more}, provisionally",
-                            f"Measure both methods at {sci(budget)} FLOPs: nothing is measured there.",
-                            f"No crossover was observed in {where}, and your budget {sci(budget)} lies outside "
-                            "it: anything said about it is an extrapolation, not a measurement.")
-        return Decision("no-crossover", MEASURED, more,
-                        f"Extend both curves beyond {sci(r_hi)} FLOPs: a crossover there, if any, is unmeasured.",
-                        f"{less} did not overtake {more} in {where}.")
+            return Decision("extrapolation", "extrapolation", say("provisionally"), say("measure-there"),
+                            say("no-crossover-outside", where=where))
+        return Decision("no-crossover", MEASURED, more, say("extend", hi=sci(r_hi)),
+                        say("no-crossover", where=where))
     lo = crossover if lo is None else lo
     hi = crossover if hi is None else hi
     years = YEARS_PER_10X * math.log10(crossover / budget) if budget < crossover else None
-    outside = [] if r_lo <= budget <= r_hi else [f"your budget {sci(budget)}"]
+    outside = [] if r_lo <= budget <= r_hi else [say("outside-budget")]
     if not r_lo <= crossover <= r_hi:
-        outside.append(f"the crossover {sci(crossover)}")
+        outside.append(say("outside-crossover", crossover=sci(crossover)))
     if outside:
-        side = "below" if budget < lo else "above" if budget > hi else "inside the uncertainty of"
+        side = say("side-below") if budget < lo else say("side-above") if budget > hi else say("side-inside")
+        what = _capital(outside[0] if len(outside) == 1 else say("both", first=outside[0], second=outside[1]))
         return Decision(
             "extrapolation", "extrapolation",
-            f"{more}, provisionally" if budget <= hi else f"nothing new until {less} is validated",
-            f"Measure both methods at {sci(budget)} FLOPs before deciding; report that crossover with its spread.",
-            f"{_capital(' and '.join(outside))} {'lies' if len(outside) == 1 else 'lie'} outside {where}. "
-            f"Read past the data, your budget sits {side} the crossover, but that is an extrapolation, not a "
-            "measurement.", years)
-    span = f"{sci(lo)} to {sci(hi)}" if hi < math.inf else f"{sci(lo)} to beyond {sci(r_hi)} (some seeds never cross)"
+            say("provisionally") if budget <= hi else say("nothing-new"),
+            say("measure-before"),
+            say("outside-one" if len(outside) == 1 else "outside-two", what=what, where=where, side=side), years)
+    span = (say("span", lo=sci(lo), hi=sci(hi)) if hi < math.inf
+            else say("span-open", lo=sci(lo), hi=sci(r_hi)))
     if budget < lo:
-        return Decision("below", MEASURED, more,
-                        f"Keep training {less} alongside: re-measure both as your budget approaches {sci(lo)}, "
-                        "and keep both curves and their failure cases.",
-                        f"Your budget {sci(budget)} lies below the crossover {sci(crossover)} (seeds: {span}), "
-                        f"where {more} is ahead.", years)
+        return Decision("below", MEASURED, more, say("below-validate", lo=sci(lo)),
+                        say("below-reason", crossover=sci(crossover), span=span), years)
     if budget <= hi:
-        return Decision("inside", MEASURED, f"{more}, for now",
-                        f"Run more seeds at {sci(budget)} FLOPs: the crossover's spread ({span}) covers your "
-                        "budget, so this measurement cannot tell which method wins there.",
-                        f"Your budget {sci(budget)} lies inside the crossover's uncertainty ({span}).", years)
-    return Decision("above", MEASURED, f"{less}, once validated at your budget",
-                    f"Validate {less} at {sci(budget)} FLOPs against {more} before shipping it; keep {more} as the "
-                    "baseline and record its failure cases.",
-                    f"Your budget {sci(budget)} lies above the crossover {sci(crossover)} (seeds: {span}), where "
-                    f"{less} has overtaken.")
+        return Decision("inside", MEASURED, say("for-now"), say("inside-validate", span=span),
+                        say("inside-reason", span=span), years)
+    return Decision("above", MEASURED, say("once-validated"), say("above-validate"),
+                    say("above-reason", crossover=sci(crossover), span=span))
 

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import math
 
-from explorer.audit.workbook import COLUMNS, MAX_CELL_CHARS, MAX_ROWS, Measured, Row, canonical
+from explorer import content
+from explorer.audit.workbook import COLUMNS, MAX_CELL_CHARS, MAX_ROWS, Measured, Row, canonical, column_label
+
+BOOK = "audit"  # the editor's notes: content/<lang>/audit.md
 
 
 def _clean(value: object, where: str, notes: list[str]) -> str:
     text = "" if value is None or (isinstance(value, float) and math.isnan(value)) else str(value)
     if len(text) > MAX_CELL_CHARS:
-        notes.append(f"{where}: cut to {MAX_CELL_CHARS} characters (it had {len(text)}).")
+        notes.append(content.text(BOOK, "note-cut", where=where, limit=MAX_CELL_CHARS, chars=len(text)))
         text = text[:MAX_CELL_CHARS]
     return text
 
@@ -29,14 +32,15 @@ def apply_edits(workbook: list[Row], edits: dict, measured: dict[str, Measured])
             continue
         for col, value in (changes or {}).items():
             if col in COLUMNS:
-                rows[i].typed[col] = _clean(value, f"row {i + 1}, {COLUMNS[col]}", notes)
+                rows[i].typed[col] = _clean(value, content.text(BOOK, "where-cell", row=i + 1,
+                                                                column=column_label(col)), notes)
     deleted = {int(i) for i in edits.get("deleted_rows") or []}
     rows = [r for i, r in enumerate(rows) if i not in deleted]
     for added in edits.get("added_rows") or []:
         if len(rows) >= MAX_ROWS:
-            notes.append(f"A workbook holds at most {MAX_ROWS} rows; the rows added beyond that were dropped.")
+            notes.append(content.text(BOOK, "note-rows-dropped", limit=MAX_ROWS))
             break
-        rows.append(Row(None, {c: _clean(v, f"new row, {COLUMNS[c]}", notes) for c, v in (added or {}).items()
-                               if c in COLUMNS}))
+        rows.append(Row(None, {c: _clean(v, content.text(BOOK, "where-new-cell", column=column_label(c)), notes)
+                               for c, v in (added or {}).items() if c in COLUMNS}))
     return [canonical(r, measured) for r in rows], notes
 

@@ -7,8 +7,12 @@ import io
 import json
 import re
 
+from explorer import content
 from explorer.audit.decision import Decision
-from explorer.audit.workbook import COLUMNS, FORMAT, SOURCES, VERSION, Cell, Measured, Row, cells, page_of
+from explorer.audit.workbook import (COLUMNS, FORMAT, SOURCES, VERSION, Cell, Measured, Row, cells, column_label,
+                                     page_of, source_label)
+
+BOOK = "audit"  # the exports' words, in the run's language (keys and sources stay as the import reads them)
 
 
 def table(workbook: list[Row], measured: dict[str, Measured]) -> list[dict]:
@@ -29,7 +33,10 @@ def _cell_json(cell: Cell) -> dict:
 
 def to_json(workbook: list[Row], measured: dict[str, Measured], controls: dict | None = None,
             decision: Decision | None = None) -> str:
-    doc = {"format": FORMAT, "version": VERSION, "columns": COLUMNS, "sources": SOURCES,
+    # "columns" and "sources" are for a reader (headings and labels in the run's language); an import reads the
+    # keys, the same in every language, so a file exported in one language imports in the other
+    doc = {"format": FORMAT, "version": VERSION, "columns": {c: column_label(c) for c in COLUMNS},
+           "sources": {s: source_label(s) for s in SOURCES},
            "controls": controls or {},
            "rows": [{"id": r["id"], "page": r["page"], "cells": {c: _cell_json(cell) for c, cell in r["cells"].items()}}
                     for r in table(workbook, measured)]}
@@ -54,7 +61,9 @@ def to_csv(workbook: list[Row], measured: dict[str, Measured]) -> str:
     """One line per row; every cell is followed by its source (and the config of a measured cell)."""
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(["row", "page"] + [h for c in COLUMNS for h in (COLUMNS[c], f"{COLUMNS[c]} [source]")])
+    writer.writerow([content.text(BOOK, "csv-row"), content.text(BOOK, "csv-page")]
+                    + [h for c in COLUMNS for h in (column_label(c), content.text(BOOK, "csv-source",
+                                                                                  column=column_label(c)))])
     for i, r in enumerate(table(workbook, measured), 1):
         writer.writerow([i, r["page"] or ""] + [_csv_safe(v) for cell in r["cells"].values()
                                                 for v in (cell.text, source_text(cell))])
@@ -67,22 +76,22 @@ def _md_block(text: str) -> str:
 
 def to_markdown(workbook: list[Row], measured: dict[str, Measured], decision: Decision | None = None,
                 decision_inputs: str = "") -> str:
-    lines = ["# Bias audit (slide 67)", "",
-             "Exported from the Transformer History Explorer. Each cell says where it comes from: *measured* "
-             "(by the app, with its config), *lecture's claim*, *typed by the student* or *not measured yet*.", ""]
+    lines = ["# " + content.text(BOOK, "md-title"), "", content.text(BOOK, "md-intro"), ""]
     for i, r in enumerate(table(workbook, measured), 1):
-        lines.append(f"## {i}. {r['cells']['structure'].text.strip() or '(no structure yet)'}")
+        lines.append(f"## {i}. {r['cells']['structure'].text.strip() or content.text(BOOK, 'md-no-structure')}")
         lines.append("")
         if r["page"]:
-            lines.append(f"Measured on the app's page `/{r['page']}`.")
+            lines.append(content.text(BOOK, "md-measured-on", page=r["page"]))
             lines.append("")
         for col, cell in r["cells"].items():
             if col != "structure":
-                lines.append(f"- **{COLUMNS[col]}** *({source_text(cell)})*: {_md_block(cell.text)}")
+                lines.append(f"- **{column_label(col)}** *({source_text(cell)})*: {_md_block(cell.text)}")
         lines.append("")
     if decision is not None:
-        lines += ["## Decision rule", "", decision_inputs, "",
-                  f"- **Ship now**: {decision.ship}", f"- **Validate next**: {decision.validate}",
-                  f"- **Why** *({decision.evidence})*: {decision.reason}", ""]
+        lines += ["## " + content.text(BOOK, "md-rule"), "", decision_inputs, "",
+                  content.text(BOOK, "md-ship", ship=decision.ship),
+                  content.text(BOOK, "md-validate", validate=decision.validate),
+                  content.text(BOOK, "md-why", evidence=content.text(BOOK, f"evidence-{decision.evidence}"),
+                               reason=decision.reason), ""]
     return "\n".join(lines)
 

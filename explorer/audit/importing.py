@@ -7,75 +7,81 @@ from __future__ import annotations
 
 import json
 
+from explorer import content
 from explorer.audit.workbook import (CLAIM, COLUMNS, FORMAT, MAX_CELL_CHARS, MAX_ROWS, MEASURED, PENDING, SOURCES,
-                                     TEMPLATE_BY_ID, TYPED, VERSION, AuditError, Measured, Row, canonical, spec_of)
+                                     TEMPLATE_BY_ID, TYPED, VERSION, AuditError, Measured, Row, canonical, source_label,
+                                     spec_of)
+
+BOOK = "audit"  # the refusals and notes a student reads: content/<lang>/audit.md
 
 MAX_IMPORT_BYTES = 1_000_000  # size of a JSON file to import: the uploader's own 1 MB, in bytes
 
 
 def type_name(value: object) -> str:
     """A JSON value's kind in the words of an error message."""
-    return {dict: "an object", list: "a list", str: "text", bool: "true/false", int: "a number", float: "a number",
-            type(None): "null"}.get(type(value), type(value).__name__)
+    kinds = {dict: "object", list: "list", str: "text", bool: "boolean", int: "number", float: "number",
+             type(None): "null"}
+    kind = kinds.get(type(value))
+    return content.text(BOOK, f"json-{kind}") if kind else type(value).__name__
 
 
 def expect(value: object, kind: type, where: str, what: str) -> None:
-    """AuditError at `where` unless `value` is a `kind` (a bool is not a number)."""
+    """AuditError at `where` unless `value` is a `kind` (a bool is not a number); `what` names the expected kind
+    (`expected-<what>` in the content book)."""
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise AuditError(f"{where}: expected {what}, got {type_name(value)}.")
+        raise AuditError(content.text(BOOK, "error-expected", where=where, what=content.text(BOOK, f"expected-{what}"),
+                                      got=type_name(value)))
 
 
 def cell_text(value: object, where: str) -> str:
     """`value` when it is text that fits a cell, else AuditError at `where`."""
     expect(value, str, where, "text")
     if len(value) > MAX_CELL_CHARS:
-        raise AuditError(f"{where}: {len(value)} characters; a cell holds at most {MAX_CELL_CHARS}.")
+        raise AuditError(content.text(BOOK, "error-cell-long", where=where, chars=len(value), limit=MAX_CELL_CHARS))
     return value
 
 
 def parse_file(raw: bytes) -> dict:
     """Bytes of an uploaded file -> the JSON object, or AuditError naming why not."""
     if len(raw) > MAX_IMPORT_BYTES:
-        raise AuditError(f"The file has {len(raw):,} bytes; a workbook file may have at most {MAX_IMPORT_BYTES:,}.")
+        raise AuditError(content.text(BOOK, "error-file-large", bytes=f"{len(raw):,}", limit=f"{MAX_IMPORT_BYTES:,}"))
     if not raw.strip():
-        raise AuditError("The file is empty.")
+        raise AuditError(content.text(BOOK, "error-file-empty"))
     if b"\x00" in raw:
-        raise AuditError("This is a binary file, not JSON text. Upload a workbook exported as JSON from this page.")
+        raise AuditError(content.text(BOOK, "error-file-binary"))
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise AuditError("This file is not UTF-8 text (a binary file?). Upload a workbook exported as JSON "
-                         "from this page.") from None
+        raise AuditError(content.text(BOOK, "error-file-not-utf8")) from None
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as err:
-        raise AuditError(f"Not JSON: {err.msg} at line {err.lineno}, column {err.colno}.") from None
+        raise AuditError(content.text(BOOK, "error-not-json", message=err.msg, line=err.lineno,
+                                      column=err.colno)) from None
     except RecursionError:  # `[[[[...` a thousand deep: the parser gives up before any schema check
-        raise AuditError("Not a workbook: the JSON is nested too deeply.") from None
+        raise AuditError(content.text(BOOK, "error-too-deep")) from None
     if not isinstance(doc, dict):
-        raise AuditError(f"Wrong schema: the file holds {type_name(doc)}, not a workbook object.")
+        raise AuditError(content.text(BOOK, "error-not-object", kind=type_name(doc)))
     return doc
 
 
 def _import_cell(row_id: str | None, col: str, cell: object, where: str, notes: list[str]) -> str | None:
     """The typed text this cell becomes, or None when it is the pre-filled cell (re-measured live)."""
-    expect(cell, dict, where, "an object with text and source")
+    expect(cell, dict, where, "cell")
     text = cell_text(cell.get("text"), f"{where}.text")
     source = cell.get("source")
     if not isinstance(source, str) or source not in SOURCES:  # a list or object is not even hashable
-        raise AuditError(f"{where}.source: expected one of {', '.join(SOURCES)}, got "
-                         f"{json.dumps(source)[:40] if isinstance(source, str) else type_name(source)}.")
+        raise AuditError(content.text(BOOK, "error-source", where=where, sources=", ".join(SOURCES),
+                                      got=json.dumps(source)[:40] if isinstance(source, str) else type_name(source)))
     spec = spec_of(row_id, col)
     if source == TYPED:
         return text
-    if source == CLAIM and spec is not None and spec.source == CLAIM and spec.text == text:
-        return None
+    if source == CLAIM and spec is not None and spec.source == CLAIM and text in spec.texts():
+        return None  # the claim in either language: shown in the page's language
     if source in (MEASURED, PENDING) and spec is not None and spec.source in (MEASURED, PENDING):
         return None  # a measured cell is measured again here, never taken from a file on trust
-    label = SOURCES[source]
-    why = "the pre-filled cell differs" if spec else "no pre-filled cell is there"
-    notes.append(f"{where}: labelled \"{label}\", but {why}; "
-                 "kept as typed by the student.")
+    why = content.text(BOOK, "note-differs") if spec else content.text(BOOK, "note-no-cell")
+    notes.append(content.text(BOOK, "note-kept-typed", where=where, label=source_label(source), why=why))
     return text
 
 
@@ -84,36 +90,34 @@ def import_json(raw: bytes, measured: dict[str, Measured]) -> tuple[list[Row], d
     doc = parse_file(raw)
     if doc.get("format") != FORMAT:
         found = doc.get("format")
-        raise AuditError(f"Wrong schema: \"format\" must be \"{FORMAT}\", got "
-                         f"{json.dumps(found)[:40] if isinstance(found, str) else type_name(found)}. "
-                         "Is this a workbook exported from this page?")
+        raise AuditError(content.text(BOOK, "error-format", format=FORMAT,
+                                      got=json.dumps(found)[:40] if isinstance(found, str) else type_name(found)))
     if doc.get("version") != VERSION:
-        raise AuditError(f"Wrong schema: this page reads version {VERSION} workbooks, the file says "
-                         f"{json.dumps(doc.get('version'))[:20]}.")
+        raise AuditError(content.text(BOOK, "error-version", version=VERSION,
+                                      got=json.dumps(doc.get("version"))[:20]))
     rows = doc.get("rows")
-    expect(rows, list, "rows", "a list of rows")
+    expect(rows, list, "rows", "rows")
     if len(rows) > MAX_ROWS:
-        raise AuditError(f"rows: {len(rows)} rows; a workbook holds at most {MAX_ROWS}.")
+        raise AuditError(content.text(BOOK, "error-rows", rows=len(rows), limit=MAX_ROWS))
     controls = doc.get("controls", {})
-    expect(controls, dict, "controls", "an object")
+    expect(controls, dict, "controls", "object")
     notes: list[str] = []
     workbook = []
     for i, row in enumerate(rows):
         where = f"rows[{i}]"
-        expect(row, dict, where, "an object with cells")
+        expect(row, dict, where, "row")
         row_id = row.get("id")
         if row_id is not None:
-            expect(row_id, str, f"{where}.id", "text or null")
+            expect(row_id, str, f"{where}.id", "id")
             if row_id not in TEMPLATE_BY_ID:
-                notes.append(f"{where}.id: no pre-filled row is called {json.dumps(row_id)[:40]}; imported as "
-                             "your own row.")
+                notes.append(content.text(BOOK, "note-unknown-row", where=where, id=json.dumps(row_id)[:40]))
                 row_id = None
         row_cells = row.get("cells")
-        expect(row_cells, dict, f"{where}.cells", "an object of cells")
+        expect(row_cells, dict, f"{where}.cells", "cells")
         unknown = [c for c in row_cells if c not in COLUMNS]
         if unknown:
-            raise AuditError(f"{where}.cells: unknown column {json.dumps(unknown[0])[:40]}; the columns are "
-                             f"{', '.join(COLUMNS)}.")
+            raise AuditError(content.text(BOOK, "error-column", where=where, column=json.dumps(unknown[0])[:40],
+                                          columns=", ".join(COLUMNS)))
         typed = {}
         for col, cell in row_cells.items():
             text = _import_cell(row_id, col, cell, f"{where}.cells.{col}", notes)

@@ -9,31 +9,48 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from explorer import content
 from explorer.audit.decision import sci
-from explorer.formatting import seed_list
 from explorer.audit.workbook import PENDING, Measured
+
+BOOK = "audit"  # the measured cells' sentences and configs: content/<lang>/audit.md
+
+
+def seed_list(seeds) -> str:
+    """`seed 0`, `seeds 0-4` for a run of consecutive seeds, else `seeds 0, 2, 5`, in the run's language."""
+    seeds = sorted(seeds)
+    if len(seeds) == 1:
+        return content.text(BOOK, "seeds-one", seed=seeds[0])
+    if seeds == list(range(seeds[0], seeds[0] + len(seeds))):
+        return content.text(BOOK, "seeds-run", first=seeds[0], last=seeds[-1])
+    return content.text(BOOK, "seeds-list", seeds=", ".join(map(str, seeds)))
+
+
+def _join(parts: list[str]) -> str:
+    """Parts of a list in one sentence: '; ' in English, '；' in Chinese (`list-separator`)."""
+    sep = content.text(BOOK, "list-separator")
+    return (sep + " " if sep.isascii() else sep).join(parts)
 
 
 def ablation_config(record: dict) -> str:
     s = record["settings"]
-    return (f"four-steps ablation, data/four_steps/ablation.json: task {s['task']}, {s['length']} tokens of "
-            f"{s['n_symbols']} symbols; {s['depth']} layers, d={s['width']}, {s['heads']} heads; {s['steps']} steps, "
-            f"batch {s['batch_size']}, lr {s['lr']}; {seed_list(s['seeds'])}; {s['eval_size']} held-out examples"
-            + (f"; run {record['date']}" if record.get("date") else ""))
+    return (content.text(BOOK, "config-ablation", task=s["task"], length=s["length"], symbols=s["n_symbols"],
+                         depth=s["depth"], width=s["width"], heads=s["heads"], steps=s["steps"],
+                         batch=s["batch_size"], lr=s["lr"], seeds=seed_list(s["seeds"]), eval=s["eval_size"])
+            + (content.text(BOOK, "config-run-date", date=record["date"]) if record.get("date") else ""))
 
 
 def _removal_text(row: dict, what: str, means: tuple[float, float]) -> str:
-    word = "beyond seed noise" if row["holm_p"] < 0.05 else "not beyond seed noise by this test"
-    return (f"Removing it ({what}) changes held-out loss by {row['mean_diff']:+.3f} ({means[0]:.3f} against "
-            f"{means[1]:.3f}; exact paired p = {row['paired_p']:.2g}, Holm {row['holm_p']:.2g}, {row['n']} seeds, "
-            f"which cannot go below {2 / 2 ** row['n']:.2g}): {word}.")
+    word = content.text(BOOK, "beyond-noise") if row["holm_p"] < 0.05 else content.text(BOOK, "not-beyond-noise")
+    return content.text(BOOK, "removal", what=what, diff=row["mean_diff"], without=means[0], with_=means[1],
+                        p=row["paired_p"], holm=row["holm_p"], seeds=row["n"], floor=2 / 2 ** row["n"], word=word)
 
 
-STRUCTURE_REMOVED = {  # ref -> (variant without the structure, variant with it, how it is removed)
+STRUCTURE_REMOVED = {  # ref -> (variant without the structure, variant with it, how it is removed: `removed-<key>`)
     # against separate stacks narrowed to the same parameter count: sharing, not a smaller model
-    "four_steps.separate": ("2", "0m", "steps 1-2, shared parameters, against separate stacks of as many parameters"),
-    "four_steps.final_layer": ("3", "2", "step 3, layer-aligned reading, at this depth only"),
-    "four_steps.bidirectional": ("4", "3", "step 4, causal input"),
+    "four_steps.separate": ("2", "0m", "separate"),
+    "four_steps.final_layer": ("3", "2", "final-layer"),
+    "four_steps.bidirectional": ("4", "3", "bidirectional"),
 }
 
 
@@ -54,7 +71,7 @@ def four_steps_cells(record: dict, parameters: dict[str, int] | None = None) -> 
             row = rows.get((without, with_)) or rows.get((with_, without))
             row = row if row["a"] == without else {**row, "mean_diff": -row["mean_diff"]}
             means = (sum(losses[without]) / len(losses[without]), sum(losses[with_]) / len(losses[with_]))
-            out[ref] = Measured(_removal_text(row, what, means), config,
+            out[ref] = Measured(_removal_text(row, content.text(BOOK, f"removed-{what}"), means), config,
                                 {k: row[k] for k in ("mean_diff", "paired_p", "holm_p")})
     eq = paired["equivalence"]
     if eq and eq["n"] >= 2:
@@ -66,9 +83,8 @@ def four_steps_cells(record: dict, parameters: dict[str, int] | None = None) -> 
     if parameters:
         before, after = parameters["0"], parameters["2"]
         out["four_steps.parameters"] = Measured(
-            f"{before:,} parameters with separate stacks against {after:,} shared ({before / after:.2f}x) at the "
-            "same depth and width; the FLOPs per token stay the same.", config + "; parameters counted on the "
-            "instantiated models", {"separate": before, "shared": after})
+            content.text(BOOK, "parameters", before=f"{before:,}", after=f"{after:,}", ratio=before / after),
+            config + content.text(BOOK, "config-parameters"), {"separate": before, "shared": after})
     return out
 
 
@@ -80,15 +96,15 @@ def crossover_pairs(analysis: dict) -> list[str]:
 def crossover_config(analysis: dict) -> str:
     cfg = analysis["config"]
     weights = analysis["weights"]
-    return (f"inductive-bias page, shipped run data/crossover/main.json: {cfg['n_layers']}-layer decoders of widths "
-            f"d={', '.join(map(str, cfg['widths']))} at learning rates {', '.join(f'{lr:g}' for lr in cfg['lrs'])} "
-            f"(each window's curve: its best size and rate at each compute), {cfg['n_heads']} heads, windows {', '.join(map(str, analysis['windows']))}, "
-            f"{max(analysis['steps'])} steps, {seed_list(analysis['seeds'])}; score weights "
-            f"{', '.join(f'{w:.2f}' for w in weights)} on lags {', '.join(map(str, analysis['lags']))}")
+    return content.text(BOOK, "config-crossover", layers=cfg["n_layers"], widths=", ".join(map(str, cfg["widths"])),
+                        lrs=", ".join(f"{lr:g}" for lr in cfg["lrs"]), heads=cfg["n_heads"],
+                        windows=", ".join(map(str, analysis["windows"])), steps=max(analysis["steps"]),
+                        seeds=seed_list(analysis["seeds"]), weights=", ".join(f"{w:.2f}" for w in weights),
+                        lags=", ".join(map(str, analysis["lags"])))
 
 
 def window_name(window: int, length: int) -> str:
-    return f"w={window} (full attention)" if window >= length else f"w={window}"
+    return content.text(BOOK, "window-full", w=window) if window >= length else f"w={window}"
 
 
 def crossover_input(analysis: dict, pair: str) -> dict:
@@ -118,25 +134,24 @@ def crossover_cells(analysis: dict, pair: str, budget: float) -> dict[str, Measu
     more, less = x["windows"]
     out = {}
     if x["crossover"]:
-        seeds = f"{x['seeds_with_crossover']} of {x['seeds']} seeds cross"
-        spread = (f"{sci(x['lo'])} to {sci(x['hi'])}" if x["hi"] < math.inf
-                  else f"{sci(x['lo'])} to beyond {sci(x['range'][1])}")
+        seeds = content.text(BOOK, "seeds-cross", crossed=x["seeds_with_crossover"], seeds=x["seeds"])
+        spread = (content.text(BOOK, "spread", lo=sci(x["lo"]), hi=sci(x["hi"])) if x["hi"] < math.inf
+                  else content.text(BOOK, "spread-open", lo=sci(x["lo"]), hi=sci(x["range"][1])))
         out["crossover.pair"] = Measured(
-            f"{x['less']} overtakes {x['more']} at {sci(x['crossover'])} training FLOPs (geometric mean over the "
-            f"seeds; per-seed spread {spread}; {seeds}).", config,
+            content.text(BOOK, "crossover-pair", less=x["less"], more=x["more"], crossover=sci(x["crossover"]),
+                         spread=spread, seeds=seeds), config,
             {"flops_mean": x["crossover"], "flops_min": x["lo"], "flops_max": x["hi"], "pair": pair})
     read = at_budget(analysis, budget)
     if read is None:
         out["crossover.gain"] = Measured(
-            f"Not measured at your budget: {sci(budget)} FLOPs lies outside this run ({sci(x['range'][0])} to "
-            f"{sci(x['range'][1])}), and reading its curves there would be an extrapolation.", config,
-            {"budget": budget}, PENDING)
+            content.text(BOOK, "gain-outside", budget=sci(budget), lo=sci(x["range"][0]), hi=sci(x["range"][1])),
+            config, {"budget": budget}, PENDING)
     else:
         acc = read["accuracy"]
         lead = acc[more] - acc[less]
         out["crossover.gain"] = Measured(
-            f"At your budget, {sci(budget)} FLOPs: {x['more']} scores {acc[more]:.3f}, {x['less']} {acc[less]:.3f} "
-            f"(seed means): the structure is worth {lead:+.3f} in held-out accuracy now.", config,
+            content.text(BOOK, "gain", budget=sci(budget), more=x["more"], less=x["less"], more_acc=acc[more],
+                         less_acc=acc[less], lead=lead), config,
             {"budget": budget, "more": acc[more], "less": acc[less]})
     return out
 
@@ -150,17 +165,15 @@ def cache_cell(n: int, m: int, depth: int = 2, timing: dict | None = None) -> di
     f = turn_flops(cfg, n, m)
     ratio = f["flops_reencode"] / f["flops_cached"]
     kib = kv_cache_bytes(cfg, n + m) / 1024
-    text = (f"One chat turn of m={m} new tokens after n={n}: re-encoding the whole input (bidirectional) costs "
-            f"{sci(f['flops_reencode'])} FLOPs, the cached causal step {sci(f['flops_cached'])}: {ratio:.1f}x "
-            f"more, (n+m)/m; the cache holds {kib:,.1f} KiB.")
-    config = (f"cache page's model: {depth} layers, d={cfg.d_model}, {cfg.n_heads} heads, vocab {cfg.vocab_size}; "
-              "FLOPs counted exactly (explorer.costs), float32 cache")
+    text = content.text(BOOK, "cache-turn", m=m, n=n, reencode=sci(f["flops_reencode"]), cached=sci(f["flops_cached"]),
+                        ratio=ratio, kib=f"{kib:,.1f}")
+    config = content.text(BOOK, "config-cache", depth=depth, d=cfg.d_model, heads=cfg.n_heads, vocab=cfg.vocab_size)
     values = {"n": n, "m": m, "flops_reencode": f["flops_reencode"], "flops_cached": f["flops_cached"],
               "flop_ratio": ratio, "kv_cache_bytes": kv_cache_bytes(cfg, n + m)}
     if timing:
-        text += (f" Timed on this server: {timing['time_reencode_ms']:.3g} ms against {timing['time_cached_ms']:.3g} "
-                 f"ms, a {timing['speedup']:.1f}x speedup (per-layer overhead keeps it below the FLOP ratio).")
-        config += f"; timed: thread CPU time, median of {timing['repeats']} repeats, seed {timing['seed']}"
+        text += " " + content.text(BOOK, "cache-timed", reencode=timing["time_reencode_ms"], cached=timing["time_cached_ms"],
+                             speedup=timing["speedup"])
+        config += content.text(BOOK, "config-timed", repeats=timing["repeats"], seed=timing["seed"])
         values.update(speedup=timing["speedup"])
     return {"cache.turn": Measured(text, config, values)}
 
@@ -171,37 +184,36 @@ def depth_cells(analysis: dict) -> dict[str, Measured]:
     if not gaps:
         return {}
     depths = sorted(gaps)
-    parts = [f"depth {d}: {gaps[d]['mean_diff']:+.3f} (p = {gaps[d]['p']:.2g})" for d in depths]
+    parts = [content.text(BOOK, "depth-part", depth=d, diff=gaps[d]["mean_diff"], p=gaps[d]["p"]) for d in depths]
     aligned_ahead = [d for d in depths if gaps[d]["mean_diff"] > 0]
     clear = [str(d) for d in aligned_ahead if gaps[d]["p"] < gaps[d]["alpha"]]
     if len(aligned_ahead) == len(depths):
-        verdict = f"no crossover within depths {depths[0]}-{depths[-1]}: layer-aligned reading is ahead at every depth"
+        verdict = content.text(BOOK, "depth-aligned-ahead", first=depths[0], last=depths[-1])
     elif not aligned_ahead:
-        verdict = f"no crossover within depths {depths[0]}-{depths[-1]}: final-layer-only is ahead at every depth"
+        verdict = content.text(BOOK, "depth-final-ahead", first=depths[0], last=depths[-1])
     else:
-        verdict = "the sign changes along depth: see the depth page"
+        verdict = content.text(BOOK, "depth-sign-changes")
     if clear:
-        verdict += f", beyond seed noise at depth{'s' if len(clear) > 1 else ''} {', '.join(clear)}"
+        verdict += (content.text(BOOK, "depth-clear-many", depths=", ".join(clear)) if len(clear) > 1
+                    else content.text(BOOK, "depth-clear-one", depths=", ".join(clear)))
     elif aligned_ahead and all(gaps[d]["smallest_p"] >= gaps[d]["alpha"] for d in aligned_ahead):
         smallest = min(gaps[d]["smallest_p"] for d in aligned_ahead)
-        verdict += (f"; the exact paired test cannot call it beyond seed noise with these seeds (its smallest "
-                    f"possible p is {smallest:.2g})")
+        verdict += content.text(BOOK, "depth-floor", smallest=smallest)
     cfg = analysis["config"]
     seeds = analysis["seeds"]
-    config = (f"depth page, data/depth/main.json: majority-shifted copy, {cfg.get('length', '?')} tokens of "
-              f"{cfg.get('n_symbols', '?')} symbols; d={cfg.get('d_model', '?')}, {cfg.get('n_heads', '?')} heads; "
-              f"{cfg.get('steps', '?')} steps, batch {cfg.get('batch_size', '?')}; "
-              f"{seed_list(seeds) if seeds else 'no seeds'}")
-    text = ("Held-out loss of final-layer-only minus layer-aligned (positive: reading only the final layer hurts): "
-            + "; ".join(parts) + f". So {verdict}.")
+    config = content.text(BOOK, "config-depth", length=cfg.get("length", "?"), symbols=cfg.get("n_symbols", "?"),
+                          d=cfg.get("d_model", "?"), heads=cfg.get("n_heads", "?"), steps=cfg.get("steps", "?"),
+                          batch=cfg.get("batch_size", "?"),
+                          seeds=seed_list(seeds) if seeds else content.text(BOOK, "seeds-none"))
+    text = content.text(BOOK, "depth-text", parts=_join(parts), verdict=verdict)
     out = {"depth.final_layer": Measured(text, config, {"per_depth": {str(d): {"mean_diff": gaps[d]["mean_diff"],
                                                                                "p": gaps[d]["p"]} for d in depths}})}
     sizes = {d: {w: (c["parameters"], c["flops_per_step"]) for w, c in analysis["cells"][d].items()} for d in depths}
     if all(len(set(by_wiring.values())) == 1 for by_wiring in sizes.values()):
-        per_depth = "; ".join(f"depth {d}: {next(iter(sizes[d].values()))[0]:,} parameters, "
-                              f"{sci(next(iter(sizes[d].values()))[1])} training FLOPs per step" for d in depths)
-        out["depth.cost"] = Measured(f"None in parameters or compute: both wirings have the same parameters and FLOPs "
-                                     f"at every depth ({per_depth}).", config)
+        per_depth = _join(
+            [content.text(BOOK, "depth-size", depth=d, parameters=f"{next(iter(sizes[d].values()))[0]:,}",
+                         flops=sci(next(iter(sizes[d].values()))[1])) for d in depths])
+        out["depth.cost"] = Measured(content.text(BOOK, "depth-cost", sizes=per_depth), config)
     return out
 
 

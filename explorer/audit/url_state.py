@@ -11,8 +11,12 @@ import json
 import re
 import zlib
 
+from explorer import content
 from explorer.audit.importing import cell_text, expect
-from explorer.audit.workbook import COLUMNS, MAX_ROWS, TEMPLATE_BY_ID, VERSION, AuditError, Row, default_workbook
+from explorer.audit.workbook import (COLUMNS, MAX_ROWS, TEMPLATE_BY_ID, VERSION, AuditError, Row, column_label,
+                                     default_workbook)
+
+BOOK = "audit"  # what a damaged link's notice says: content/<lang>/audit.md
 
 MAX_URL_CHARS = 4000  # characters of the compact URL state; larger workbooks travel as JSON
 MAX_STATE_BYTES = 64_000  # decompressed size of a URL state (a guard against decompression bombs)
@@ -38,44 +42,44 @@ _URLSAFE = re.compile(r"^[A-Za-z0-9_-]*$")
 def decode_state(state: str) -> list[Row]:
     """The inverse of `encode_state`; AuditError names what is wrong with a damaged or foreign state."""
     if len(state) > MAX_URL_CHARS:
-        raise AuditError(f"the workbook state has {len(state):,} characters; the URL holds at most {MAX_URL_CHARS:,}.")
+        raise AuditError(content.text(BOOK, "state-long", chars=f"{len(state):,}", limit=f"{MAX_URL_CHARS:,}"))
     if not _URLSAFE.match(state):
-        raise AuditError("the workbook state has characters that URL-safe base64 does not use (was the link cut "
-                         "or edited?).")
+        raise AuditError(content.text(BOOK, "state-characters"))
     try:
         packed = base64.urlsafe_b64decode(state + "=" * (-len(state) % 4))
     except (binascii.Error, ValueError):
-        raise AuditError("the workbook state is not valid base64 (was the link cut?).") from None
+        raise AuditError(content.text(BOOK, "state-base64")) from None
     inflate = zlib.decompressobj()
     try:
         raw = inflate.decompress(packed, MAX_STATE_BYTES)
     except zlib.error:
-        raise AuditError("the workbook state is damaged: it does not decompress (was the link cut?).") from None
+        raise AuditError(content.text(BOOK, "state-damaged")) from None
     if inflate.unconsumed_tail:
-        raise AuditError(f"the workbook state unpacks to more than {MAX_STATE_BYTES:,} bytes.")
+        raise AuditError(content.text(BOOK, "state-large", limit=f"{MAX_STATE_BYTES:,}"))
     if not inflate.eof:
-        raise AuditError("the workbook state is incomplete: it stops early (was the link cut?).")
+        raise AuditError(content.text(BOOK, "state-incomplete"))
     try:
         doc = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):  # RecursionError: `[[[[...` nested too deep
-        raise AuditError("the workbook state does not hold JSON.") from None
+        raise AuditError(content.text(BOOK, "state-not-json")) from None
     if not isinstance(doc, dict) or doc.get("v") != VERSION or not isinstance(doc.get("r"), list):
-        raise AuditError(f"the workbook state is not a version {VERSION} workbook.")
+        raise AuditError(content.text(BOOK, "state-version", version=VERSION))
     if len(doc["r"]) > MAX_ROWS:
-        raise AuditError(f"the workbook state has {len(doc['r'])} rows; a workbook holds at most {MAX_ROWS}.")
+        raise AuditError(content.text(BOOK, "state-rows", rows=len(doc["r"]), limit=MAX_ROWS))
     rows = []
     for i, entry in enumerate(doc["r"]):
         if isinstance(entry, str):
             entry = {"i": entry, "c": {}}
-        expect(entry, dict, f"row {i + 1}", "a row")
+        where = content.text(BOOK, "where-row", row=i + 1)
+        expect(entry, dict, where, "state-row")
         row_id = entry.get("i")
         if row_id is not None and (not isinstance(row_id, str) or row_id not in TEMPLATE_BY_ID):
-            raise AuditError(f"row {i + 1}: unknown pre-filled row {json.dumps(row_id)[:40]}.")
+            raise AuditError(content.text(BOOK, "state-unknown-row", where=where, id=json.dumps(row_id)[:40]))
         typed = entry.get("c", {})
-        expect(typed, dict, f"row {i + 1}", "an object of cells")
+        expect(typed, dict, where, "cells")
         for col, text in typed.items():
             if col not in COLUMNS:
-                raise AuditError(f"row {i + 1}: unknown column {json.dumps(col)[:40]}.")
-            cell_text(text, f"row {i + 1}, {COLUMNS[col]}")
+                raise AuditError(content.text(BOOK, "state-unknown-column", where=where, column=json.dumps(col)[:40]))
+            cell_text(text, content.text(BOOK, "where-cell", row=i + 1, column=column_label(col)))
         rows.append(Row(row_id, dict(typed)))
     return rows

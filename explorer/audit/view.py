@@ -7,14 +7,16 @@ from __future__ import annotations
 import json
 import re
 
+from explorer import content
 from explorer.audit.importing import import_json
 from explorer.audit.measured import CACHE_DEPTH
 from explorer.audit.url_state import MAX_URL_CHARS, decode_state
 from explorer.audit.workbook import TEMPLATE_BY_ID, AuditError, Row, default_workbook
 from explorer.experiments import cache as cache_exp
 
-ROW_KINDS = {True: "example", False: "slide 67"}
-DEFAULT_MORE, DEFAULT_LESS = "the structured method", "the less-structured method"
+BOOK = "audit"  # the page's book: content/<lang>/audit.md
+ROW_KINDS = {True: "example", False: "slide 67"}  # the editor's row kinds in English (`row-<kind>` in the book)
+DEFAULT_MORE, DEFAULT_LESS = "the structured method", "the less-structured method"  # `default-more`, `default-less`
 _MARKDOWN_SPECIALS = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=^&])")
 
 
@@ -42,7 +44,8 @@ def typed_crossing(xc: float, xu: float, xlo: float, xhi: float, more: str, less
     reversed_range = xlo > xhi
     lo, hi = (xhi, xlo) if reversed_range else (xlo, xhi)
     return ({"crossover": 10 ** xc, "lo": 10 ** (xc - xu), "hi": 10 ** (xc + xu), "per_seed": [],
-             "range": (10 ** lo, 10 ** hi), "more": more.strip() or DEFAULT_MORE, "less": less.strip() or DEFAULT_LESS},
+             "range": (10 ** lo, 10 ** hi), "more": more.strip() or content.text(BOOK, "default-more"),
+             "less": less.strip() or content.text(BOOK, "default-less")},
             reversed_range)
 
 
@@ -74,7 +77,8 @@ def import_file(raw: bytes, measured: dict, allowed: dict[str, list],
 
 def editor_rows(rows: list[dict], workbook: list[Row], columns: dict[str, str]) -> list[dict]:
     """The editor's rows: what kind of row it is (slide 67, the example, or the student's), then each cell's text."""
-    kinds = [ROW_KINDS[TEMPLATE_BY_ID[r.id].example] if r.id else "yours" for r in workbook]
+    kinds = [(content.text(BOOK, "row-example") if TEMPLATE_BY_ID[r.id].example else content.text(BOOK, "row-slide"))
+             if r.id else content.text(BOOK, "row-yours") for r in workbook]
     return [{"row": kind, **{c: row["cells"][c].text for c in columns}} for kind, row in zip(kinds, rows)]
 
 

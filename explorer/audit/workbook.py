@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-COLUMNS = {  # key -> heading; the order of the lecture's audit template (slide 67)
+from explorer import content, i18n
+
+BOOK = "audit"  # every word of the workbook a student reads: content/<lang>/audit.md
+COLUMNS = {  # key -> heading (a file's machine-read keys; the English headings); the order of slide 67's template
     "structure": "Structure (the assumption)",
     "problem": "Problem it solved",
     "axes": "Scale axes that could make it a ceiling",
@@ -29,6 +32,26 @@ NOT_MEASURED = "not measured yet"
 EMPTY = "to fill in"  # the label of an empty cell: the student's to write
 
 
+def column_label(col: str) -> str:
+    """A column's heading in the run's language (COLUMNS holds the English one)."""
+    return content.text(BOOK, f"column-{col}")
+
+
+def source_label(source: str) -> str:
+    """A source's label in the run's language (SOURCES holds the English one); `EMPTY` for an empty cell."""
+    return content.text(BOOK, "source-empty") if source == EMPTY else content.text(BOOK, f"source-{source}")
+
+
+def claim_text(row_id: str, col: str, lang: str | None = None) -> str:
+    """A pre-filled claim of the lecture, in our words, in `lang` (the run's language by default)."""
+    return content.text(BOOK, f"claim-{row_id}-{col}", lang=lang)
+
+
+def pending_text(key: str, lang: str | None = None) -> str:
+    """A pre-filled 'not measured' cell's reason, in `lang` (the run's language by default)."""
+    return content.text(BOOK, f"pending-{key}", lang=lang)
+
+
 @dataclass(frozen=True)
 class Measured:
     """A cell computed by this app: its text, the config that produced it, and the numbers behind it.
@@ -44,11 +67,23 @@ class Measured:
 
 @dataclass(frozen=True)
 class Spec:
-    """A pre-filled cell: a claim (text), a measurement (ref, with a fallback text) or a pending note."""
+    """A pre-filled cell: a claim, a measurement (ref) or a pending note; `key` names a claim's or a pending
+    note's text in the content book (`claim-<row>-<col>`, `pending-<key>`), so it is shown in either language."""
     source: str
-    text: str = ""
+    key: str = ""
     ref: str = ""
     link: str = ""  # slug of the page that measures it
+
+    def text(self, lang: str | None = None) -> str:
+        """The pre-filled text in `lang` (the run's language by default); "" for a measured cell."""
+        if self.source == CLAIM:
+            row_id, col = self.key.split(":")
+            return claim_text(row_id, col, lang)
+        return pending_text(self.key, lang) if self.source == PENDING else ""
+
+    def texts(self) -> set[str]:
+        """The pre-filled text in every language: a file or an edit made in either one matches it."""
+        return {self.text(lang) for lang in i18n.LANGUAGES} - {""}
 
 
 @dataclass(frozen=True)
@@ -61,8 +96,14 @@ class Cell:
     values: dict = field(default_factory=dict, compare=False)
 
     @property
+    def kind(self) -> str:
+        """The cell's source, or EMPTY for an empty typed cell: what its badge says."""
+        return EMPTY if self.source == TYPED and not self.text.strip() else self.source
+
+    @property
     def label(self) -> str:
-        return EMPTY if self.source == TYPED and not self.text.strip() else SOURCES[self.source]
+        """The badge's words, in the run's language."""
+        return source_label(self.kind)
 
 
 @dataclass
@@ -80,76 +121,45 @@ class Template:
     example: bool = False  # not in the lecture's table: this app's own worked example
 
 
-def _claim(text: str) -> Spec:
-    return Spec(CLAIM, text)
+def _claims(row_id: str) -> dict[str, Spec]:
+    """The row's four claim cells (structure, problem, axes, ablation), their texts in the content book."""
+    return {col: Spec(CLAIM, f"{row_id}:{col}") for col in ("structure", "problem", "axes", "ablation")}
 
 
 def _ref(ref: str, link: str) -> Spec:
     return Spec(MEASURED, ref=ref, link=link)
 
 
-def _pending(text: str, link: str) -> Spec:
-    return Spec(PENDING, text, link=link)
+def _pending(key: str, link: str) -> Spec:
+    return Spec(PENDING, key, link=link)
 
 
-NO_CURVE = "Not measured: the ablation here runs at one budget; a crossover needs both curves across budgets."
 TEMPLATES = (
     Template("separate", "four-steps", {
-        "structure": _claim("Separate parameters for input and target (an encoder stack and a decoder stack)"),
-        "problem": _claim("Translation: the two sides are different languages with their own words, order and "
-                          "roles, so small models gave each side its own weights (slides 53-54)."),
-        "axes": _claim("Breadth of data and tasks, long generation, multi-turn chat: what is learned on one side "
-                       "should serve the other, and scale pays for one shared set of weights (slide 55)."),
-        "ablation": _claim("Shared against separate parameters, each trained at several compute budgets: compare "
-                           "the two scaling curves, not one score."),
+        **_claims("separate"),
         "gain": _ref("four_steps.separate", "four-steps"),
-        "crossover": _pending(NO_CURVE, "four-steps"),
+        "crossover": _pending("no-curve", "four-steps"),
         "cost": _ref("four_steps.parameters", "four-steps"),
     }),
     Template("final-layer", "depth", {
-        "structure": _claim("Every decoder layer reads only the encoder's final layer"),
-        "problem": _claim("With encoders of 6 to 24 layers the top layer is a good summary of the input, and one "
-                          "memory shared by all decoder layers is simple (slides 59-60)."),
-        "axes": _claim("Depth: in deeper stacks layers hold the input at different granularity, and an early "
-                       "decoder layer may need a lower encoder layer than the top one (slide 61)."),
-        "ablation": _claim("Final-layer-only against layer-aligned cross-attention (step 3) at growing depth, with "
-                           "the same parameters and FLOPs."),
+        **_claims("final-layer"),
         "gain": _ref("four_steps.final_layer", "four-steps"),
         "crossover": _ref("depth.final_layer", "depth"),
         "cost": _ref("depth.cost", "depth"),
     }),
     Template("bidirectional", "cache", {
-        "structure": _claim("Bidirectional attention over the input"),
-        "problem": _claim("An input given once and read whole (translation, classification, a long input with a "
-                          "short answer): every input token can use the tokens after it (slide 62)."),
-        "axes": _claim("Interaction: streaming and multi-turn chat grow the input every turn; scale: after "
-                       "instruction tuning the speaker saw little quality difference, an anecdote he labels as "
-                       "such (slide 64)."),
-        "ablation": _claim("Causal against bidirectional input at the same budget (step 4): the quality gain set "
-                           "against the cost of re-encoding every turn."),
+        **_claims("bidirectional"),
         "gain": _ref("four_steps.bidirectional", "four-steps"),
-        "crossover": _pending("Not measured: needs the quality gap at several scales, and the number of turns at "
-                              "which re-encoding costs more than the gap is worth.", "cache"),
+        "crossover": _pending("bidirectional", "cache"),
         "cost": _ref("cache.turn", "cache"),
     }),
     Template("labels", "four-steps", {
-        "structure": _claim("Fixed architecture labels (encoder-decoder and decoder-only as two kinds of model)"),
-        "problem": _claim("A named architecture is easy to build, reproduce and compare with the next paper."),
-        "axes": _claim("Components can now be swapped one at a time and serving constraints change (long chats, "
-                       "caches), so a label hides which of its parts still matters."),
-        "ablation": _claim("A single-variable transformation: change one structural flag at a time from one "
-                           "architecture to the other (the four steps, slides 40-51)."),
+        **_claims("labels"),
         "gain": _ref("four_steps.verdict", "four-steps"),
-        "crossover": _pending(NO_CURVE, "four-steps"),
+        "crossover": _pending("no-curve", "four-steps"),
     }),
     Template("locality", "inductive-bias", {
-        "structure": _claim("Local attention window (this app's worked example, not in slide 67's table)"),
-        "problem": _claim("Little compute: a narrow window finds the nearby answers first, because it cannot "
-                          "spend attention on far positions (slides 10, 13)."),
-        "axes": _claim("Compute: a narrow window can never reach far positions, so more training cannot buy "
-                       "what lies beyond it; its curve flattens at a ceiling (slide 15)."),
-        "ablation": _claim("Sweep the window width at equal training FLOPs over several seeds and locate where "
-                           "each wider window overtakes (slide 14's b*(r))."),
+        **_claims("locality"),
         "gain": _ref("crossover.gain", "inductive-bias"),
         "crossover": _ref("crossover.pair", "inductive-bias"),
     }, example=True),
@@ -184,9 +194,9 @@ def _default_cell(spec: Spec | None, measured: dict[str, Measured]) -> Cell:
     if spec.source == MEASURED:
         found = measured.get(spec.ref)
         if found is None:
-            return Cell(NOT_MEASURED, PENDING, ref=spec.ref, link=spec.link)
+            return Cell(content.text(BOOK, "not-measured-cell"), PENDING, ref=spec.ref, link=spec.link)
         return Cell(found.text, found.source, found.config, spec.ref, spec.link, found.values)
-    return Cell(spec.text, spec.source, link=spec.link)
+    return Cell(spec.text(), spec.source, link=spec.link)
 
 
 def default_cell(row_id: str | None, col: str, measured: dict[str, Measured]) -> Cell:
@@ -199,9 +209,15 @@ def cells(row: Row, measured: dict[str, Measured]) -> dict[str, Cell]:
             for col in COLUMNS}
 
 
+def is_prefilled(row_id: str | None, col: str, text: str, measured: dict[str, Measured]) -> bool:
+    """Does `text` say exactly what the pre-filled cell says (a claim in either language)?"""
+    spec = spec_of(row_id, col)
+    return text == default_cell(row_id, col, measured).text or (spec is not None and text in spec.texts())
+
+
 def canonical(row: Row, measured: dict[str, Measured]) -> Row:
     """Drop typed cells that say exactly what the pre-filled cell says: they are not the student's."""
-    typed = {c: t for c, t in row.typed.items() if c in COLUMNS and t != default_cell(row.id, c, measured).text}
+    typed = {c: t for c, t in row.typed.items() if c in COLUMNS and not is_prefilled(row.id, c, t, measured)}
     return Row(row.id, typed)
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from explorer import checkpoints, masks, results, shipped, tokenizer
+from explorer import checkpoints, content, masks, results, shipped, tokenizer
 from explorer.layouts import greedy_decode, make_batch
 from explorer.model import Transformer, TransformerConfig
 from explorer.progress import SILENT, Progress
@@ -337,8 +337,8 @@ def config_text(sidecar: dict) -> str:
     cfg, meta = sidecar["config"], sidecar.get("meta", {})
     train_cfg = meta.get("config", {}).get("train", {})
     acc = meta.get("accuracy", {}).get("char_accuracy")
-    parts = [f"{cfg['arch']}", f"d={cfg['d_model']}", f"L={cfg['n_layers']}", f"H={cfg['n_heads']}",
-             f"seed {train_cfg.get('seed', '?')}", f"{meta.get('training', {}).get('steps_done', '?')} steps"]
+    values = dict(arch=cfg["arch"], d=cfg["d_model"], L=cfg["n_layers"], H=cfg["n_heads"],
+                  seed=train_cfg.get("seed", "?"), steps=meta.get("training", {}).get("steps_done", "?"))
     if acc is not None:
-        parts.append(f"char acc {acc:.1%}")
-    return ", ".join(parts)
+        return content.text("attention", "config-text-acc", acc=acc, **values)
+    return content.text("attention", "config-text", **values)

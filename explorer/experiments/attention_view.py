@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from explorer import tokenizer
+from explorer import content, i18n, tokenizer
 from explorer.experiments import attention as att
+
+BOOK = "attention"  # the page's content file: the words of the output panel and the token table
 
 WRONG_SHOWN = 6  # wrong positions listed one by one; the rest are counted
 
@@ -41,12 +43,15 @@ def output_summary(read: dict, meta: dict) -> dict:
     right on held-out strings (`accuracy`: None when the model's file does not say)."""
     wrong, n = read["wrong_positions"], len(read["expected_ids"])
     got, want = read["output_ids"], read["expected_ids"]  # per id, so a "<pad>" stays one token
-    shown = ", ".join(f"{i + 1} (wrote {tokenizer.decode([got[i]])!r}, expected {tokenizer.decode([want[i]])!r})"
-                      for i in wrong[:WRONG_SHOWN])
+    sep = ", " if i18n.current() == "en" else "，"
+    shown = sep.join(content.text(BOOK, "wrong-item", pos=i + 1, got=repr(tokenizer.decode([got[i]])),
+                                  want=repr(tokenizer.decode([want[i]]))) for i in wrong[:WRONG_SHOWN])
     accuracy = meta.get("accuracy") or None
     return {"input": tokenizer.decode(read["input_ids"]), "expected": read["expected"], "output": read["output"],
-            "verdict": "all right" if not wrong else f"{n - len(wrong)} of {n} right", "wrong": shown,
-            "more": f", and {len(wrong) - WRONG_SHOWN} more" if len(wrong) > WRONG_SHOWN else "",
+            "verdict": content.text(BOOK, "verdict-all") if not wrong else
+            content.text(BOOK, "verdict-some", right=n - len(wrong), n=n), "wrong": shown,
+            "more": sep + content.text(BOOK, "wrong-more", n=len(wrong) - WRONG_SHOWN) if len(wrong) > WRONG_SHOWN
+            else "",
             "accuracy": accuracy and {"strings": accuracy["strings"], "max": att.MAX_CHARS,
                                       "chars": accuracy["char_accuracy"], "exact": accuracy["exact_match"]},
             "stopped_at_limit": meta.get("training", {}).get("stopped") == "time_budget"}
@@ -61,5 +66,7 @@ def token_table(encoding: tokenizer.Encoding) -> pd.DataFrame:
     """Characters, tokens and ids, one column per position (a space shown as ␣)."""
     ids = encoding.ids
     return pd.DataFrame([["␣" if c == " " else c for c in encoding.characters], [tokenizer.label(i) for i in ids],
-                         [str(i) for i in ids]], index=["character", "token", "id"],
+                         [str(i) for i in ids]],
+                        index=[content.text(BOOK, "table-character"), content.text(BOOK, "table-token"),
+                               content.text(BOOK, "table-id")],
                         columns=[f"t={t}" for t in range(len(ids))])

@@ -24,7 +24,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from explorer import results, shipped
+from explorer import content, results, shipped
 from explorer.costs import TRAIN_FLOPS_PER_FORWARD, check_size, sequence_forward_flops
 from explorer.experiments.cache import turn_flops
 from explorer.model import TransformerConfig
@@ -35,6 +35,7 @@ from explorer.tasks import RULES, Seq2SeqTask
 from explorer.train import train
 
 SHIPPED_DIR = Path(__file__).resolve().parents[2] / "data" / "bidirectional_scaling"
+BOOK = "cache"  # its progress messages, shown on the cache page: content/<lang>/cache.md
 SHIPPED_PRESETS = ("main",)
 CACHE_KIND = "bidirectional-scaling-run"  # one cached record per (settings, width, mask, seed)
 MASKS = ("decoder", "prefix_lm")  # causal input, bidirectional input (the gap is the first minus the second)
@@ -154,7 +155,8 @@ def sweep(cfg: ScalingConfig, use_cache: bool = True, progress: Progress = SILEN
             if progress.should_stop():
                 stopped = progress.stop_reason()
                 break
-            label = f"width {width}, {mask}, seed {seed} ({i + 1} of {len(todo)})"
+            label = content.text(BOOK, "progress-scaling", width=width, seed=seed, run=i + 1, runs=len(todo),
+                                 mask=content.text(BOOK, f"progress-mask-{mask.replace('_', '-')}"))
             progress.update(i / len(todo), label)
             record = run_one(cfg, width, mask, seed, progress.part(i / len(todo), (i + 1) / len(todo), f"{label}: "))
             if record["stopped"] == "steps" and use_cache:
@@ -165,7 +167,7 @@ def sweep(cfg: ScalingConfig, use_cache: bool = True, progress: Progress = SILEN
             stopped = record["stopped"]
             break
     if stopped == "steps":
-        progress.update(1.0, "done")
+        progress.update(1.0, content.text(BOOK, "progress-done"))
     return {"config": cfg.to_dict(), "runs": records, "stopped": stopped, "seconds": time.perf_counter() - start}
 
 

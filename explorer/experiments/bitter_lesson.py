@@ -33,6 +33,7 @@ import torch.nn.functional as F
 from scipy import stats as sps
 from torch import nn
 
+from explorer import content
 from explorer.costs import TRAIN_FLOPS_PER_FORWARD, sequence_forward_flops
 from explorer.model import Transformer, TransformerConfig
 from explorer.progress import SILENT, Progress
@@ -41,6 +42,7 @@ from explorer.stats import holm, sign_flip_p, smallest_p, tost_sign_flip
 from explorer.tasks import BOS, FIRST_SYMBOL
 from explorer.train import EVAL_SEED_OFFSET
 
+BOOK = "bitter-lesson"  # the page's content book: the progress messages a run shows
 SHIPPED_DIR = Path(__file__).resolve().parents[2] / "data" / "bitter_lesson"
 POSITIVE = ("good", "great", "fine", "fun")
 NEGATIVE = ("bad", "dull", "poor", "weak")
@@ -238,8 +240,8 @@ def train_one(cfg: BitterConfig, case: str, method: str, seed: int, progress: Pr
                 run[key].append(value)
             if share is not None:
                 share(run)
-            progress.update(step / cfg.steps, f"{method}, seed {seed}: {seen:,} examples, held-out loss "
-                                              f"{held_loss:.3f}")
+            progress.update(step / cfg.steps, content.text(BOOK, "progress", method=content.text(
+                BOOK, f"method-{method}"), seed=seed, seen=seen, loss=held_loss))
         if stop:
             run["stopped"] = progress.stop_reason()
             break
@@ -256,7 +258,8 @@ def run(cfg: BitterConfig, progress: Progress = SILENT) -> dict:
     before = 0.0
     for (case, seed, method), weight in zip(jobs, weights):
         share = weight / sum(weights)
-        part = progress.part(before, before + share, f"{case}: ")
+        part = progress.part(before, before + share, content.text(BOOK, "progress-case", case=content.text(
+            BOOK, f"case-{case}")) + " ")
         before += share
         result = train_one(cfg, case, method, seed, part,
                            share=lambda current: progress.share({"config": cfg.to_dict(), "runs": [*done, current]}))

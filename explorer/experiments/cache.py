@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from explorer import content
 from explorer.costs import attention_entries, kv_cache_bytes, stack_forward_flops
 from explorer.model import KVCache, Transformer, TransformerConfig
 from explorer.progress import SILENT, Progress
@@ -43,6 +44,7 @@ from explorer.tasks import FIRST_SYMBOL, RULES, Seq2SeqTask
 ROOT = Path(__file__).resolve().parents[2]
 DATA_DIR = ROOT / "data" / "cache"
 ENCODER_PATH = DATA_DIR / "encoder_sort.safetensors"
+BOOK = "cache"  # what a student reads of this module (refusals, progress): content/<lang>/cache.md
 
 
 # ------------------------------------------------------------------------------------------------
@@ -234,11 +236,10 @@ def check_measurable(n: int, m: int, depth: int, d_model: int = MEASURE_WIDTH) -
     """Raise ValueError, naming the limit, when a measurement would be too big to run here."""
     _check_sizes(n, m)
     if n + m > MAX_MEASURE_TOKENS:
-        raise ValueError(f"measuring re-encoding is limited to {MAX_MEASURE_TOKENS:,} tokens in the chat "
-                         f"(history + message); this turn has {n + m:,}. The formulas above cover any size.")
+        raise ValueError(content.text(BOOK, "measure-error-tokens", limit=f"{MAX_MEASURE_TOKENS:,}",
+                                      tokens=f"{n + m:,}"))
     if (s := planned_seconds(n, m, depth, d_model=d_model)) > MAX_MEASURE_SECONDS:
-        raise ValueError(f"this measurement would take about {s:.0f} s; the limit here is "
-                         f"{MAX_MEASURE_SECONDS:.0f} s. Use fewer layers or a shorter history.")
+        raise ValueError(content.text(BOOK, "measure-error-seconds", seconds=s, limit=MAX_MEASURE_SECONDS))
 
 
 def build_models(depth: int, max_len: int, seed: int = 0,
@@ -307,9 +308,9 @@ def measure(n: int, m: int, depth: int, repeats: int | None = None, seed: int = 
     """Measure one turn (history n, message m) on a fresh model of `depth` layers; check limits first."""
     check_measurable(n, m, depth, d_model)
     repeats = repeats or repeats_for(n, m, depth, budget_s, d_model)
-    progress.update(0.05, f"building a {depth}-layer model for {n + m} tokens")
+    progress.update(0.05, content.text(BOOK, "progress-building", depth=depth, tokens=n + m))
     causal, bidirectional = build_models(depth, n + m, seed, d_model)
-    progress.update(0.2, f"timing {repeats} interleaved repeats")
+    progress.update(0.2, content.text(BOOK, "progress-timing", repeats=repeats))
     with timing():
         timed = time_turn(causal, bidirectional, n, m, repeats, seed, deadline=time.perf_counter() + 4 * budget_s)
     f = turn_flops(causal.cfg, n, m)
@@ -345,7 +346,8 @@ def overhead_sweep(histories=SWEEP_HISTORIES, messages=SWEEP_MESSAGES, depths=SW
         causal, bidirectional = build_models(depth, max(histories) + max(messages), seed)
         for h in histories:
             for m in messages:
-                progress.update(len(rows) / 2 / len(grid), f"depth {depth}, history {h}, message {m}")
+                progress.update(len(rows) / 2 / len(grid), content.text(BOOK, "progress-sweep", depth=depth,
+                                                                        history=h, m=m))
                 with timing():  # size by size, so a page's own measurement never waits long
                     timed = time_turn(causal, bidirectional, h, m, repeats, seed)
                 f = turn_flops(causal.cfg, h, m)

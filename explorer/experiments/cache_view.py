@@ -5,11 +5,11 @@ speedup is compared with, which verdict a trend test supports), computed from `e
 
 from __future__ import annotations
 
-from explorer import results
+from explorer import content, results
 from explorer.experiments import bidirectional_scaling as scaling
 from explorer.experiments import cache as exp
 from explorer.experiments import chat_cache as chat
-from explorer.formatting import p_text, plural, si
+from explorer.formatting import p_text, si
 from explorer.progress import SILENT, Progress
 from explorer.stats import smallest_p
 
@@ -20,6 +20,21 @@ MAX_HISTORY = max(N_OPTIONS) + MAX_TURNS * max(M_OPTIONS)  # the longest convers
 CHAT_STATES = chat.quantities(chat.DEMO_LAYERS)  # what the chat figure can show moving
 SWEEP = dict(histories=(16, 128, 1024), messages=(1, 8), depths=(1, 2, 4), repeats=5, seed=0)
 SIGNIFICANT = 0.05  # a Holm-corrected p below this supports a direction
+BOOK = "cache"  # the page's book: content/<lang>/cache.md
+
+
+def count(k: int, unit: str) -> str:
+    """`1 turn`, `6 turns` (in Chinese without a plural): a count with its noun, in the run's language."""
+    return content.text(BOOK, f"count-{unit}-{'one' if k == 1 else 'many'}", n=k)
+
+
+def state_label(state: str) -> str:
+    """One of CHAT_STATES ('layer 2 keys & values', 'output state': the URL's values) as the page shows it."""
+    i = CHAT_STATES.index(state) if state in CHAT_STATES else -1
+    if i < 0:
+        return state
+    return content.text(BOOK, "state-output") if i == len(CHAT_STATES) - 1 else content.text(BOOK, "state-layer",
+                                                                                            layer=i + 1)
 
 
 # --- the first screen ----------------------------------------------------------------------------------------
@@ -40,7 +55,7 @@ def chat_takeaway(data: dict, shown: int) -> tuple[str, dict]:
         return "one-turn", {"tokens": last["end"], "separator": chat.TURN_SEPARATOR}
     # the tokens are the tokenizer's alphabet (letters, digits, space, . , ! ? ' -): inert in Markdown
     values = {"turn": last["turn"], "text": f"“{last['text']}”", "old": last["old"], "new": last["new"],
-              "total": last["end"], "quantity": data["quantities"][shown], "limit": data["limit"]}
+              "total": last["end"], "quantity": _quantity(data["quantities"], shown), "limit": data["limit"]}
     moved = chat.drift_summary(last, shown)
     if moved is None:
         return "unmeasured", values
@@ -50,12 +65,21 @@ def chat_takeaway(data: dict, shown: int) -> tuple[str, dict]:
                      "token": f"“{data['tokens'][moved['argmax']]}”"}
 
 
+def _quantity(quantities: list[str], shown: int) -> str:
+    """The chat's drift quantity `shown` (`chat_cache.quantities`) in the run's language."""
+    if shown == len(quantities) - 1 and quantities[shown] == "output state":
+        return content.text(BOOK, "state-output")
+    if quantities[shown] == f"layer {shown + 1} keys & values":
+        return content.text(BOOK, "state-layer", layer=shown + 1)
+    return quantities[shown]
+
+
 def measured_turns(data: dict) -> str | None:
     """How many turns (`2 turns`) of a chat longer than the demo models read have a measured drift; None when
     all do (or there are no models, so none could)."""
     if data["models"] is None or data["turns"][-1]["end"] <= data["limit"]:
         return None
-    return plural(sum(turn["drift"] is not None for turn in data["turns"]), "turn")
+    return count(sum(turn["drift"] is not None for turn in data["turns"]), "turn")
 
 
 def chat_help() -> dict:
@@ -84,10 +108,11 @@ def overhead_sweep(progress: Progress = SILENT) -> dict:
 
 def measured_tiles(measured: dict) -> list[tuple[str, str]]:
     """(label, value) of the five timing tiles; the last one's help quotes `measured['max_abs_logit']`."""
-    return [("Re-encode", f"{measured['time_reencode_ms']:.3g} ms"),
-            ("Cached step", f"{measured['time_cached_ms']:.3g} ms"),
-            ("Measured speedup", f"{measured['speedup']:.1f}x"), ("FLOP ratio", f"{measured['flop_ratio']:.1f}x"),
-            ("max |Δ logit|", f"{measured['max_abs_logit_diff']:.1e}")]
+    return [(content.text(BOOK, "tile-reencode"), f"{measured['time_reencode_ms']:.3g} ms"),
+            (content.text(BOOK, "tile-cached"), f"{measured['time_cached_ms']:.3g} ms"),
+            (content.text(BOOK, "tile-speedup"), f"{measured['speedup']:.1f}x"),
+            (content.text(BOOK, "tile-ratio"), f"{measured['flop_ratio']:.1f}x"),
+            (content.text(BOOK, "tile-logit"), f"{measured['max_abs_logit_diff']:.1e}")]
 
 
 def why_speedup(measured: dict, sweep: dict, history: int, m: int, depth: int) -> dict:
@@ -102,7 +127,7 @@ def why_speedup(measured: dict, sweep: dict, history: int, m: int, depth: int) -
             "per_layer": fit["b_s_per_layer"] * 1e3, "gflops": fit["gflops_per_s"],
             "matrix_ms": measured["flops_cached"] / fit["gflops_per_s"] / 1e6,
             "fixed_ms": (depth * fit["b_s_per_layer"] + fit["c_s"]) * 1e3, "predicted": predicted, "extra": extra,
-            "rows": plural(m, "row"), "history": history}
+            "rows": count(m, "row"), "history": history}
 
 
 # --- drift and the stale cache -------------------------------------------------------------------------------
@@ -132,8 +157,8 @@ def stale_findings(head: dict) -> dict | None:
             "sort_high": sort["kl_high"], "sort_gap": sort["mean_gap"], "gap_low": sort["gap_low"],
             "gap_high": sort["gap_high"], "copy_gap": copy["mean_gap"], "copy_kl": copy["kl"],
             "causal_kl": head["causal_max_kl"], "causal_logit": head["causal_max_logit_diff"],
-            "every": "in every seed at every size" if sort["every_seed_worse"] else "at most sizes, not all",
-            "apart": "do not overlap at any size" if sort["ranges_apart"] else "overlap at some sizes",
+            "every": content.text(BOOK, "stale-every") if sort["every_seed_worse"] else content.text(BOOK, "stale-most"),
+            "apart": content.text(BOOK, "stale-apart") if sort["ranges_apart"] else content.text(BOOK, "stale-overlap"),
             "p_floor": smallest_p(sort["seeds"]), "steps": sort["steps"], "trained_low": sort["trained_low"],
             "trained_high": sort["trained_high"], "copy_steps": copy["steps"], "copy_trained": copy["trained_low"]}
 
@@ -187,7 +212,7 @@ def scaling_watch(quick: scaling.ScalingConfig, shipped_record: dict | None) -> 
     """The quick preset a student can train here: its models (as words), widths, seeds, steps, the seconds
     it should take (from the shipped run's rates, when there is one) and its job's key."""
     return {"key": "bidirectional-scaling-quick-" + results.result_key("bidirectional-scaling-quick", quick.to_dict()),
-            "models": plural(len(quick.runs()), "model"), "widths": ", ".join(map(str, quick.widths)),
+            "models": count(len(quick.runs()), "model"), "widths": ", ".join(map(str, quick.widths)),
             "seeds": len(quick.seeds), "steps": quick.steps, "seconds": scaling.estimate_seconds(quick, shipped_record)}
 
 
@@ -196,3 +221,25 @@ def limits() -> dict:
     return {"cells": exp.MAX_CELLS, "tokens": f"{exp.MAX_MEASURE_TOKENS:,}", "seconds": exp.MAX_MEASURE_SECONDS,
             "inline": exp.INLINE_SECONDS, "length": exp.DRIFT_TASK.length, "chat_turns": chat.MAX_TURNS,
             "chat_chars": chat.MAX_TURN_CHARS, "chat_limit": chat.MEASURED_LIMIT}
+
+
+# --- the data tables under the figures -------------------------------------------------------------------------
+
+TABLE_COLUMNS = ("task", "arch", "accuracy_reencode", "accuracy_stale", "kl", "accuracy_reencode_low",
+                 "accuracy_stale_low", "kl_low", "accuracy_reencode_high", "accuracy_stale_high", "kl_high", "gap",
+                 "max_abs_logit_diff", "seeds", "width", "flops", "gap_low", "gap_high", "steps", "smallest_p",
+                 "decoder_loss", "prefix_lm_loss", "parameters", "p_holm")
+TABLE_VALUES = ("sort", "copy", "bidirectional", "causal")
+
+
+def shown_table(table) -> "pd.DataFrame":
+    """A data table (`stale_cache.summary`, `bidirectional_scaling.points`) with its headings and its task and
+    arch names in the run's language (in English the data's own names); the numbers as they are."""
+    import pandas as pd
+
+    out = pd.DataFrame(table).copy()
+    for col in ("task", "arch"):
+        if col in out:
+            out[col] = [content.text(BOOK, f"value-{v}") if v in TABLE_VALUES else v for v in out[col]]
+    return out.rename(columns={c: content.text(BOOK, f"col-{c.replace('_', '-')}") for c in out.columns
+                               if c in TABLE_COLUMNS})

@@ -22,7 +22,7 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from explorer import checkpoints, tokenizer
+from explorer import checkpoints, content, tokenizer
 from explorer.experiments import attention as att
 from explorer.model import Transformer
 from explorer.tasks import BOS
@@ -37,6 +37,7 @@ MEASURED_LIMIT = att.MAX_CHARS  # the demo models were trained to read at most t
 DEMO_ARCHS = {"bidirectional": "encoder_decoder", "causal": "decoder"}
 DEMO_LAYERS = att.demo_spec("decoder").model.n_layers  # every demo model has this depth
 MODELS_TEXT = "demo models: the encoder-decoder's encoder (bidirectional), decoder-only (causal)"
+BOOK = "cache"  # the refusals a student reads: content/<lang>/cache.md
 
 
 @dataclass(frozen=True)
@@ -60,16 +61,16 @@ class Chat:
 def parse_chat(text: str) -> Chat:
     """Split typed text into turns and tokenise them; ValueError naming the limit when it is too long."""
     if not isinstance(text, str):
-        raise ValueError(f"the chat must be text, got {type(text).__name__}")
+        raise ValueError(content.text(BOOK, "chat-error-not-text", kind=type(text).__name__))
     raw = [part.strip() for part in text.split(TURN_SEPARATOR)]
     raw = [part for part in raw if part]
     if not raw:
-        raise ValueError(f"the chat is empty: type turns separated by '{TURN_SEPARATOR}', e.g. {DEFAULT_CHAT}")
+        raise ValueError(content.text(BOOK, "chat-error-empty", separator=TURN_SEPARATOR, example=DEFAULT_CHAT))
     if len(raw) > MAX_TURNS:
-        raise ValueError(f"the chat has {len(raw)} turns; this page takes at most {MAX_TURNS}")
+        raise ValueError(content.text(BOOK, "chat-error-turns", turns=len(raw), limit=MAX_TURNS))
     longest = max(raw, key=len)
     if len(longest) > MAX_TURN_CHARS:
-        raise ValueError(f"a turn has {len(longest)} characters; this page takes at most {MAX_TURN_CHARS} per turn")
+        raise ValueError(content.text(BOOK, "chat-error-chars", chars=len(longest), limit=MAX_TURN_CHARS))
     raw = [part.lower() for part in raw]  # as the tokenizer would: its notices then name only real fallbacks
     turns, ids, ends = [], [], []
     for part in raw:
@@ -80,7 +81,7 @@ def parse_chat(text: str) -> Chat:
         ids += enc.ids
         ends.append(len(ids))
     if not ids:
-        raise ValueError("nothing in the chat is left after the tokenizer dropped its invisible characters")
+        raise ValueError(content.text(BOOK, "chat-error-invisible"))
     notices = tokenizer.encode(JOIN.join(raw)).notices()
     return Chat(tuple(turns), tuple(ids), tuple(ends), tuple(notices))
 

@@ -32,7 +32,6 @@ from explorer.experiments.crossover_train import train_runs
 from explorer.model import TransformerConfig
 from explorer.planning import Plan
 from explorer.progress import SILENT, Progress
-from explorer.formatting import sci
 from explorer.recall import LAGS, WEIGHTS, MultiLagRecall, ceiling, weighted
 from explorer.recipe import Recipe, check_seeds
 
@@ -404,8 +403,8 @@ def at_budget(analysis: dict, flops: float) -> dict | None:
 
 def recipe_shift(analysis: dict) -> dict | None:
     """How far the learning rate moves the crossings of the mean frontiers: for the most/least structured pair
-    per rate and with the best rate per size, and the spread (latest / earliest) over the pairs that cross
-    with every rate. None without a learning-rate view."""
+    per rate (`by_lr`: rate -> FLOPs or None) and with the best rate per size (`best`), and the spread
+    (latest / earliest) over the pairs that cross with every rate. None without a learning-rate view."""
     pairs = [c for c in analysis["crossovers"] if c.get("by_lr")]
     if not pairs:
         return None
@@ -416,12 +415,8 @@ def recipe_shift(analysis: dict) -> dict | None:
             ratios.append(max(found) / min(found))
     extreme = next(c for c in pairs if (c["more_structure"], c["less_structure"]) ==
                    (analysis["windows"][0], analysis["windows"][-1]))
-
-    def at(x: float | None) -> str:
-        return f"{sci(x, 2)} FLOPs" if x else "no crossing"
-
     return {"more": extreme["more_structure"], "less": extreme["less_structure"],
-            "best": at(extreme["flops_of_mean_curves"]),
-            "by_lr": ", ".join(f"{at(x['flops_of_mean_curves'])} with lr {lr}" for lr, x in extreme["by_lr"].items()),
+            "best": extreme["flops_of_mean_curves"],
+            "by_lr": {lr: x["flops_of_mean_curves"] for lr, x in extreme["by_lr"].items()},
             "pairs": len(pairs), "both": len(ratios), "lo": min(ratios, default=math.nan),
             "hi": max(ratios, default=math.nan), "median": float(np.median(ratios)) if ratios else math.nan}

@@ -17,10 +17,13 @@ import torch
 import torch.nn.functional as F
 from torch.func import functional_call, stack_module_state, vmap
 
+from explorer import content
 from explorer.model import Transformer
 from explorer.progress import SILENT, Progress
 from explorer.recall import IGNORE, per_lag_accuracy
 from explorer.train import EVAL_SEED_OFFSET
+
+BOOK = "inductive-bias"  # the page's content book: the progress message a run shows
 
 if TYPE_CHECKING:
     from explorer.experiments.crossover import Run, SweepConfig
@@ -138,6 +141,6 @@ def train_runs(cfg: SweepConfig, runs: list[Run], progress: Progress = SILENT) -
             stopped = progress.stop_reason()
             break
         if step % 5 == 0 or step == cfg.steps:
-            progress.update(step / cfg.steps, f"step {step} of {cfg.steps}, {len(runs)} runs x {len(cfg.seeds)} "
-                                              f"seeds, {time.perf_counter() - start:.0f} s")
+            progress.update(step / cfg.steps, content.text(BOOK, "progress", step=step, steps=cfg.steps, runs=len(runs),
+                                                           seeds=len(cfg.seeds), seconds=time.perf_counter() - start))
     return {"runs": records, "steps_done": step, "stopped": stopped, "seconds": time.perf_counter() - start}

@@ -35,9 +35,10 @@ import numpy as np
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
-from explorer import planning, results
+from explorer import content, planning, results
 from explorer import shipped as shipped_results
 from explorer.costs import TRAIN_FLOPS_PER_FORWARD, check_size, sequence_forward_flops, stack_forward_flops
+from explorer.formatting import colon
 from explorer.layouts import loss_and_accuracy, make_batch
 from explorer.model import Transformer, TransformerConfig
 from explorer.planning import Plan
@@ -51,6 +52,7 @@ SHIPPED_DIR = Path(__file__).resolve().parents[2] / "data" / "depth"  # presets'
 SHIPPED_PRESETS = ("main", "long", "control")  # the presets whose sweeps are shipped
 SHIPPED_PATH = SHIPPED_DIR / "main.json"  # the page's default view
 CACHE_KIND = "depth-run"  # one cached record per (settings, depth, wiring, seed)
+MESSAGES = "messages"  # a run's progress messages: content/<lang>/messages.md
 _PROBE = {"token": [float], "majority": [float]}
 RUN_SHAPE = {  # what a cached run must hold before the page analyses it (`explorer.shapes`)
     "depth": int, "wiring": str, "seed": int, "parameters": int, "flops_per_step": int, "steps_done": int,
@@ -435,10 +437,11 @@ def sweep(cfg: DepthConfig, shipped: Shipped = None, use_cache: bool = True,
         if progress.should_stop():
             stopped = progress.stop_reason()
             break
-        label = f"depth {depth}, {wiring}, seed {seed} ({i + 1} of {len(missing)})"
+        label = content.text(MESSAGES, "depth-run", depth=depth, seed=seed, i=i + 1, total=len(missing),
+                             wiring=content.text(MESSAGES, f"depth-wiring-{wiring}"))
         progress.update(i / len(missing), label)
         record = run_one(cfg, depth, wiring, seed, progress.part(i / len(missing), (i + 1) / len(missing),
-                                                                 f"{label}: "))
+                                                                 label + colon()))
         record["source"] = "trained"
         ready.append(record)
         if record["stopped"] != "steps":
@@ -448,7 +451,7 @@ def sweep(cfg: DepthConfig, shipped: Shipped = None, use_cache: bool = True,
             results.save(CACHE_KIND, run_key(cfg, depth, wiring, seed), {k: v for k, v in record.items()
                                                                          if k != "source"})
     if stopped == "steps":
-        progress.update(1.0, "done")
+        progress.update(1.0, content.text(MESSAGES, "done"))
     order = {key: i for i, key in enumerate(cfg.runs())}
     ready.sort(key=lambda r: order[(r["depth"], r["wiring"], r["seed"])])
     return {"config": cfg.to_dict(), "runs": ready, "stopped": stopped, "trained": len(missing),
@@ -462,8 +465,9 @@ def lr_sweep(cfg: DepthConfig, lrs: tuple[float, ...] = LR_GRID, shipped: Shippe
     holds with the same settings (the main sweep, at its rate) are taken from it, marked as such."""
     runs, stopped, start = [], "steps", time.perf_counter()
     for i, lr in enumerate(lrs):
+        prefix = content.text(MESSAGES, "lr", lr=lr) + colon()
         swept = sweep(replace(cfg, lr=lr), shipped, use_cache=False,
-                      progress=progress.part(i / len(lrs), (i + 1) / len(lrs), f"lr {lr:g}: "))
+                      progress=progress.part(i / len(lrs), (i + 1) / len(lrs), prefix))
         runs += [{**r, "lr": lr} for r in swept["runs"]]
         stopped = swept["stopped"]
         if stopped != "steps":

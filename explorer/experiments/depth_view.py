@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from explorer import environment, shipped
+from explorer import content, environment, shipped
 from explorer.experiments import depth as dp
 from explorer.formatting import p_label, p_text, plural, seed_list
 from explorer.stats import holm, smallest_p
@@ -16,8 +16,34 @@ from explorer.tasks import FIRST_SYMBOL
 DEPTHS = (2, 4, 8)  # the depth slider's stops
 STEP_OPTIONS = (150, 300, 600, 1200, 2400)  # the steps slider's stops
 RECIPE = dp.PRESETS["main"]
-SHORT = {"final": "final-only", "aligned": "layer-aligned"}
+SHORT = {"final": "final-only", "aligned": "layer-aligned"}  # English; `short(w)` in the page's language
+BOOK = "depth"  # the page's content book: the names, counts, tiles and table headings below are the page's text
 STILL_IMPROVING = 0.05  # nats the held-out loss still fell over the last sixth of training: not converged
+
+
+def short(wiring: str) -> str:
+    """A wiring's short name (`SHORT`) in the page's language."""
+    return content.text(BOOK, f"short-{wiring}")
+
+
+def wiring_name(wiring: str) -> str:
+    """A wiring's full name (`dp.WIRING_NAMES`) in the page's language."""
+    return content.text(BOOK, f"wiring-{wiring}")
+
+
+def task_name(task: str) -> str:
+    """A task's name (`dp.TASK_NAMES`) in the page's language."""
+    return content.text(BOOK, f"task-{task}")
+
+
+def count(k: int, noun: str) -> str:
+    """`3 seeds`, `1 model` (`noun`: seed, model, cached result, paired seed) in the page's language."""
+    return content.text(BOOK, f"n-{noun.replace(' ', '-')}", text=plural(k, noun), n=f"{k:,}")
+
+
+def joined(items) -> str:
+    """`2 and 4 and 8`: items joined by the page's language's 'and'."""
+    return f" {content.text(BOOK, 'and')} ".join(map(str, items))
 
 
 def signed(x: float, digits: int = 1) -> str:
@@ -74,7 +100,7 @@ def load_shipped() -> dict:
 
 def rejected_numbers(rejected: list[str]) -> dict:
     """How many cached records could not be used (they were removed), and the first reason."""
-    return {"records": plural(len(rejected), "cached result"), "verb": "was" if len(rejected) == 1 else "were",
+    return {"records": count(len(rejected), "cached result"), "verb": "was" if len(rejected) == 1 else "were",
             "first": rejected[0]}
 
 
@@ -105,14 +131,14 @@ def on_demand(cfg: dp.DepthConfig, depth: int, missing: list[tuple], shipped_sta
     too_slow = seconds > limit_s
     fits = what_fits(cfg, depth, shipped_state["runs"], shipped_state["rate"], limit_s) if too_slow else None
     return {"models": len(here), "seconds": seconds, "too_slow": too_slow, "depth": depth, "steps": cfg.steps,
-            "limit": limit_s, "fits": None if fits is None else {"steps": fits[0], "seeds": plural(fits[1], "seed")}}
+            "limit": limit_s, "fits": None if fits is None else {"steps": fits[0], "seeds": count(fits[1], "seed")}}
 
 
 def settings_numbers() -> dict:
     """The shipped presets' steps, seeds and width, for the settings' caption."""
     long = dp.PRESETS["long"]
     return {"steps": RECIPE.steps, "long_steps": long.steps, "seeds": len(RECIPE.seeds),
-            "long_seeds": plural(len(long.seeds), "seed"), "width": RECIPE.d_model}
+            "long_seeds": count(len(long.seeds), "seed"), "width": RECIPE.d_model}
 
 
 def longest_ready(cfg: dp.DepthConfig, depth: int, runs: list[dict]) -> tuple[int, int] | None:
@@ -156,7 +182,7 @@ def control_at(control: dict | None, depth: int) -> dict | None:
     """The control task's paired accuracy gap at `depth` (signed points, p, seeds), or None where not shipped."""
     row = next((r for r in dp.gaps(control) if r["depth"] == depth), None) if control else None
     return None if row is None else {"gap": signed(row["accuracy_gap"] * 100), "p": p_label(row["p_accuracy"]),
-                                     "seeds": plural(row["seeds"], "seed")}
+                                     "seeds": count(row["seeds"], "seed")}
 
 
 def at_depth(analysis: dict, depth: int) -> dict | None:
@@ -174,34 +200,36 @@ def at_depth(analysis: dict, depth: int) -> dict | None:
             "p_loss": p_text(test["loss"]["p"]), "pairs": test["loss"]["pairs"],
             "smallest": test["loss"]["smallest_p"], "mde": test["loss"]["mde"], "n_final": len(final["seeds"]),
             "has_test": math.isfinite(test["loss"]["mde"]),
-            "p": p_label(test["accuracy"]["p"]), "wins": wins, "seeds": plural(n, "seed"),
-            "wiring": SHORT[worse], **{k: anatomy[k]["mean"] for k in ("set_first", "symbol_first", "symbol_rest")}}
+            "p": p_label(test["accuracy"]["p"]), "wins": wins, "seeds": count(n, "seed"), "n_seeds": n,
+            "wiring": short(worse), **{k: anatomy[k]["mean"] for k in ("set_first", "symbol_first", "symbol_rest")}}
 
 
 def coverage(analysis: dict, cfg: dp.DepthConfig) -> dict:
     """The slider's depths not trained at these settings, and the seeds shown when not all asked for are there
     (empty strings when nothing is missing)."""
     untrained = [d for d in DEPTHS if d not in analysis["depths"]]
-    return {"untrained": " and ".join(map(str, untrained)), "depths": " and ".join(map(str, untrained)),
+    return {"untrained": joined(untrained), "depths": joined(untrained),
             "verb": "has" if len(untrained) == 1 else "have",
             "seeds": "" if analysis["seeds"] == list(cfg.seeds) else ", ".join(map(str, analysis["seeds"]))}
 
 
 def tiles(here: dict) -> list[tuple[str, str, str | None]]:
     """(label, value, change) of the four tiles at one depth, from `at_depth`'s numbers."""
-    return [(f"Accuracy, final only (depth {here['depth']})", f"{here['final']:.1%}", None),
-            ("Accuracy, layer-aligned", f"{here['aligned']:.1%}", f"{here['gap']:+.1f} points"),
-            ("Loss, final only − aligned", f"{here['loss_gap']:+.3f} nats", None),
-            (f"Exact p on loss ({plural(here['pairs'], 'paired seed')})", here["p_loss"], None)]
+    return [(content.text(BOOK, "tile-final", depth=here["depth"]), f"{here['final']:.1%}", None),
+            (content.text(BOOK, "tile-aligned"), f"{here['aligned']:.1%}", content.text(BOOK, "points", gap=here["gap"])),
+            (content.text(BOOK, "tile-loss"), f"{here['loss_gap']:+.3f} nats", None),
+            (content.text(BOOK, "tile-p", pairs=count(here["pairs"], "paired seed")), here["p_loss"], None)]
 
 
 def depth_table(analysis: dict) -> list[dict]:
     """The across-depths table, one row per depth and wiring, formatted for reading."""
-    return [{"depth": r["depth"], "wiring": SHORT[r["wiring"]], "seeds": r["seeds"],
-             "held-out accuracy": pm(analysis["cells"][r["depth"]][r["wiring"]]["accuracy"]),
-             "held-out loss": pm(analysis["cells"][r["depth"]][r["wiring"]]["loss"]),
-             "exact p, loss": p_text(r["p_loss"]), "exact p, accuracy": p_text(r["p_accuracy"]),
-             "loss drop, last 1/6": f"{r['late_drop_mean']:+.3f}", "parameters": f"{r['parameters']:,}"}
+    col = {name: content.text(BOOK, f"col-{name}") for name in
+           ("depth", "wiring", "seeds", "accuracy", "loss", "p-loss", "p-accuracy", "late-drop", "parameters")}
+    return [{col["depth"]: r["depth"], col["wiring"]: short(r["wiring"]), col["seeds"]: r["seeds"],
+             col["accuracy"]: pm(analysis["cells"][r["depth"]][r["wiring"]]["accuracy"]),
+             col["loss"]: pm(analysis["cells"][r["depth"]][r["wiring"]]["loss"]),
+             col["p-loss"]: p_text(r["p_loss"]), col["p-accuracy"]: p_text(r["p_accuracy"]),
+             col["late-drop"]: f"{r['late_drop_mean']:+.3f}", col["parameters"]: f"{r['parameters']:,}"}
             for r in dp.table(analysis)]
 
 
@@ -218,8 +246,8 @@ def late_drops(cells: dict) -> dict:
     """How much each wiring's held-out loss still fell over the last sixth of training, and which still improve."""
     drops = {w: c["late_drop"]["mean"] for w, c in cells.items()}
     still = [w for w, v in drops.items() if v > STILL_IMPROVING]
-    return {"items": [{"drop": v, "wiring": SHORT[w]} for w, v in drops.items()],
-            "wirings": " and ".join(SHORT[w] for w in still), "drops": " and ".join(f"{drops[w]:.2f}" for w in still)}
+    return {"items": [{"drop": v, "wiring": short(w)} for w, v in drops.items()],
+            "wirings": joined(short(w) for w in still), "drops": joined(f"{drops[w]:.2f}" for w in still)}
 
 
 def probe_lines(cells: dict) -> list[dict]:
@@ -230,7 +258,7 @@ def probe_lines(cells: dict) -> list[dict]:
         bit = cell["probes"]["trained"]["majority"].mean(0)
         untrained = cell["probes"]["untrained"]["majority"].mean(0)
         best = int(bit.argmax())
-        lines.append({"name": dp.WIRING_NAMES[wiring], "token_first": token[0], "token_top": token[-1],
+        lines.append({"name": wiring_name(wiring), "token_first": token[0], "token_top": token[-1],
                       "token_min": token.min(), "bit_first": bit[0], "bit_best": bit[best], "level": best,
                       "bit_top": bit[-1], "untrained": untrained[-1]})
     return lines
@@ -238,10 +266,12 @@ def probe_lines(cells: dict) -> list[dict]:
 
 def anatomy_table(cells: dict) -> list[dict]:
     """Which kind of error: right symbol and right set, first and later outputs, per wiring."""
-    return [{"wiring": dp.WIRING_NAMES[w], "right symbol, first output": pm(c["anatomy"]["symbol_first"]),
-             "right symbol, later outputs": pm(c["anatomy"]["symbol_rest"]),
-             "right set (primed or not), first output": pm(c["anatomy"]["set_first"]),
-             "right set, later outputs": pm(c["anatomy"]["set_rest"])} for w, c in cells.items()]
+    col = {name: content.text(BOOK, f"col-{name}") for name in
+           ("wiring", "symbol-first", "symbol-rest", "set-first", "set-rest")}
+    return [{col["wiring"]: wiring_name(w), col["symbol-first"]: pm(c["anatomy"]["symbol_first"]),
+             col["symbol-rest"]: pm(c["anatomy"]["symbol_rest"]),
+             col["set-first"]: pm(c["anatomy"]["set_first"]),
+             col["set-rest"]: pm(c["anatomy"]["set_rest"])} for w, c in cells.items()]
 
 
 def gap_table(analyses: dict[str, dict]) -> list[dict]:
@@ -252,17 +282,19 @@ def gap_table(analyses: dict[str, dict]) -> list[dict]:
 
     rows = [(task, r) for task, analysis in analyses.items() for r in dp.gaps(analysis)]
     corrected = holm([r["p_accuracy"] for _, r in rows])
-    return [{"task": dp.TASK_NAMES[task], "depth": r["depth"], "seeds": r["seeds"],
-             "accuracy gap, points [seed range]": span(r, "accuracy", 100, 1),
-             "exact p, accuracy": p_text(r["p_accuracy"]), "Holm p, accuracy": p_text(adjusted),
-             "loss gap, nats [seed range]": span(r, "loss", 1, 3), "exact p, loss": p_text(r["p_loss"])}
+    col = {name: content.text(BOOK, f"col-{name}") for name in
+           ("task", "depth", "seeds", "accuracy-gap", "p-accuracy", "holm-accuracy", "loss-gap", "p-loss")}
+    return [{col["task"]: task_name(task), col["depth"]: r["depth"], col["seeds"]: r["seeds"],
+             col["accuracy-gap"]: span(r, "accuracy", 100, 1),
+             col["p-accuracy"]: p_text(r["p_accuracy"]), col["holm-accuracy"]: p_text(adjusted),
+             col["loss-gap"]: span(r, "loss", 1, 3), col["p-loss"]: p_text(r["p_loss"])}
             for (task, r), adjusted in zip(rows, corrected)]
 
 
 def control_numbers(main: dict, control: dict) -> dict:
     """The control section's values: the control's design, its test floor and its widest single-seed gap."""
     seeds = len(control["seeds"])
-    return {"length": RECIPE.length, "depths": " and ".join(map(str, control["depths"])), "seeds": seeds,
+    return {"length": RECIPE.length, "depths": joined(control["depths"]), "seeds": seeds,
             "smallest": smallest_p(seeds), "main_seeds": len(main["seeds"]),
             "widest": max(abs(v) for r in dp.gaps(control) for v in r["accuracy_range"]) * 100}
 
@@ -277,10 +309,10 @@ def lr_numbers(lr: dict) -> dict:
             "main": RECIPE.lr, "final_lr": f"{best['final']:g}", "aligned_lr": f"{best['aligned']:g}",
             "final": lr["cells"]["final"][best["final"]]["accuracy"]["mean"],
             "aligned": lr["cells"]["aligned"][best["aligned"]]["accuracy"]["mean"], "gap": test["mean_diff"] * 100,
-            "low": min(test["diffs"]) * 100, "high": max(test["diffs"]) * 100, "seeds": plural(test["pairs"], "seed"),
+            "low": min(test["diffs"]) * 100, "high": max(test["diffs"]) * 100, "seeds": count(test["pairs"], "seed"),
             "p": p_label(test["p"]), "smallest": test["smallest_p"],
-            "edge": " and ".join(SHORT[w] for w, at_edge in lr["at_edge"].items() if at_edge),
-            "other": [{"wiring": SHORT[w], "rate": f"{rate:g}", "accuracy": accuracy[w]} for w, rate in other.items()],
+            "edge": joined(short(w) for w, at_edge in lr["at_edge"].items() if at_edge),
+            "other": [{"wiring": short(w), "rate": f"{rate:g}", "accuracy": accuracy[w]} for w, rate in other.items()],
             "other_gap": (accuracy["aligned"] - accuracy["final"]) * 100}
 
 
@@ -311,6 +343,7 @@ def long_run_numbers(long_analysis: dict, main_analysis: dict) -> dict:
     main = main_analysis["cells"][depth]["final"]
     before = sum(a for s, a in zip(main["seeds"], main["accuracy"]["per_seed"]) if s in long.seeds) / len(long.seeds)
     return {"depth": depth, "long_steps": long.steps, "steps": RECIPE.steps, "seeds": seed_list(long.seeds),
+            "first_seed": min(long.seeds), "last_seed": max(long.seeds),
             "n_seeds": len(long.seeds), "final": cells["final"]["accuracy"]["mean"], "before": before,
             "aligned": cells["aligned"]["accuracy"]["mean"]}
 

@@ -39,9 +39,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from explorer import masks
+from explorer import content, i18n, masks
 from explorer import shipped as shipped_results
 from explorer.costs import TRAIN_FLOPS_PER_FORWARD, check_size, parameter_count, sequence_forward_flops
+from explorer.formatting import colon
 from explorer.layouts import IGNORE, make_batch
 from explorer.model import Transformer, TransformerConfig
 from explorer.progress import SILENT, Progress
@@ -90,6 +91,38 @@ STEP_TITLES = ("step 0: encoder-decoder",
                "final change: one joint softmax")
 VARIANT_SHORT = {**{str(k): f"step {k}" for k in range(FINAL_STEP)}, str(FINAL_STEP): "final change",
                  DECODER: "decoder-only", **{v: f"step {k} matched" for v, k in MATCHED.items()}}
+BOOK = "four-steps"  # the page's content file: what the page and its figures show of these names and sentences
+MESSAGES = "messages"  # a run's progress messages: content/<lang>/messages.md
+
+
+def step_title(step: int) -> str:
+    """STEP_TITLES[step] in the run's language ("step 3: layer l reads layer l")."""
+    return content.text(BOOK, f"step-title-{step}")
+
+
+def variant_short(variant: str) -> str:
+    """VARIANT_SHORT[variant] in the run's language ("step 1 matched")."""
+    return content.text(BOOK, f"variant-{variant}")
+
+
+def variant_name(variant: str) -> str:
+    """VARIANT_NAMES[variant] in the run's language (a variant's long name, for tables)."""
+    return content.text(BOOK, f"variant-name-{variant}")
+
+
+def list_sep() -> str:
+    """Between the items of a short list: ", " in English, "、" in Chinese."""
+    return ", " if i18n.current() == "en" else "、"
+
+
+def clause_sep() -> str:
+    """Between clauses: "; " in English, "；" in Chinese."""
+    return "; " if i18n.current() == "en" else "；"
+
+
+def _sentence_gap() -> str:
+    """Between sentences of one paragraph: a space in English, nothing in Chinese."""
+    return " " if i18n.current() == "en" else ""
 
 
 def base_config(depth: int, width: int, heads: int, task: Seq2SeqTask = DEFAULT_TASK) -> TransformerConfig:
@@ -163,6 +196,13 @@ POSITIONS = "Target positions"
 SOFTMAXES = "Softmaxes per target query"
 PARAMETERS = "Parameters"
 ASPECTS = (ROLES, SHARED_ROLES, SHARED_STACKS, READS, INPUT_MASK, POSITIONS, SOFTMAXES)
+_ASPECT_KEYS = {ROLES: "roles", SHARED_ROLES: "shared-roles", SHARED_STACKS: "shared-stacks", READS: "reads",
+                INPUT_MASK: "input-mask", POSITIONS: "positions", SOFTMAXES: "softmaxes", PARAMETERS: "parameters"}
+
+
+def aspect_label(aspect: str) -> str:
+    """A row name of the table (one of ASPECTS or PARAMETERS) in the run's language."""
+    return content.text(BOOK, f"aspect-{_ASPECT_KEYS[aspect]}")
 
 
 def _is(cfg: TransformerConfig, flag: str) -> bool:
@@ -171,21 +211,19 @@ def _is(cfg: TransformerConfig, flag: str) -> bool:
 
 
 def describe(cfg: TransformerConfig) -> dict[str, str]:
-    """The structural properties of a model, in the table's words, read from its configuration."""
-    joint = _is(cfg, "joint_softmax")
+    """The structural properties of a model, in the table's words (the run's language), read from its
+    configuration."""
+    joint, shared_roles = _is(cfg, "joint_softmax"), _is(cfg, "share_cross_self")
+    shared_stacks, aligned = _is(cfg, "share_encoder_decoder"), _is(cfg, "layer_aligned")
+    causal = _is(cfg, "causal_encoder")
     return {
-        ROLES: ("input→input; target→[input ; target] in one attention" if joint
-                else "input→input; target→target; target→input (cross-attention)"),
-        SHARED_ROLES: ("yes: one Q, K, V, O per layer reads input and target" if _is(cfg, "share_cross_self")
-                       else "no: cross-attention has its own Q, K, V, O"),
-        SHARED_STACKS: ("yes: one stack of layers runs input and target" if _is(cfg, "share_encoder_decoder")
-                        else "no: separate encoder and decoder layers"),
-        READS: ("at layer l (what layer l itself reads)" if _is(cfg, "layer_aligned")
-                else "after the last encoder layer (final output)"),
-        INPUT_MASK: "causal" if _is(cfg, "causal_encoder") else "bidirectional",
-        POSITIONS: ("continue after the input (n, n+1, …)" if _is(cfg, "causal_encoder")
-                    else "restart at 0"),
-        SOFTMAXES: "1 (one joint softmax)" if joint else "2 (target prefix, then input)",
+        ROLES: content.text(BOOK, f"desc-roles-{'joint' if joint else 'split'}"),
+        SHARED_ROLES: content.text(BOOK, f"desc-shared-roles-{'yes' if shared_roles else 'no'}"),
+        SHARED_STACKS: content.text(BOOK, f"desc-shared-stacks-{'yes' if shared_stacks else 'no'}"),
+        READS: content.text(BOOK, f"desc-reads-{'aligned' if aligned else 'final'}"),
+        INPUT_MASK: content.text(BOOK, f"desc-input-{'causal' if causal else 'bidirectional'}"),
+        POSITIONS: content.text(BOOK, f"desc-positions-{'continue' if causal else 'restart'}"),
+        SOFTMAXES: content.text(BOOK, f"desc-softmaxes-{'one' if joint else 'two'}"),
     }
 
 
@@ -216,16 +254,16 @@ def extra_parameters_explained(base: TransformerConfig, step: int, counts: dict[
     extra = counts[str(step)] - counts[DECODER]
     parts = []
     if not cfg.share_encoder_decoder:
-        parts.append(f"a second stack of {L} layers")
+        parts.append(content.text(BOOK, "extra-stack", L=L))
     if cfg.has_cross_sublayer and not cfg.share_cross_self:
-        parts.append(f"{L} cross-attention Q, K, V, O")
+        parts.append(content.text(BOOK, "extra-cross", L=L))
     if cfg.has_cross_sublayer:
-        parts.append(f"{L} LayerNorms before cross-attention")
-    parts.append("the encoder's final LayerNorm" + (", unused from step 3 on" if cfg.layer_aligned else ""))
+        parts.append(content.text(BOOK, "extra-ln-cross", L=L))
+    parts.append(content.text(BOOK, f"extra-final-ln-{'unused' if cfg.layer_aligned else 'used'}"))
     layer_norms = 2 * d * ((L if cfg.has_cross_sublayer else 0) + 1)
-    head = f"+{extra:,} parameters" + (f" = 2d × {layer_norms // (2 * d)} LayerNorm parameters" if extra == layer_norms
-                                       else "")
-    return f"{head}: " + "; ".join(parts)
+    head = (content.text(BOOK, "extra-head-ln", extra=extra, k=layer_norms // (2 * d)) if extra == layer_norms
+            else content.text(BOOK, "extra-head", extra=extra))
+    return content.text(BOOK, "extra-text", head=head, parts=clause_sep().join(parts))
 
 
 # --- wiring and masks -----------------------------------------------------------------------------
@@ -301,6 +339,11 @@ CAUSES = (
 )
 
 
+def cause_label(cause: str) -> str:
+    """A remaining difference's short name (a check record stores the English one), in the run's language."""
+    return content.text(BOOK, f"cause-{cause.replace('_', '-')}")
+
+
 PUT_BACK = {  # per cause, the config change that puts it back alone into the exact (joint-softmax) model
     "softmaxes": {"joint_softmax": False},  # = step 4
     "layer_output": {"layer_aligned_reads": "output"},
@@ -343,14 +386,15 @@ def numeric_check(base: TransformerConfig, train_steps: int = 100, seed: int = 0
     every = max(1, train_steps // 10)
 
     trained = train(configs[DECODER], task, TrainConfig(steps=train_steps, seed=seed, eval_every=every,
-                                                       eval_size=128), progress.part(0, 0.9, "training decoder-only: "))
+                                                       eval_size=128),
+                    progress.part(0, 0.9, content.text(MESSAGES, "fs-training-decoder") + colon()))
     if trained.stopped != "steps":
         return {"stopped": trained.stopped}
     x, y = task.sample(batch, torch.Generator().manual_seed(seed + 7))
     decoders = {"f32": trained.model.float().eval(), "f64": copy.deepcopy(trained.model).double().eval()}
     steps, scale = [], float("nan")
     for k in range(FINAL_STEP + 1):
-        progress.update(0.9 + 0.1 * k / (FINAL_STEP + 1), f"comparing logits at step {k}")
+        progress.update(0.9 + 0.1 * k / (FINAL_STEP + 1), content.text(MESSAGES, "fs-comparing", step=k))
         row = {"step": k, "name": STEP_NAMES[k]}
         for dtype, dec in decoders.items():
             model = _transplanted(configs[str(k)], dec)
@@ -475,8 +519,8 @@ def run_ablation(settings: AblationSettings, progress: Progress = SILENT) -> dic
     jobs = [(seed, v) for seed in settings.seeds for v in settings.variants]
     runs, predictions = [], {}
     for i, (seed, variant) in enumerate(jobs):
-        part = progress.part(i / len(jobs), (i + 1) / len(jobs), f"run {i + 1}/{len(jobs)}: {VARIANT_SHORT[variant]}, "
-                                                                f"seed {seed}: ")
+        part = progress.part(i / len(jobs), (i + 1) / len(jobs), content.text(
+            MESSAGES, "fs-run", i=i + 1, total=len(jobs), variant=variant_short(variant), seed=seed) + colon())
         run, predictions[(variant, seed)] = run_one(settings, variant, seed, part)
         if run["stopped"] != "steps":
             break
@@ -571,17 +615,12 @@ def paired_text(analysis: dict) -> str:
     """The verdict on step 4 against decoder-only from the paired tests, and what they cannot say."""
     eq = analysis["equivalence"]
     if eq is None or eq["n"] < 2:
-        return "Too few seeds for a paired test: at least two seeds of step 4 and decoder-only are needed."
+        return content.text(BOOK, "paired-too-few")
     row = next(r for r in analysis["pairs"] if (r["a"], r["b"]) == (eq["a"], eq["b"]))
     same = eq["p"] < 0.05
-    return (f"Seed by seed, step 4's held-out loss minus decoder-only's is {row['mean_diff']:+.4f} ({row['n']} "
-            f"seeds; exact paired p = {row['paired_p']:.2g}, or {row['holm_p']:.2g} after Holm's correction over all "
-            f"{len(analysis['pairs'])} pairs). Equivalence within the declared margin of ±{eq['margin']:.4f} "
-            f"({EQUIVALENCE_SHARE:.0%} of decoder-only's loss): "
-            + (f"supported (exact TOST p = {eq['p']:.2g})." if same else
-               f"not shown (exact TOST p = {eq['p']:.2g}; with {eq['n']} seeds it cannot go below "
-               f"{eq['smallest_p']:.2g}). So the data do not say they are the same, only that no difference "
-               "was found."))
+    return content.text(BOOK, f"paired-{'supported' if same else 'not-shown'}", diff=row["mean_diff"], n=row["n"],
+                        p=row["paired_p"], holm=row["holm_p"], pairs=len(analysis["pairs"]), margin=eq["margin"],
+                        share=EQUIVALENCE_SHARE, tost=eq["p"], seeds=eq["n"], smallest=eq["smallest_p"])
 
 
 def _row(analysis: dict, a: str, b: str) -> dict | None:
@@ -595,7 +634,7 @@ def _row(analysis: dict, a: str, b: str) -> dict | None:
 
 
 def _move(row: dict) -> str:
-    return f"{row['mean_diff']:+.3f} (exact paired p = {row['paired_p']:.2g}, Holm {row['holm_p']:.2g})"
+    return content.text(BOOK, "move", diff=row["mean_diff"], p=row["paired_p"], holm=row["holm_p"])
 
 
 def path_text(analysis: dict, path: tuple[str, ...] = VARIANTS[:-1]) -> str:
@@ -609,15 +648,15 @@ def path_text(analysis: dict, path: tuple[str, ...] = VARIANTS[:-1]) -> str:
         if row is None:
             continue
         ups.append(row["mean_diff"] > 0)
-        word = "worse" if row["mean_diff"] > 0 else "better"
-        moves.append(f"{VARIANT_SHORT[after]} {word} by {abs(row['mean_diff']):.3f} (exact paired p = "
-                     f"{row['paired_p']:.2g}, Holm {row['holm_p']:.2g})")
+        worse = row["mean_diff"] > 0
+        moves.append(content.text(BOOK, f"path-{'worse' if worse else 'better'}",
+                                  name=variant_short(after), size=abs(row["mean_diff"]), p=row["paired_p"],
+                                  holm=row["holm_p"]))
     if not moves:
         return ""
-    shape = "monotone" if all(ups) or not any(ups) else "not monotone"
+    shape = "monotone" if all(ups) or not any(ups) else "not-monotone"
     n = min(r["n"] for r in analysis["pairs"])
-    return (f"The path is {shape}: " + "; ".join(moves) + f". With {n} seeds no move can reach p below "
-            f"{analysis['smallest_p']:.2g}.")
+    return content.text(BOOK, f"path-{shape}", moves=clause_sep().join(moves), n=n, smallest=analysis["smallest_p"])
 
 
 def confound_text(analysis: dict, table: list[dict]) -> str:
@@ -626,18 +665,15 @@ def confound_text(analysis: dict, table: list[dict]) -> str:
     if not {"0", "2", "0m", "1m"} <= set(params):
         return ""
     full, shared = params["0"], params["2"]
-    text = (f"Steps 1 and 2 shrink the model from {full['params']:,} to {shared['params']:,} parameters at the same "
-            f"width ({full['params'] / shared['params']:.1f}× fewer), so along the shared-width path \"sharing\" "
-            f"and \"a smaller model\" change together. The matched path gives steps 0 and 1 widths "
-            f"{params['0m']['width']} and {params['1m']['width']} ({params['0m']['vs_decoder']:+.0%} and "
-            f"{params['1m']['vs_decoder']:+.0%} parameters against decoder-only).")
+    text = content.text(BOOK, "confound", full=full["params"], shared=shared["params"],
+                        ratio=full["params"] / shared["params"], w0=params["0m"]["width"], w1=params["1m"]["width"],
+                        v0=params["0m"]["vs_decoder"], v1=params["1m"]["vs_decoder"])
     rows = {"narrow": _row(analysis, "0m", "0"), "1": _row(analysis, "1m", "0m"), "2": _row(analysis, "2", "1m"),
             "both": _row(analysis, "2", "0m"), "shared both": _row(analysis, "2", "0")}
     if all(rows.values()):
-        text += (f" Narrowing step 0 alone changes its held-out loss by {_move(rows['narrow'])}. At matched "
-                 f"parameters, sharing the attention projections (step 1) changes it by {_move(rows['1'])} and "
-                 f"sharing the stacks (step 2) by {_move(rows['2'])}; steps 1-2 together by {_move(rows['both'])}, "
-                 f"against {_move(rows['shared both'])} at shared width.")
+        text += _sentence_gap() + content.text(BOOK, "confound-moves", narrow=_move(rows["narrow"]),
+                                               one=_move(rows["1"]), two=_move(rows["2"]), both=_move(rows["both"]),
+                                               shared=_move(rows["shared both"]))
     return text
 
 
@@ -667,27 +703,24 @@ def function_text(summary: dict, steps: int) -> str:
     rows = {r["variant"]: r for r in summary["variants"]}
     four, base = rows.get(str(FINAL_STEP - 1)), summary["baseline"]
     if four is None or base is None:
-        return "Step 4 and decoder-only were not both trained with two or more seeds: no comparison of functions."
+        return content.text(BOOK, "functions-too-few")
     if four["kl"] < base["kl_min"]:
-        relation = "closer to it than any decoder-only model trained with another seed"
+        relation = content.text(BOOK, "relation-closer")
     elif four["kl"] <= base["kl_max"]:
-        relation = "about as far from it as a decoder-only model trained with another seed"
+        relation = content.text(BOOK, "relation-about")
     else:
-        relation = "further from it than any decoder-only model trained with another seed"
-    text = (f"After {steps} training steps, the model after the four steps (step 4) has started from decoder-only's "
-            f"weights and seen its batches, yet ends {relation}: KL {four['kl']:.3f} nats per target token (seeds "
-            f"{four['kl_min']:.3f}-{four['kl_max']:.3f}) against {base['kl']:.3f} ({base['kl_min']:.3f}-"
-            f"{base['kl_max']:.3f}) between decoder-only models of neighbouring seeds. The two pick the same most "
-            f"likely token on {four['agreement']:.1%} of held-out target tokens, decoder-only models of two seeds on "
-            f"{base['agreement']:.1%}.")
+        relation = content.text(BOOK, "relation-further")
+    text = content.text(BOOK, "functions-text", steps=steps, relation=relation, kl=four["kl"], kl_min=four["kl_min"],
+                        kl_max=four["kl_max"], base_kl=base["kl"], base_min=base["kl_min"], base_max=base["kl_max"],
+                        agree=four["agreement"], base_agree=base["agreement"])
     early = [rows[v]["kl"] for v in ("0", "1", "2") if v in rows]
     if early:
-        word = "further from" if min(early) > four["kl"] else "not further from"
-        text += f" Before step 3 the models are {word} decoder-only (KL {min(early):.3f}-{max(early):.3f} on average)."
+        further = min(early) > four["kl"]
+        text += _sentence_gap() + content.text(BOOK, f"functions-early-{'further' if further else 'not'}",
+                                               low=min(early), high=max(early))
     final = rows.get(str(FINAL_STEP))
     if final:
-        text += (f" The final change trains into decoder-only's function (same token on {final['agreement']:.2%}, "
-                 "the rest rounding grown over training).")
+        text += _sentence_gap() + content.text(BOOK, "functions-final", agree=final["agreement"])
     return text
 
 
@@ -712,8 +745,9 @@ def ablation_args(settings: AblationSettings) -> list[str]:
 
 
 def run_message(done: int, total: int, run: dict) -> str:
-    return (f"run {done}/{total}: {VARIANT_SHORT[run['variant']]}, seed {run['seed']}, "
-            f"held-out loss {run['eval_loss']:.3f}")
+    """The progress message after a finished run, in the run's language."""
+    return content.text(MESSAGES, "fs-run-done", i=done, total=total, variant=variant_short(run["variant"]),
+                        seed=run["seed"], loss=run["eval_loss"])
 
 
 PRESETS = {  # the shipped ablations, both paths each

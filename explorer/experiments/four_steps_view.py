@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Callable
 
-from explorer import results
+from explorer import content, results
 from explorer.experiments import four_steps as fs
 from explorer.experiments import shared_params as sp
 from explorer.formatting import p_text
@@ -19,9 +19,18 @@ MASK_SIZE = (6, 6)  # input and target tokens drawn in the mask figure
 TASKS = ("sort", "reverse", "copy")
 LENGTHS = (4, 6, 8, 10, 12)
 STEP_BUDGETS = (50, 100, 150, 200, 250, 300, 400, 600)
-SHIPPED_BUDGETS = {"250 steps": "main", "500 steps": "long"}  # label -> shipped preset
-STEP_SLIDES = {0: "slide 40", 1: "slides 41-42", 2: "slides 44-45", 3: "slides 47-48", 4: "slides 50-51",
-               5: "beyond the slides"}
+SHIPPED_BUDGETS = {"250 steps": "main", "500 steps": "long"}  # English label -> shipped preset
+BOOK = "four-steps"  # the page's content file holds every phrase this module puts into a table or a sentence
+
+
+def budget_label(preset: str) -> str:
+    """A shipped preset's budget as the page shows it ("250 steps"), in the run's language."""
+    return content.text(BOOK, f"budget-{preset}")
+
+
+def task_label(task: str) -> str:
+    """A rerun task's name (sort, reverse, copy) in the run's language."""
+    return content.text(BOOK, f"task-{task}")
 
 # slides 52-55 (and 59-66): the three extra structures of encoder-decoder; `step` removes it, `compare` is the
 # pair of shipped variants whose difference measures removing it here; their texts are `why-<step>-*` sections
@@ -36,13 +45,14 @@ def masks(step: int) -> list[tuple[str, dict]]:
     """Who reads whom at `step` and in decoder-only, MASK_SIZE tokens each: from the flags, which no size
     changes."""
     base = fs.base_config(**fs.DEFAULT_SIZES)
-    return [(f"step {step}", fs.combined_mask(fs.step_config(base, step), *MASK_SIZE)),
-            ("decoder-only", fs.combined_mask(fs.decoder_only_config(base), *MASK_SIZE))]
+    return [(content.text(BOOK, "mask-panel-step", step=step), fs.combined_mask(fs.step_config(base, step), *MASK_SIZE)),
+            (fs.variant_short(fs.DECODER), fs.combined_mask(fs.decoder_only_config(base), *MASK_SIZE))]
 
 
 def takeaway(step: int) -> dict:
     """The step's title and slides, for the sentence under the masks."""
-    return {"title": fs.STEP_TITLES[step].capitalize(), "slides": STEP_SLIDES[step]}
+    title = fs.step_title(step)
+    return {"title": title[:1].upper() + title[1:], "slides": content.text(BOOK, f"step-slides-{step}")}
 
 
 # --- the numeric check ---------------------------------------------------------------------------------------
@@ -80,7 +90,7 @@ def check_work(base) -> Callable[[Progress], dict]:
 
 def relative(r: float) -> str:
     """A logit difference relative to the largest logit, in words."""
-    return f"{r:.1f}× the largest logit" if r >= 1 else f"{r:.0%} of the largest logit"
+    return content.text(BOOK, f"relative-{'times' if r >= 1 else 'share'}", r=r)
 
 
 def check_numbers(check: dict, step: int) -> dict:
@@ -89,9 +99,9 @@ def check_numbers(check: dict, step: int) -> dict:
     row = check["steps"][step]
     diffs = [r["max_abs_logit_diff_f64"] for r in check["steps"]]
     four, final = check["steps"][4], check["steps"][FINAL_STEP]
-    return {"tiles": [(f"max |logit difference| at step {step}, float32", f"{row['max_abs_logit_diff']:.3g}"),
+    return {"tiles": [(content.text(BOOK, "tile-f32", step=step), f"{row['max_abs_logit_diff']:.3g}"),
                       ("float64", f"{row['max_abs_logit_diff_f64']:.3g}"),
-                      ("relative to the largest logit", f"{row['relative_diff']:.2g}")],
+                      (content.text(BOOK, "tile-relative"), f"{row['relative_diff']:.2g}")],
             "largest": check["max_abs_logit"],
             "sharing": step <= 2 and max(diffs[:3]) - min(diffs[:3]) <= 1e-9 * max(diffs[:3]),
             "result": {"four": four["max_abs_logit_diff"], "relative": relative(four["relative_diff"]),
@@ -107,7 +117,7 @@ def ablation_work(settings: fs.AblationSettings) -> Callable[[Progress], dict]:
         if record["complete"]:
             results.save(fs.ABLATION_KIND, settings.to_dict(), record)
         else:
-            record["stopped"] = f"the {fs.ABLATION_TIME_LIMIT_S:.0f} s limit"
+            record["stopped"] = content.text(BOOK, "stopped-limit", limit=fs.ABLATION_TIME_LIMIT_S)
         return record
     return work
 
@@ -121,27 +131,32 @@ def analysis(record: dict) -> dict:
 
 def pairs_table(paired: dict) -> list[dict]:
     """Every pair of variants: seeds, mean difference in held-out loss, exact and Holm-corrected p."""
-    return [{"a": fs.VARIANT_SHORT[r["a"]], "b": fs.VARIANT_SHORT[r["b"]], "seeds": r["n"],
-             "held-out loss, a − b": round(r["mean_diff"], 4), "exact paired p": p_text(r["paired_p"]),
-             "Holm p": p_text(r["holm_p"])} for r in paired["pairs"]]
+    col = {name: content.text(BOOK, f"col-{name}") for name in ("seeds", "loss-diff", "exact-p", "holm-p")}
+    return [{"a": fs.variant_short(r["a"]), "b": fs.variant_short(r["b"]), col["seeds"]: r["n"],
+             col["loss-diff"]: round(r["mean_diff"], 4), col["exact-p"]: p_text(r["paired_p"]),
+             col["holm-p"]: p_text(r["holm_p"])} for r in paired["pairs"]]
 
 
 def variants_table(summary: dict, parameters: list[dict]) -> list[dict]:
     """Per variant: width, parameters (and against decoder-only), seeds and the held-out loss's spread."""
     by_variant = {r["variant"]: r for r in parameters}
-    return [{"variant": v["name"], "width": by_variant[v["variant"]]["width"],
-             "parameters": f"{by_variant[v['variant']]['params']:,}",
-             "vs decoder-only": f"{by_variant[v['variant']]['vs_decoder']:+.1%}", "seeds": v["n"],
-             "held-out loss (mean)": round(v["mean"], 4), "sd": round(v["sd"], 4), "min": round(v["min"], 4),
-             "max": round(v["max"], 4)} for v in summary["variants"]]
+    col = {name: content.text(BOOK, f"col-{name}") for name in ("variant", "width", "parameters", "vs-decoder",
+                                                                 "seeds", "loss-mean", "sd", "min", "max")}
+    return [{col["variant"]: fs.variant_name(v["variant"]), col["width"]: by_variant[v["variant"]]["width"],
+             col["parameters"]: f"{by_variant[v['variant']]['params']:,}",
+             col["vs-decoder"]: f"{by_variant[v['variant']]['vs_decoder']:+.1%}", col["seeds"]: v["n"],
+             col["loss-mean"]: round(v["mean"], 4), col["sd"]: round(v["sd"], 4), col["min"]: round(v["min"], 4),
+             col["max"]: round(v["max"], 4)} for v in summary["variants"]]
 
 
 def run_caption(record: dict) -> str:
     """How many runs a record holds, with its wall time, threads and date where recorded."""
-    wall = record.get("wall_seconds")
-    return (f"Measured: {len(record['runs'])} runs"
-            + (f" in {wall:.0f} s wall time, {record.get('threads', 1)} thread" if wall else "")
-            + (f", {record['date']}" if record.get("date") else "") + ".")
+    wall, runs = record.get("wall_seconds"), len(record["runs"])
+    date = record.get("date")
+    if wall:
+        return content.text(BOOK, f"run-caption-wall-{'date' if date else 'nodate'}", runs=runs, wall=wall,
+                            threads=record.get("threads", 1), date=date)
+    return content.text(BOOK, f"run-caption-{'date' if date else 'plain'}", runs=runs, date=date)
 
 
 def rerun_plan(settings: fs.AblationSettings, shipped: dict | None, step0_parameters: int) -> dict:
@@ -167,13 +182,13 @@ def measured(shipped: dict | None, pair: tuple[str, str]) -> dict | str:
     """The shipped ablation's paired difference in held-out loss for `pair` (a, b, diff, p, n), or why there
     is none."""
     if shipped is None:
-        return "no shipped results"
+        return content.text(BOOK, "measured-none")
     losses = {v: [r["eval_loss"] for r in shipped["runs"] if r["variant"] == v] for v in pair}
     if not all(losses.values()):
-        return "not in the shipped results"
+        return content.text(BOOK, "measured-missing")
     rows = {(r["a"], r["b"]): r for r in fs.paired_analysis(shipped["runs"])["pairs"]}
     row = rows.get(pair) or {**rows[pair[::-1]], "mean_diff": -rows[pair[::-1]]["mean_diff"]}
-    return {"a": fs.VARIANT_SHORT[pair[0]], "b": fs.VARIANT_SHORT[pair[1]], "diff": row["mean_diff"],
+    return {"a": fs.variant_short(pair[0]), "b": fs.variant_short(pair[1]), "diff": row["mean_diff"],
             "p": row["paired_p"], "n": row["n"]}
 
 
@@ -181,7 +196,10 @@ def measured(shipped: dict | None, pair: tuple[str, str]) -> dict | str:
 
 def shared_params_tests(record: dict) -> list[dict]:
     """The shared-parameters tests as a table: seeds, mean difference, exact, Holm and equivalence p, verdict."""
-    return [{"test": r["test"], "seeds": r["n"], "mean difference": round(r["mean_diff"], 4),
-             "exact paired p": p_text(r["p"]), "Holm p": p_text(r["holm_p"]),
-             f"equivalence p (±{sp.EQUIVALENCE_MARGIN})": p_text(r["tost_p"]), "verdict": sp.verdict(r)}
+    col = {name: content.text(BOOK, f"col-{name}", margin=sp.EQUIVALENCE_MARGIN)
+           for name in ("test", "seeds", "mean-diff", "exact-p", "holm-p", "equivalence-p", "verdict")}
+    return [{col["test"]: content.text(BOOK, f"sp-test-{r['test']}"), col["seeds"]: r["n"],
+             col["mean-diff"]: round(r["mean_diff"], 4), col["exact-p"]: p_text(r["p"]),
+             col["holm-p"]: p_text(r["holm_p"]), col["equivalence-p"]: p_text(r["tost_p"]),
+             col["verdict"]: sp.verdict_text(sp.verdict(r))}
             for r in sp.analyse(record)["tests"]]

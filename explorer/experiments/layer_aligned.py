@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from explorer import content
 from explorer.experiments import depth as dp
 from explorer.experiments import four_steps as fs
 from explorer.formatting import p_label
@@ -76,8 +77,9 @@ def placeholders(found: dict) -> dict[str, object]:
     return {"fs_change": four["loss_change"], "fs_p": p_label(four["p"]), "fs_holm": p_label(four["holm_p"]),
             "fs_seeds": four["seeds"], "fs_steps": four["steps"], "fs_depth": four["depth"],
             "fs_width": four["width"], "fs_length": four["length"],
-            "fs_later": (f"at {longer['steps']} steps it is {longer['loss_change']:+.3f} ({p_label(longer['p'])}, "
-                         f"{longer['seeds']} seeds)") if longer else "a longer budget is not shipped",
+            "fs_later": content.text("four-steps", "reconcile-later", steps=longer["steps"],
+                                     change=longer["loss_change"], p=p_label(longer["p"]), seeds=longer["seeds"])
+            if longer else content.text("four-steps", "reconcile-no-later"),
             "dp_steps": main["steps"], "dp_width": main["width"], "dp_seeds": main["seeds"],
             "main_gap": round(100 * main["accuracy_gap"], 1) + 0.0, "main_p": p_label(main["p"]),
             "control_gap": round(100 * control["accuracy_gap"], 1) + 0.0,  # + 0.0: never "-0.0"

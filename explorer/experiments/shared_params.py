@@ -40,9 +40,9 @@ from typing import ClassVar
 import numpy as np
 import torch
 
-from explorer import shipped
+from explorer import content, shipped
 from explorer.costs import parameter_count
-from explorer.formatting import p_label
+from explorer.formatting import colon, p_label
 from explorer.layouts import IGNORE, loss_and_accuracy, make_batch
 from explorer.model import Transformer, TransformerConfig
 from explorer.progress import SILENT, Progress
@@ -53,6 +53,7 @@ from explorer.train import train
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA_DIR = ROOT / "data" / "shared_params"
+MESSAGES = "messages"  # a run's progress messages: content/<lang>/messages.md
 
 # --- tasks ------------------------------------------------------------------------------------------------
 HALF = 16  # symbols per language (translation) and per cycle (transfer)
@@ -247,16 +248,16 @@ def run(cfg: SharedParamsConfig, progress: Progress = SILENT) -> dict:
     jobs = [(seed, task, variant) for seed in cfg.seeds for task in cfg.tasks for variant in cfg.variants]
     runs, stopped = [], None
     for i, (seed, task, variant) in enumerate(jobs):
-        part = progress.part(i / len(jobs), (i + 1) / len(jobs), f"run {i + 1}/{len(jobs)}: {task}, {variant}, "
-                                                                f"seed {seed}: ")
+        said = {"i": i + 1, "total": len(jobs), "task": content.text(MESSAGES, f"sp-task-{task}"),
+                "variant": content.text(MESSAGES, f"sp-variant-{variant}"), "seed": seed}
+        part = progress.part(i / len(jobs), (i + 1) / len(jobs), content.text(MESSAGES, "sp-run", **said) + colon())
         record = run_one(cfg, task, variant, seed, part)
         if record["stopped"] != "steps":
             stopped = record["stopped"]
             break
         runs.append(record)
         progress.share({"config": cfg.to_dict(), "runs": list(runs)})
-        progress.update((i + 1) / len(jobs), f"run {i + 1}/{len(jobs)} done: {task}, {variant}, seed {seed}, "
-                                             f"held-out loss {record['loss']:.3f}")
+        progress.update((i + 1) / len(jobs), content.text(MESSAGES, "sp-run-done", **said, loss=record["loss"]))
     record = {"config": cfg.to_dict(), "runs": runs, "complete": stopped is None,
               "wall_seconds": time.perf_counter() - start, "threads": torch.get_num_threads()}
     if stopped:
@@ -344,6 +345,11 @@ def verdict(test: dict, alpha: float = 0.05) -> str:
     return "no difference shown"
 
 
+def verdict_text(verdict_: str) -> str:
+    """A `verdict` as a student reads it, in the run's language (the English is the verdict itself)."""
+    return content.text("four-steps", f"sp-verdict-{verdict_.replace(' ', '-')}")
+
+
 def load(path: Path | None = None) -> dict | None:
     """The shipped main result, or None when missing or not of this shape."""
     record = shipped.load(path or shipped_path("main"))
@@ -369,7 +375,7 @@ def placeholders(record: dict) -> dict:
         values.update({f"{key}_diff": test["mean_diff"], f"{key}_p": p_label(test["p"]),
                        f"{key}_holm": p_label(test["holm_p"]), f"{key}_eq": p_label(test["tost_p"]),
                        f"{key}_positive": test["positive"],
-                       f"{key}_verdict": verdict(test)})
+                       f"{key}_verdict": verdict_text(verdict(test))})
         values.update(seeds=test["n"], smallest=smallest_p(test["n"]), tests=len(analysis["tests"]))
     for task, (separate, shared, step) in equal_flops(record["runs"]).items():
         values.update({f"{TASK_KEYS[task]}_sep_final": separate, f"{TASK_KEYS[task]}_sh_same_flops": shared,

@@ -10,12 +10,27 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from explorer import content
 from explorer.evidence import Evidence, Kind
-from explorer.experiments.attention import ARCH_NAMES, CATEGORIES, ROLE_NAMES, SINGLE_STACK_ROLE, Wiring
+from explorer.experiments.attention import CATEGORIES, Wiring
 from explorer.figures import heatmaps
 from explorer.figures.theme import CONCEPT_COLORS, styled
 
-MASK_EVIDENCE = Evidence(Kind.SCHEMATIC, "masks built by explorer.masks, the same calls the model makes")
+BOOK = "fig-attention"  # this module's words, in the run's language (content/<lang>/fig-attention.md)
+
+
+def _mask_evidence() -> Evidence:
+    return Evidence(Kind.SCHEMATIC, content.text(BOOK, "evidence-masks"))
+
+
+def arch_name(arch: str) -> str:
+    """An architecture's display name ("Encoder-decoder"), in the run's language."""
+    return content.text(BOOK, f"arch-{arch.replace('_', '-')}")
+
+
+def kind_name(kind: str) -> str:
+    """A kind of attention (a legend entry: bidirectional, causal, cross, blocked)."""
+    return content.text(BOOK, f"kind-{kind}")
 
 
 def _used(codes: Sequence[np.ndarray]) -> tuple[list[np.ndarray], list[tuple[str, str]]]:
@@ -24,11 +39,13 @@ def _used(codes: Sequence[np.ndarray]) -> tuple[list[np.ndarray], list[tuple[str
     index = np.full(len(CATEGORIES), -1)
     index[present] = np.arange(len(present))
     return ([np.where(m >= 0, index[np.maximum(m, 0)], -1) for m in codes],
-            [(CATEGORIES[c], CONCEPT_COLORS[CATEGORIES[c]]) for c in present])
+            [(kind_name(CATEGORIES[c]), CONCEPT_COLORS[CATEGORIES[c]]) for c in present])
 
 
 def role_title(arch: str, role: str) -> str:
-    return ROLE_NAMES[role] if arch == "encoder_decoder" else SINGLE_STACK_ROLE[arch]
+    if arch == "encoder_decoder":
+        return content.text(BOOK, f"role-{role.replace('_', '-')}")
+    return content.text(BOOK, f"single-{arch.replace('_', '-')}")
 
 
 def _matrix_height(n_rows: int) -> int:
@@ -61,8 +78,9 @@ def _matrix_grid(panels: Sequence[tuple[str, Sequence[str], Sequence[str]]], hor
     for i, (name, rows, cols) in enumerate(panels, start=1):
         title = _two_lines(name) if len(panels) > 1 else name
         # one "query" title for the row: a second one would sit on the previous panel's edge
-        heatmaps.matrix_layout(fig, rows, cols, row=1, col=i, x_title=f"<b>{title}</b><br>key" if name else "key",
-                               y_title="query" if i == 1 else "")
+        key = content.text(BOOK, "axis-key")
+        heatmaps.matrix_layout(fig, rows, cols, row=1, col=i, x_title=f"<b>{title}</b><br>{key}" if name else key,
+                               y_title=content.text(BOOK, "axis-query") if i == 1 else "")
         fig.update_xaxes(tickfont=dict(size=_tick_size(len(cols))), constrain="domain", automargin=True, row=1, col=i)
         fig.update_yaxes(tickfont=dict(size=_tick_size(len(rows))), row=1, col=i,
                          scaleanchor=f"x{'' if i == 1 else i}", constrain="domain")
@@ -81,7 +99,7 @@ def mask_gallery(arch: str, roles: dict[str, np.ndarray], axes: dict[str, tuple[
         rows, cols = axes[role]
         fig.add_trace(heatmaps.category_heatmap(z, kinds, rows, cols, showscale=i == len(order)), row=1, col=i)
     n_rows = max(len(axes[r][0]) for r in order)
-    return styled(fig, f"{ARCH_NAMES[arch]}: who may read whom (rows = queries, columns = keys)", MASK_EVIDENCE,
+    return styled(fig, content.text(BOOK, "masks-title", arch=arch_name(arch)), _mask_evidence(),
                   height=min(_matrix_height(n_rows), height or _matrix_height(n_rows)))
 
 
@@ -95,8 +113,8 @@ def combined_view(arch: str, codes: np.ndarray, labels: list[str], n_input: int)
         edge, far = n_input - 0.5, t - 0.5
         for x0, x1, y0, y1 in ((edge, edge, -0.5, far), (-0.5, far, edge, edge)):
             fig.add_shape(type="line", x0=x0, x1=x1, y0=y0, y1=y1, line=dict(color="#222222", width=2))
-    title = f"{ARCH_NAMES[arch]} over [input ; target]" if n_input < t else f"{ARCH_NAMES[arch]} over the input"
-    return styled(fig, title, MASK_EVIDENCE, height=_matrix_height(t))
+    title = content.text(BOOK, f"combined-title-{'target' if n_input < t else 'input'}", arch=arch_name(arch))
+    return styled(fig, title, _mask_evidence(), height=_matrix_height(t))
 
 
 def _box(fig: go.Figure, x: float, y: float, text: str, color: str) -> None:
@@ -111,18 +129,16 @@ def wiring_figure(w: Wiring) -> go.Figure:
     enc_kind = "causal" if w.causal_input else "bidirectional"
     L = w.n_layers
     for layer in range(L):
-        _box(fig, 0, layer + 1, f"encoder layer {layer + 1}<br><i>{enc_kind} self-attention</i>",
+        _box(fig, 0, layer + 1, content.text(BOOK, f"encoder-layer-{enc_kind}", n=layer + 1),
              CONCEPT_COLORS[enc_kind])
-        _box(fig, 2, layer + 1, f"decoder layer {layer + 1}<br><i>causal self-attention + cross</i>",
-             CONCEPT_COLORS["causal"])
-    _box(fig, 0, L + 1, "encoder output (final layer)" + ("<br><i>not read by the decoder</i>" if w.layer_aligned
-                                                         else ""), "#777777")
-    fig.add_annotation(x=0, y=0, text="<b>input</b> x" + (" (positions 0..n-1)" if w.causal_input else ""),
+        _box(fig, 2, layer + 1, content.text(BOOK, "decoder-layer", n=layer + 1), CONCEPT_COLORS["causal"])
+    _box(fig, 0, L + 1, content.text(BOOK, f"encoder-output-{'unread' if w.layer_aligned else 'read'}"),
+         "#777777")
+    fig.add_annotation(x=0, y=0, text=content.text(BOOK, f"input-{'causal' if w.causal_input else 'plain'}"),
                        showarrow=False, font=dict(size=14))
-    fig.add_annotation(x=2, y=0, text="<b>target</b> [&lt;bos&gt; ; y]" + (" (positions n, n+1, ...)" if w.causal_input
-                                                                             else " (positions 0..m-1)"),
+    fig.add_annotation(x=2, y=0, text=content.text(BOOK, f"target-{'continue' if w.causal_input else 'restart'}"),
                        showarrow=False, font=dict(size=14))
-    _box(fig, 2, L + 1, "head: the next character", "#777777")
+    _box(fig, 2, L + 1, content.text(BOOK, "head-box"), "#777777")
     for stack_x in (0, 2):  # the residual stream flows up each stack
         for level in range(L + 1):
             fig.add_annotation(x=stack_x, y=level + 0.7, ax=stack_x, ay=level + 0.3, xref="x", yref="y", axref="x",
@@ -132,16 +148,16 @@ def wiring_figure(w: Wiring) -> go.Figure:
         src_y = L + 1 if level == L else level + 0.7
         fig.add_annotation(x=1.55, y=layer + 1, ax=0.45, ay=src_y, xref="x", yref="y", axref="x", ayref="y",
                            showarrow=True, arrowhead=3, arrowwidth=3, arrowcolor=CONCEPT_COLORS["cross"], text="")
-    reads = "decoder layer l reads encoder layer l's input" if w.layer_aligned else \
-        "every decoder layer reads the final encoder output"
-    fig.add_annotation(x=1, y=L + 1.75, text=f"<b>cross-attention</b>: {reads}", showarrow=False,
+    fig.add_annotation(x=1, y=L + 1.75, text=content.text(BOOK, f"reads-{'aligned' if w.layer_aligned else 'final'}"),
+                       showarrow=False,
                        font=dict(size=15, color=CONCEPT_COLORS["cross"]))
     fig.update_xaxes(visible=False, range=[-0.6, 2.6])
     fig.update_yaxes(visible=False, range=[-0.4, L + 2.0])
-    variant = ", ".join(v for v, on in (("causal input", w.causal_input), ("layer-aligned", w.layer_aligned)) if on)
-    title = f"Encoder-decoder wiring{': ' + variant if variant else ' (standard, slide 28)'}"
+    variant = {(False, False): "standard", (True, False): "causal", (False, True): "aligned",
+               (True, True): "both"}[(bool(w.causal_input), bool(w.layer_aligned))]
+    title = content.text(BOOK, f"wiring-title-{variant}")
     fig.update_layout(margin=dict(b=10))
-    return styled(fig, title, Evidence(Kind.SCHEMATIC, "the flags causal_encoder and layer_aligned of the model"),
+    return styled(fig, title, Evidence(Kind.SCHEMATIC, content.text(BOOK, "evidence-wiring")),
                   height=140 + 95 * (L + 2))
 
 
@@ -156,14 +172,13 @@ def attention_maps(read: dict, layer: int, head: int, detail: str) -> go.Figure:
         fig.add_trace(heatmaps.weights_heatmap(r["weights"][layer, head], r["allowed"], r["rows"], r["cols"],
                                                showscale=i == len(order)), row=1, col=i)
     n_rows = max(len(p[1]) for p in panels)
-    return styled(fig, f"{ARCH_NAMES[arch]}: attention weights, layer {layer + 1}, head {head + 1}",
+    return styled(fig, content.text(BOOK, "weights-title", arch=arch_name(arch), layer=layer + 1, head=head + 1),
                   Evidence(Kind.MEASURED, detail), height=_matrix_height(n_rows))
 
 
 def embedding_figure(emb: dict, detail: str) -> go.Figure:
     """E[i_t], p_t and their sum h^(0)_t for each of the student's tokens (rows) over the model width."""
-    titles = ("E[i<sub>t</sub>]: token row", "p<sub>t</sub>: position row",
-              "h<sup>(0)</sup><sub>t</sub> = E[i<sub>t</sub>] + p<sub>t</sub>")
+    titles = (content.text(BOOK, "embed-token"), content.text(BOOK, "embed-position"), content.text(BOOK, "embed-sum"))
     parts = (emb["token"], emb["position"], emb["sum"])
     zmax = float(max(np.abs(p).max() for p in parts)) or 1.0
     labels = emb["labels"]
@@ -171,14 +186,14 @@ def embedding_figure(emb: dict, detail: str) -> go.Figure:
     rows = np.asarray([f"{labels[t]} (t={t})" for t in range(len(labels))], dtype=object)
     for i, (z, name) in enumerate(zip(parts, titles), start=1):
         fig.add_trace(go.Heatmap(z=z, zmin=-zmax, zmax=zmax, zmid=0.0, colorscale="RdBu_r", showscale=i == 3,
-                                 colorbar=dict(title="value", thickness=14),
+                                 colorbar=dict(title=content.text(BOOK, "embed-value"), thickness=14),
                                  customdata=np.repeat(rows[:, None], z.shape[1], axis=1),
-                                 hovertemplate="%{customdata}<br>dimension %{x}<br>value %{z:.3f}<extra></extra>"),
+                                 hovertemplate=content.text(BOOK, "embed-hover")),
                       row=1, col=i)
-        fig.update_xaxes(title=f"<b>{name}</b><br>dimension", showgrid=False, row=1, col=i)
+        fig.update_xaxes(title=content.text(BOOK, "embed-axis", name=name), showgrid=False, row=1, col=i)
         fig.update_yaxes(autorange="reversed", showgrid=False, ticks="", row=1, col=i)
-    fig.update_yaxes(heatmaps.token_axis(labels, "token"), tickfont=dict(size=_tick_size(len(labels))), row=1, col=1)
-    return styled(fig, "Token ids become vectors: the first layer's input", Evidence(Kind.MEASURED, detail),
+    fig.update_yaxes(heatmaps.token_axis(labels, content.text(BOOK, "embed-token-axis")), tickfont=dict(size=_tick_size(len(labels))), row=1, col=1)
+    return styled(fig, content.text(BOOK, "embed-title"), Evidence(Kind.MEASURED, detail),
                   height=_matrix_height(len(labels)))
 
 
@@ -197,11 +212,14 @@ def head_overview(read: dict, role: str, detail: str, layer: int | None = None, 
             fig.add_trace(heatmaps.weights_heatmap(weights[l, h], allowed, rows, cols, showscale=False),
                           row=l + 1, col=h + 1)
             k = _panel(l, h, n_heads)
-            axes[f"xaxis{k}"] = dict(bare, title=f"head {h + 1}" if l == n_layers - 1 else None)
-            axes[f"yaxis{k}"] = dict(bare, title=f"layer {l + 1}" if h == 0 else None, autorange="reversed",
+            axes[f"xaxis{k}"] = dict(bare, title=content.text(BOOK, "overview-head", n=h + 1) if l == n_layers - 1
+                                     else None)
+            axes[f"yaxis{k}"] = dict(bare, title=content.text(BOOK, "overview-layer", n=l + 1) if h == 0 else None,
+                                     autorange="reversed",
                                      scaleanchor=f"x{k}")
     fig.update_layout(axes)  # one layout update: per-subplot calls cost more than the whole figure
-    fig = styled(fig, f"{role_title(read['arch'], role).capitalize()}: every layer and head",
+    name = role_title(read["arch"], role)
+    fig = styled(fig, content.text(BOOK, "overview-title", role=name[:1].upper() + name[1:]),
                  Evidence(Kind.MEASURED, detail), height=140 + 170 * n_layers)
     return fig if layer is None else frame_head(fig, layer, head, n_heads)
 

@@ -6,12 +6,20 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
+from explorer import content
 from explorer.evidence import Evidence, Kind
 from explorer.figures.theme import CONCEPT_COLORS, OKABE_ITO, styled
-from explorer.formatting import plural, si
+from explorer.formatting import si
+
+BOOK = "fig-bidirectional-scaling"  # every word these figures show: content/<lang>/fig-bidirectional-scaling.md
 
 WIDTH_COLORS = (OKABE_ITO[5], OKABE_ITO[2], OKABE_ITO[4], OKABE_ITO[7], OKABE_ITO[3])  # by width, small to large
 ZERO_COLOR = "#777777"
+
+
+def _count(k: int, unit: str) -> str:
+    """`1 seed`, `8 seeds` (in Chinese without a plural): a count with its noun, in the run's language."""
+    return content.text(BOOK, f"count-{unit}-{'one' if k == 1 else 'many'}", n=k)
 
 
 def _width_color(i: int) -> str:
@@ -35,19 +43,18 @@ def gap_vs_compute(points: list[dict], config: dict, height: int = 500) -> go.Fi
                          arrayminus=[p["gap"] - p["gap_low"] for p in row], thickness=1.5, width=4),
             customdata=[[p["steps"], p["gap_low"], p["gap_high"], p["decoder_loss"], p["prefix_lm_loss"], p["seeds"]]
                         for p in row],
-            hovertemplate=(f"d = {width}, %{{customdata[0]}} steps (%{{x:.3s}} FLOPs)<br>gap %{{y:+.4f}} nats "
-                           "(seeds %{customdata[1]:+.4f} to %{customdata[2]:+.4f}, n=%{customdata[5]})<br>"
-                           "decoder-only %{customdata[3]:.3f}, prefix-LM %{customdata[4]:.3f}<extra></extra>"))
-    fig.update_xaxes(title="training compute (FLOPs)", type="log", dtick=1)  # decades only: readable on a phone
-    fig.update_yaxes(title="loss gap, nats per target token", zeroline=False)
+            hovertemplate=content.text(BOOK, "gap-hover", width=width))
+    fig.update_xaxes(title=content.text(BOOK, "gap-x-axis"), type="log", dtick=1)  # decades only: readable on a phone
+    fig.update_yaxes(title=content.text(BOOK, "gap-y-axis"), zeroline=False)
     # the legend under the plot, in one row: beside it, it would squeeze the plot on a phone
-    fig.update_layout(legend=dict(title="width", orientation="h", x=0.0, y=-0.22, xanchor="left", yanchor="top"))
+    fig.update_layout(legend=dict(title=content.text(BOOK, "gap-legend"), orientation="h", x=0.0, y=-0.22,
+                                  xanchor="left", yanchor="top"))
     seeds = max((p["seeds"] for p in points), default=0)
-    detail = (f"{plural(seeds, 'seed')} per point, paired (same initial weights, batches and held-out set); bars: "
-              f"lowest to highest seed; {config['task_name']} of {config['length']} tokens, "
-              f"{plural(config['n_layers'], 'layer')}")
-    return styled(fig, "Decoder-only minus prefix-LM held-out loss (above 0: bidirectional input helps)",
-                  Evidence(Kind.MEASURED, detail), height=height)
+    task = config["task_name"]
+    detail = content.text(BOOK, "gap-evidence", seeds=_count(seeds, "seed"),
+                          task=content.text(BOOK, "task-sort") if task == "sort" else task, length=config["length"],
+                          layers=_count(config["n_layers"], "layer"))
+    return styled(fig, content.text(BOOK, "gap-title"), Evidence(Kind.MEASURED, detail), height=height)
 
 
 def serving_cost(rows: list[dict], width: int, layers: int, height: int = 420) -> go.Figure:
@@ -55,20 +62,20 @@ def serving_cost(rows: list[dict], width: int, layers: int, height: int = 420) -
     causal input with a KV cache computes only the new tokens."""
     fig = go.Figure()
     turns = [r["turn"] for r in rows]
-    for key, name, color, dash in (("cum_reencode", "bidirectional input: re-encode every turn",
+    for key, name, color, dash in (("cum_reencode", content.text(BOOK, "serving-reencode"),
                                     CONCEPT_COLORS["bidirectional"], "solid"),
-                                   ("cum_cached", "causal input: KV cache, new tokens only",
+                                   ("cum_cached", content.text(BOOK, "serving-cached"),
                                     CONCEPT_COLORS["causal"], "dash")):
         fig.add_scatter(x=turns, y=[r[key] for r in rows], name=name, mode="lines+markers",
                         line=dict(color=color, width=3, dash=dash),
-                        hovertemplate=f"turn %{{x}}: %{{y:.3s}} FLOPs so far<extra>{name}</extra>")
+                        hovertemplate=content.text(BOOK, "serving-hover", name=name))
     last = rows[-1]
-    fig.add_annotation(x=last["turn"], y=last["cum_reencode"], text=f"{last['ratio']:.1f}× the cached total",
+    fig.add_annotation(x=last["turn"], y=last["cum_reencode"], text=content.text(BOOK, "serving-ratio",
+                                                                                 ratio=last["ratio"]),
                        showarrow=True, arrowhead=2, ax=-90, ay=-10, font=dict(size=14))
-    fig.update_xaxes(title="chat turn", dtick=1)
-    fig.update_yaxes(title="FLOPs served so far", rangemode="tozero")
+    fig.update_xaxes(title=content.text(BOOK, "serving-x-axis"), dtick=1)
+    fig.update_yaxes(title=content.text(BOOK, "serving-y-axis"), rangemode="tozero")
     fig.update_layout(legend=dict(x=0.01, y=0.99, xanchor="left", yanchor="top"))
-    detail = (f"the d = {width}, {plural(layers, 'layer')} model; every turn adds {last['m']} tokens; "
-              f"{si(last['cum_reencode'])} vs {si(last['cum_cached'])} FLOPs after {last['turn']} turns")
-    return styled(fig, "What bidirectional input costs to serve: FLOPs of a chat, turn by turn",
-                  Evidence(Kind.FORMULA, detail), height=height)
+    detail = content.text(BOOK, "serving-evidence", width=width, layers=_count(layers, "layer"), m=last["m"],
+                          reencode=si(last["cum_reencode"]), cached=si(last["cum_cached"]), turns=last["turn"])
+    return styled(fig, content.text(BOOK, "serving-title"), Evidence(Kind.FORMULA, detail), height=height)

@@ -9,32 +9,51 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
+from explorer import content
 from explorer.evidence import Evidence, Kind
 from explorer.experiments import bitter_lesson as bl
 from explorer.figures.theme import BADGE_CHARS, styled
-from explorer.formatting import seed_list
 
+BOOK = "fig-bitter-lesson"
 COLORS = {"hand-built": "#E69F00", "transformer": "#0072B2"}
-NAMES = {"hand-built": "hand-built (2 features)", "transformer": "Transformer (raw words)"}
 FLOOR_COLOR = "#555555"
-AXES = {"data": "training examples seen", "flops": "training FLOPs"}
+AXES = ("data", "flops")
 DTICK = {"data": "D2", "flops": 1}  # log ticks: 1, 2, 5 per decade over 3 decades of data; decades only over 7 of FLOPs
-Y_TITLE = "held-out loss (nats)"
 LIVE_TOP = 0.8  # nats: the live figure's fixed frame (chance is ln 2 = 0.69), so the curves grow into it
 LEGEND_MARGIN = 120  # px under the plot: tick labels, the axis title, then the legend
 UNDER = dict(orientation="h", x=0.0, xanchor="left", yref="container", y=0.0, yanchor="bottom")  # the figure's
 # bottom edge, under the axis title at any height: on the compute axis no corner of the plot is free of data
 
 
+def method_name(method: str) -> str:
+    """A method as the legend names it: "hand-built (2 features)" or "Transformer (raw words)"."""
+    return content.text(BOOK, f"name-{method}")
+
+
+def axis_title(axis: str) -> str:
+    return content.text(BOOK, f"axis-{axis}")
+
+
+def _seeds(seeds: list[int]) -> str:
+    """`seed 0`, `seeds 0-4` for a run of consecutive seeds, else `seeds 0, 2, 5` (in the run's language)."""
+    seeds = sorted(seeds)
+    if len(seeds) == 1:
+        return content.text(BOOK, "seed-one", seed=seeds[0])
+    if seeds == list(range(seeds[0], seeds[0] + len(seeds))):
+        return content.text(BOOK, "seed-range", first=seeds[0], last=seeds[-1])
+    return content.text(BOOK, "seed-list", seeds=", ".join(map(str, seeds)))
+
+
 def _detail(cfg: dict, seeds: list[int]) -> str:
-    return (f"{seed_list(seeds)}, {cfg['steps']} steps of {cfg['batch_size']}, Transformer {cfg['n_layers']} layer "
-            f"d={cfg['d_model']}, MLP on 2 features width {cfg['hand_width']}, {cfg['eval_size']} held-out reviews")
+    return content.text(BOOK, "detail", seeds=_seeds(seeds), steps=cfg["steps"], batch=cfg["batch_size"],
+                        layers=cfg["n_layers"], d_model=cfg["d_model"], width=cfg["hand_width"],
+                        eval_size=cfg["eval_size"])
 
 
 def _floor(fig: go.Figure, floor: float, case: str) -> None:
-    who = "any method on counts" if case == "order" else "any method (the label's own noise)"
     fig.add_hline(y=floor, line=dict(color=FLOOR_COLOR, width=2, dash="dot"))
-    fig.add_annotation(x=0.0, xref="paper", y=floor, text=f"floor for {who}: {floor:.3f}", showarrow=False,
+    fig.add_annotation(x=0.0, xref="paper", y=floor, text=content.text(BOOK, f"floor-{case}", floor=floor),
+                       showarrow=False,
                        xanchor="left", yanchor="bottom", font=dict(color=FLOOR_COLOR, size=14))
 
 
@@ -47,12 +66,13 @@ def _crossing(fig: go.Figure, analysis: dict, axis: str) -> None:
     x = c[axis]
     y = float(np.interp(math.log(x), np.log(general[axis] if axis == "flops" else analysis["data"]), general["mean"]))
     low, high = c[f"{axis}_range"] or (x, x)
-    fig.add_trace(go.Scatter(x=[x], y=[y], mode="markers", name="crossover (bar: seed range)",
+    fig.add_trace(go.Scatter(x=[x], y=[y], mode="markers",
+                             name=content.text(BOOK, "crossover-name"),
                              error_x=dict(type="data", symmetric=False, array=[high - x], arrayminus=[x - low],
                                           color="#222222", thickness=2, width=6),
                              marker=dict(size=14, symbol="diamond", color="white", line=dict(color="#222222", width=2)),
-                             hovertemplate=f"crossover at %{{x:.3g}}<br>{c['seeds_crossed']} of {c['seeds']} seeds "
-                                           "cross<extra></extra>"))
+                             hovertemplate=content.text(BOOK, "crossover-hover", crossed=c["seeds_crossed"],
+                                                        seeds=c["seeds"]) + "<extra></extra>"))
 
 
 def learning_curves(analysis: dict, config: dict, axis: str = "data", height: int = 480,
@@ -70,23 +90,23 @@ def learning_curves(analysis: dict, config: dict, axis: str = "data", height: in
         fig.add_trace(go.Scatter(x=np.concatenate([x, x[::-1]]), y=np.concatenate([m["high"], m["low"][::-1]]),
                                  fill="toself", fillcolor=color, opacity=0.2, line=dict(width=0), hoverinfo="skip",
                                  showlegend=False, legendgroup=method))
-        fig.add_trace(go.Scatter(x=x, y=m["mean"], mode="lines+markers", name=NAMES[method], legendgroup=method,
+        name = method_name(method)
+        fig.add_trace(go.Scatter(x=x, y=m["mean"], mode="lines+markers", name=name, legendgroup=method,
                                  line=dict(color=color, width=4), marker=dict(size=6),
-                                 hovertemplate=f"{NAMES[method]}<br>%{{x:.3g}} {AXES[axis]}<br>loss %{{y:.3f}}"
-                                               "<extra></extra>"))
+                                 hovertemplate=content.text(BOOK, "curve-hover", name=name, axis=axis_title(axis))
+                                 + "<extra></extra>"))
         if axis == "flops" and method == "hand-built" and x[-1] < right:
             fig.add_trace(go.Scatter(x=[x[-1], right], y=[m["mean"][-1]] * 2, mode="lines", legendgroup=method,
                                      showlegend=False, line=dict(color=color, width=2, dash="dash"),
-                                     hovertemplate="its last loss, all examples seen<extra></extra>"))
+                                     hovertemplate=content.text(BOOK, "last-loss-hover") + "<extra></extra>"))
     _floor(fig, analysis["counts_floor"]["loss"], analysis["case"])
     _crossing(fig, analysis, axis)
     top = max(float(analysis["methods"][m]["high"].max()) for m in bl.METHODS)
-    fig.update_xaxes(type="log", exponentformat="power", dtick=DTICK[axis], title=AXES[axis])
-    fig.update_yaxes(title=Y_TITLE, range=[0, top * 1.05])
+    fig.update_xaxes(type="log", exponentformat="power", dtick=DTICK[axis], title=axis_title(axis))
+    fig.update_yaxes(title=content.text(BOOK, "y-title"), range=[0, top * 1.05])
     fig.update_layout(legend=UNDER, margin=dict(b=LEGEND_MARGIN))
-    title = {"order": "Order matters a little", "counts": "Only counts matter"}[analysis["case"]]
-    return styled(fig, f"{title}: held-out loss as {'data' if axis == 'data' else 'compute'} grows",
-                  Evidence(Kind.MEASURED, _detail(config, analysis["seeds"]) + "; band = seed min-max, dotted = floor",
+    return styled(fig, content.text(BOOK, f"title-{analysis['case']}-{axis}"),
+                  Evidence(Kind.MEASURED, content.text(BOOK, "detail-bands", detail=_detail(config, analysis["seeds"])),
                            also=(Kind.FORMULA,)), height=height, badge_chars=badge_chars)
 
 
@@ -96,11 +116,12 @@ def live_curves(partial: dict, axis: str = "data", height: int = 420) -> go.Figu
     shown = set()
     for run in partial.get("runs", []):
         method = run["method"]
-        fig.add_trace(go.Scatter(x=run[axis], y=run["loss"], mode="lines+markers", name=NAMES[method],
+        name = method_name(method)
+        fig.add_trace(go.Scatter(x=run[axis], y=run["loss"], mode="lines+markers", name=name,
                                  legendgroup=method, showlegend=method not in shown,
                                  line=dict(color=COLORS[method], width=2), marker=dict(size=5),
-                                 hovertemplate=f"{NAMES[method]}, seed {run['seed']}<br>%{{x:.3g}}<br>loss %{{y:.3f}}"
-                                               "<extra></extra>"))
+                                 hovertemplate=content.text(BOOK, "live-hover", name=name, seed=run["seed"])
+                                 + "<extra></extra>"))
         shown.add(method)
     cfg = bl.BitterConfig.from_dict(partial["config"])
     runs = partial.get("runs") or [{"case": cfg.cases[0]}]
@@ -108,10 +129,11 @@ def live_curves(partial: dict, axis: str = "data", height: int = 420) -> go.Figu
     ends = [cfg.checkpoint_steps()[0] * cfg.batch_size, cfg.steps * cfg.batch_size]  # the finished run's range
     if axis == "flops":
         ends = [ends[0] * cfg.flops_per_example("hand-built"), ends[1] * cfg.flops_per_example("transformer")]
-    fig.update_xaxes(type="log", exponentformat="power", dtick=DTICK[axis], title=AXES[axis],
+    fig.update_xaxes(type="log", exponentformat="power", dtick=DTICK[axis], title=axis_title(axis),
                      range=[math.log10(ends[0]) - 0.1, math.log10(ends[1]) + 0.1])
-    fig.update_yaxes(title=Y_TITLE, range=[0, LIVE_TOP])
+    fig.update_yaxes(title=content.text(BOOK, "y-title"), range=[0, LIVE_TOP])
     fig.update_layout(legend=UNDER, margin=dict(b=LEGEND_MARGIN))
-    return styled(fig, "Training now: held-out loss, one line per seed",
-                  Evidence(Kind.MEASURED, _detail(partial["config"], list(cfg.seeds)) + " (in progress)"),
+    return styled(fig, content.text(BOOK, "title-live"),
+                  Evidence(Kind.MEASURED, content.text(BOOK, "detail-live", detail=_detail(partial["config"],
+                                                                                         list(cfg.seeds)))),
                   height=height)

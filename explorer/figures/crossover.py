@@ -10,14 +10,15 @@ import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
 from plotly.subplots import make_subplots
 
+from explorer import content
 from explorer.evidence import Evidence, Kind
 from explorer.figures.theme import BADGE_CHARS, SEQUENTIAL, styled
 
+BOOK = "fig-crossover"
 BUDGET_COLOR = "#D55E00"
 MAX_WINDOW = 48
-# what the x axis is: every model size's own FLOPs (steps x its FLOPs per step); short, so a phone shows it whole
-AXIS_TITLE = "training FLOPs spent"
-Y_TITLE = "held-out accuracy"  # short: a long y title was cut on the first screen at 1440 px
+# the x axis (section axis-title) is every model size's own FLOPs (steps x its FLOPs per step), short so a phone
+# shows it whole; the y title (y-title) is short too: a long one was cut on the first screen at 1440 px
 
 
 def window_color(window: int) -> str:
@@ -27,20 +28,23 @@ def window_color(window: int) -> str:
 
 
 def window_name(window: int, length: int = MAX_WINDOW) -> str:
-    return f"w={window} (full attention)" if window >= length else f"w={window}"
+    return content.text(BOOK, "window-full", window=window) if window >= length else f"w={window}"
 
 
 def recipe_name(analysis: dict) -> str:
-    return "best lr per size" if analysis.get("lr") is None else f"lr {analysis['lr']:g}"
+    if analysis.get("lr") is None:
+        return content.text(BOOK, "recipe-best")
+    return content.text(BOOK, "recipe-one", lr=f"{analysis['lr']:g}")
 
 
 def _detail(analysis: dict) -> str:
     cfg = analysis["config"]
     seeds = analysis["seeds"]
-    seed_text = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {seeds[0]}-{seeds[-1]}"
-    widths = ", ".join(map(str, analysis["widths"]))
-    return (f"{cfg['n_layers']} layer, widths d={widths}, {cfg['n_heads']} heads, {recipe_name(analysis)}, "
-            f"up to {max(analysis['steps'])} steps, {seed_text}")
+    seed_text = (content.text(BOOK, "seed-one", seed=seeds[0]) if len(seeds) == 1
+                 else content.text(BOOK, "seed-range", first=seeds[0], last=seeds[-1]))
+    return content.text(BOOK, "detail", layers=cfg["n_layers"], widths=", ".join(map(str, analysis["widths"])),
+                        heads=cfg["n_heads"], recipe=recipe_name(analysis), steps=max(analysis["steps"]),
+                        seeds=seed_text)
 
 
 def _log_range(analysis: dict) -> list[float]:
@@ -53,8 +57,9 @@ def _budget_line(fig: go.Figure, budget: float | None, label: bool = True) -> No
         return
     fig.add_vline(x=budget, line=dict(color=BUDGET_COLOR, width=2, dash="dot"))
     if label:
-        fig.add_annotation(x=math.log10(budget), y=0.0, yref="paper", text="today's budget", showarrow=False,
-                           xanchor="left", yanchor="bottom", xshift=4, font=dict(color=BUDGET_COLOR, size=14))
+        fig.add_annotation(x=math.log10(budget), y=0.0, yref="paper", text=content.text(BOOK, "budget"),
+                           showarrow=False, xanchor="left", yanchor="bottom", xshift=4,
+                           font=dict(color=BUDGET_COLOR, size=14))
 
 
 def _sizes(fig: go.Figure, analysis: dict, w: int, name: str) -> None:
@@ -63,11 +68,11 @@ def _sizes(fig: go.Figure, analysis: dict, w: int, name: str) -> None:
     for run in analysis["runs"].values():
         if run["window"] != w:
             continue
-        label = f"{name}, d={run['width']}, lr {run['lr']:g}"
+        label = content.text(BOOK, "size-name", name=name, width=run["width"], lr=f"{run['lr']:g}")
         fig.add_trace(go.Scatter(x=run["flops"], y=run["per_seed"].mean(0), mode="lines", legendgroup=name,
                                  showlegend=False, opacity=0.55,
                                  line=dict(color=window_color(w), width=1, dash="dot"),
-                                 hovertemplate=f"{label}<br>%{{x:.3g}} FLOPs<br>accuracy %{{y:.3f}}<extra></extra>"))
+                                 hovertemplate=content.text(BOOK, "size-hover", label=label) + "<extra></extra>"))
 
 
 def _crossing_mark(fig: go.Figure, analysis: dict, shown: list[int]) -> None:
@@ -79,11 +84,12 @@ def _crossing_mark(fig: go.Figure, analysis: dict, shown: list[int]) -> None:
     y = float(np.interp(math.log10(x), np.log10(analysis["flops"]), analysis["curves"][shown[1]]["mean"]))
     bar = (dict(type="data", symmetric=False, array=[c["flops_max"] - x], arrayminus=[x - c["flops_min"]],
                 color="#444444", thickness=2, width=6) if c["flops_min"] else None)
-    fig.add_trace(go.Scatter(x=[x], y=[y], mode="markers", name="crossover (seed range)", error_x=bar,
+    fig.add_trace(go.Scatter(x=[x], y=[y], mode="markers", name=content.text(BOOK, "crossover-name"),
+                             error_x=bar,
                              marker=dict(size=14, symbol="diamond", color="#ffffff",
                                          line=dict(color="#222222", width=2)),
-                             hovertemplate=f"crossover at %{{x:.3g}} FLOPs<br>{c['seeds_with_crossover']}/{c['seeds']} "
-                                           "seeds cross<extra></extra>"))
+                             hovertemplate=content.text(BOOK, "crossover-hover", crossed=c["seeds_with_crossover"],
+                                                        seeds=c["seeds"]) + "<extra></extra>"))
 
 
 def frontier_curves(analysis: dict, budget: float | None = None, windows: list[int] | None = None,
@@ -105,23 +111,24 @@ def frontier_curves(analysis: dict, budget: float | None = None, windows: list[i
                                  hoverinfo="skip", showlegend=False, legendgroup=name))
         fig.add_trace(go.Scatter(x=x, y=c["mean"], mode="lines", name=name, legendgroup=name,
                                  line=dict(color=color, width=4), customdata=[[d] for d in c["width"]],
-                                 hovertemplate=f"{name}<br>%{{x:.3g}} FLOPs<br>best accuracy %{{y:.3f}}"
-                                               "<br>from width d=%{customdata[0]}<extra></extra>"))
+                                 hovertemplate=content.text(BOOK, "frontier-hover", name=name) + "<extra></extra>"))
         top = analysis["ceilings"][w]
         fig.add_trace(go.Scatter(x=[x[0], x[-1]], y=[top, top], mode="lines", legendgroup=name, showlegend=False,
                                  line=dict(color=color, width=2, dash="dash"),
-                                 hovertemplate=f"ceiling of {name}: {top:.3f}<extra></extra>"))
+                                 hovertemplate=content.text(BOOK, "ceiling-hover", name=name, top=top)
+                                 + "<extra></extra>"))
     if len(shown) == 2:
         _crossing_mark(fig, analysis, shown)
     fig.add_hline(y=analysis["chance"], line=dict(color="#888888", width=1, dash="dot"),
-                  annotation_text="chance", annotation_position="bottom right")
+                  annotation_text=content.text(BOOK, "chance"), annotation_position="bottom right")
     _budget_line(fig, budget)
-    fig.update_xaxes(type="log", exponentformat="power", title=AXIS_TITLE, range=_log_range(analysis))
-    fig.update_yaxes(title=Y_TITLE, range=[0, 1.02])
+    fig.update_xaxes(type="log", exponentformat="power", title=content.text(BOOK, "axis-title"),
+                     range=_log_range(analysis))
+    fig.update_yaxes(title=content.text(BOOK, "y-title"), range=[0, 1.02])
     fig.update_layout(legend=dict(x=0.01, y=0.98, xanchor="left", yanchor="top", bgcolor="rgba(255,255,255,0.6)"))
-    styled(fig, "More structure vs less: the best model size at each compute",
-           Evidence(Kind.MEASURED, _detail(analysis) + "; thick = frontier over sizes, band = seed min-max, "
-                    "dashed = closed-form ceiling", also=(Kind.FORMULA,)), height=height, badge_chars=badge_chars)
+    styled(fig, content.text(BOOK, "title-frontier"),
+           Evidence(Kind.MEASURED, content.text(BOOK, "detail-frontier", detail=_detail(analysis)),
+                    also=(Kind.FORMULA,)), height=height, badge_chars=badge_chars)
     return fig
 
 
@@ -140,25 +147,26 @@ def best_structure(analysis: dict, budget: float | None = None) -> go.Figure:
                         row_heights=[0.55, 0.45] if shares else None)
 
     def confidence(r: dict) -> str:
-        return "one seed: no bootstrap" if r["confidence"] is None else f"on top in {r['confidence']:.0%} of resamples"
+        if r["confidence"] is None:
+            return content.text(BOOK, "no-bootstrap")
+        return content.text(BOOK, "on-top", share=r["confidence"])
 
     if clear:
         x, y = [r["flops"] for r in clear], [r["window"] for r in clear]
         fig.add_trace(go.Scatter(x=x, y=y, mode="lines", line=dict(shape="hv", color="#555555", width=2),
                                  hoverinfo="skip", showlegend=False), row=1, col=1)
-        fig.add_trace(go.Scatter(x=x, y=y, mode="markers", name="clear winner",
+        fig.add_trace(go.Scatter(x=x, y=y, mode="markers",
+                                 name=content.text(BOOK, "clear-winner"),
                                  marker=dict(size=12, color=[window_color(w) for w in y],
                                              line=dict(color="#222222", width=1)),
                                  customdata=[[r["lead"], confidence(r)] for r in clear],
-                                 hovertemplate="%{x:.3g} FLOPs: best window %{y}<br>lead %{customdata[0]:.3f}, "
-                                               "%{customdata[1]}<extra></extra>"), row=1, col=1)
+                                 hovertemplate=content.text(BOOK, "clear-hover") + "<extra></extra>"), row=1, col=1)
     if unclear:
         fig.add_trace(go.Scatter(x=[r["flops"] for r in unclear], y=[r["window"] for r in unclear], mode="markers",
-                                 name="no clear winner (argmax shown)",
+                                 name=content.text(BOOK, "unclear-name"),
                                  marker=dict(size=10, symbol="circle-open", color="#999999", line=dict(width=2)),
                                  customdata=[[r["lead"], confidence(r)] for r in unclear],
-                                 hovertemplate="%{x:.3g} FLOPs: no clear winner; argmax %{y}<br>"
-                                               "lead %{customdata[0]:.3f}, %{customdata[1]}<extra></extra>"),
+                                 hovertemplate=content.text(BOOK, "unclear-hover") + "<extra></extra>"),
                       row=1, col=1)
     windows = analysis["windows"]
     if shares:
@@ -167,21 +175,23 @@ def best_structure(analysis: dict, budget: float | None = None) -> go.Figure:
             name = window_name(w, length)
             fig.add_trace(go.Scatter(x=analysis["flops"], y=shares[w], mode="lines", stackgroup="share",
                                      name=name, line=dict(color=window_color(w), width=0.5), showlegend=False,
-                                     hovertemplate=f"{name}: on top in %{{y:.0%}} of resamples<extra></extra>"),
+                                     hovertemplate=content.text(BOOK, "share-hover", name=name) + "<extra></extra>"),
                           row=2, col=1)
         fig.add_hline(y=boot["threshold"], line=dict(color="#222222", width=1.5, dash="dash"), row=2, col=1,
-                      annotation_text=f"clear: {boot['threshold']:.0%}", annotation_position="top left")
-        fig.update_yaxes(title="share on top", range=[0, 1], tickformat=".0%", row=2, col=1)
+                      annotation_text=content.text(BOOK, "clear-threshold", threshold=boot["threshold"]),
+                      annotation_position="top left")
+        fig.update_yaxes(title=content.text(BOOK, "share-title"), range=[0, 1], tickformat=".0%", row=2, col=1)
     _budget_line(fig, budget)
     fig.update_xaxes(type="log", exponentformat="power", range=_log_range(analysis))
-    fig.update_xaxes(title=f"{AXIS_TITLE} (the resource r)", row=2 if shares else 1, col=1)
-    fig.update_yaxes(type="log", title="best window b*(r)", tickvals=windows, ticktext=[str(w) for w in windows],
+    fig.update_xaxes(title=content.text(BOOK, "axis-title-r"), row=2 if shares else 1, col=1)
+    fig.update_yaxes(type="log", title=content.text(BOOK, "bstar-title"), tickvals=windows,
+                     ticktext=[str(w) for w in windows],
                      range=[math.log10(min(windows)) - 0.15, math.log10(max(windows)) + 0.15], row=1, col=1)
     fig.update_layout(legend=dict(orientation="h", x=0.0, y=1.02, xanchor="left", yanchor="bottom"))
-    design = (f"paired bootstrap over {boot['seeds']} seeds: {boot['resamples']} resamples, {boot['distinct']} "
-              "distinct" if shares else "one seed: no bootstrap")
-    styled(fig, "b*(r): the best structure as compute grows, and how sure",
-           Evidence(Kind.MEASURED, _detail(analysis) + f"; argmax of seed means; {design}"),
+    design = (content.text(BOOK, "bootstrap-design", seeds=boot["seeds"], resamples=boot["resamples"],
+                           distinct=boot["distinct"]) if shares else content.text(BOOK, "no-bootstrap"))
+    styled(fig, content.text(BOOK, "title-bstar"),
+           Evidence(Kind.MEASURED, content.text(BOOK, "detail-bstar", detail=_detail(analysis), design=design)),
            height=560 if shares else 420)
     return fig
 
@@ -197,52 +207,52 @@ def crossover_points(analysis: dict, budget: float | None = None) -> go.Figure:
     labels, missing, legend = [], [], set()
     for c in analysis["crossovers"]:
         pair = f"w={c['more_structure']} → w={c['less_structure']}"
-        label = f"{pair} ({c['seeds_with_crossover']}/{c['seeds']} seeds)"
+        label = content.text(BOOK, "pair-label", pair=pair, crossed=c["seeds_with_crossover"], seeds=c["seeds"])
         by_lr = {lr: x for lr, x in c.get("by_lr", {}).items() if x["flops_of_mean_curves"]}
         if c["flops_mean"] is None and not by_lr:
             missing.append(pair)
             continue
         labels.append(label)
         for (lr, x), symbol in zip(by_lr.items(), LR_SYMBOLS):
-            name = f"lr {lr} for every size"
+            name = content.text(BOOK, "lr-every-size", lr=lr)
             fig.add_trace(go.Scatter(x=[x["flops_of_mean_curves"]], y=[label], mode="markers", name=name,
                                      legendgroup=name, showlegend=name not in legend,
                                      marker=dict(size=11, symbol=symbol, color="#ffffff",
                                                  line=dict(color="#333333", width=2)),
-                                     hovertemplate=f"{name}: %{{x:.3g}} FLOPs<extra></extra>"))
+                                     hovertemplate=content.text(BOOK, "lr-hover", name=name) + "<extra></extra>"))
             legend.add(name)
         if c["flops_mean"] is None:
             continue
         found = [f for f in c["flops_per_seed"] if f is not None]
-        fig.add_trace(go.Scatter(x=found, y=[label] * len(found), mode="markers", name="one seed",
+        fig.add_trace(go.Scatter(x=found, y=[label] * len(found), mode="markers", name=content.text(BOOK, "one-seed"),
                                  legendgroup="seed", showlegend="seed" not in legend,
                                  marker=dict(size=9, symbol="circle-open", color="#555555", line=dict(width=2)),
-                                 hovertemplate="one seed: %{x:.3g} FLOPs<extra></extra>"))
+                                 hovertemplate=content.text(BOOK, "one-seed-hover") + "<extra></extra>"))
         legend.add("seed")
         mean = c["flops_mean"]
         fig.add_trace(go.Scatter(
-            x=[mean], y=[label], mode="markers", name=f"{recipe_name(analysis)}: seeds' geometric mean",
+            x=[mean], y=[label], mode="markers", name=content.text(BOOK, "mean-name", recipe=recipe_name(analysis)),
             legendgroup="mean", showlegend="mean" not in legend,
             marker=dict(size=14, symbol="diamond", color=window_color(c["less_structure"]),
                         line=dict(color="#222222", width=1)),
             error_x=dict(type="data", symmetric=False, array=[c["flops_max"] - mean],
                          arrayminus=[mean - c["flops_min"]], color="#555555", thickness=2, width=0),
-            hovertemplate=f"{label}<br>geometric mean %{{x:.3g}} FLOPs<br>"
-                          f"{c['seeds_with_crossover']}/{c['seeds']} seeds cross<extra></extra>"))
+            hovertemplate=content.text(BOOK, "mean-hover", label=label, crossed=c["seeds_with_crossover"],
+                                       seeds=c["seeds"]) + "<extra></extra>"))
         legend.add("mean")
     _budget_line(fig, budget, label=False)  # the rows would hide a label; the notice names the line
-    fig.update_xaxes(type="log", exponentformat="power", title="training FLOPs where less structure overtakes",
+    fig.update_xaxes(type="log", exponentformat="power", title=content.text(BOOK, "points-axis"),
                      range=_log_range(analysis))
     fig.update_yaxes(title="", categoryorder="array", categoryarray=labels[::-1], type="category", automargin=True)
     fig.update_layout(legend=dict(orientation="h", x=0.0, y=-0.18, xanchor="left", yanchor="top"),
                       margin=dict(b=130))
     if missing:
-        fig.add_annotation(text="no crossover within this budget: " + ", ".join(missing), xref="paper",
+        fig.add_annotation(text=content.text(BOOK, "no-crossover", pairs=", ".join(missing)), xref="paper",
                            yref="paper", x=0.0, y=-0.42, xanchor="left", showarrow=False,
                            font=dict(size=13, color="#555555"))
     if not labels:
-        fig.add_annotation(text="no pair of windows crosses within this budget", xref="paper", yref="paper",
+        fig.add_annotation(text=content.text(BOOK, "no-pair"), xref="paper", yref="paper",
                            x=0.5, y=0.5, showarrow=False, font=dict(size=16, color="#555555"))
-    styled(fig, "Crossover points of the frontiers, and how the learning rate moves them",
+    styled(fig, content.text(BOOK, "title-points"),
            Evidence(Kind.MEASURED, _detail(analysis)), height=max(380, 200 + 40 * len(labels)))
     return fig

@@ -9,9 +9,10 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from explorer import content
 from explorer.evidence import Evidence, Kind
-from explorer.experiments.depth import TASK_NAMES, WIRING_NAMES, WIRINGS
-from explorer.figures.theme import CONCEPT_COLORS, keep_width, styled
+from explorer.experiments.depth import WIRINGS
+from explorer.figures.theme import CONCEPT_COLORS, styled
 from explorer.formatting import p_label
 
 WIRING_COLORS = {"final": "#D55E00", "aligned": "#0072B2"}  # the two wirings, on every figure of the page
@@ -21,6 +22,22 @@ SELECTED = "rgba(230, 159, 0, 0.12)"
 UNUSED = "#BBBBBB"
 UNTRAINED = "#777777"
 LEGEND_BELOW = dict(orientation="h", x=0, y=-0.3, yanchor="top")  # under the x-axis titles
+BOOK = "fig-depth"
+
+
+def _wiring(wiring: str) -> str:
+    """A wiring's full name (`WIRING_NAMES`) in the run's language."""
+    return content.text(BOOK, f"wiring-{wiring}")
+
+
+def _short(wiring: str) -> str:
+    """A wiring's key as hover text shows it ('final', 'aligned') in the run's language."""
+    return content.text(BOOK, f"key-{wiring}")
+
+
+def _task(task: str) -> str:
+    """A task's name (`TASK_NAMES`) in the run's language."""
+    return content.text(BOOK, f"task-{task}")
 
 
 def clipped_bars(means, sds, top: float = math.inf, thickness: float = 2, width: int = 6) -> dict:
@@ -37,30 +54,32 @@ def sd_bars(cells: list[dict], metric: str) -> dict:
                         1.0 if metric == "accuracy" else math.inf)
 
 
-BAR_NOTE = {"accuracy": "mean ± sd over seeds, cut at 0 and 1", "loss": "mean ± sd over seeds, cut at 0"}
+def _bar_note(metric: str) -> str:
+    """What an error bar of `metric` shows (accuracy is cut at 0 and 1, loss at 0)."""
+    return content.text(BOOK, f"bars-{metric}")
 
 
 def detail(analysis: dict) -> str:
     """The config and seeds behind a measured figure, for its evidence badge."""
     cfg = analysis["config"]
     seeds = analysis["seeds"] or cfg["seeds"]
-    seed_text = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {', '.join(map(str, seeds))}"
-    return (f"d={cfg['d_model']}, {cfg['n_heads']} heads, {cfg['steps']} steps, batch {cfg['batch_size']}, "
-            f"{seed_text}, held-out n={cfg['eval_size']}")
+    seed_text = (content.text(BOOK, "one-seed-detail", seed=seeds[0]) if len(seeds) == 1
+                 else content.text(BOOK, "seeds-detail", seeds=", ".join(map(str, seeds))))
+    return content.text(BOOK, "detail", d=cfg["d_model"], heads=cfg["n_heads"], steps=cfg["steps"],
+                        batch=cfg["batch_size"], seeds=seed_text, n=cfg["eval_size"])
 
 
 # --- the two wirings (schematic) ---------------------------------------------------------------------------
 
-def _box(fig: go.Figure, x: float, y: float, text: str, color: str, dash: str = "solid") -> None:
+def _box(fig: go.Figure, x: float, y: float, text: str, color: str, dash: str = "solid", size: int = 13) -> None:
     fig.add_shape(type="rect", x0=x - 0.3, x1=x + 0.3, y0=y - 0.34, y1=y + 0.34, fillcolor="#FFFFFF",
                   line=dict(color=color, width=2, dash=dash), layer="below")
-    fig.add_annotation(x=x, y=y, text=text, showarrow=False, font=dict(size=14, color="#222222"))
+    fig.add_annotation(x=x, y=y, text=text, showarrow=False, font=dict(size=size, color="#222222"))
 
 
 def _input_of(wiring: str, level: int) -> str:
     """Why layer-aligned reads a level: it is the input of the encoder layer with the decoder layer's number."""
-    return (f", the input of encoder layer {level + 1}: what layer {level + 1} of a decoder-only model attends to"
-            if wiring == "aligned" else "")
+    return content.text(BOOK, "input-of", layer=level + 1) if wiring == "aligned" else ""
 
 
 def wiring_schematic(depth: int, max_height: int | None = None) -> go.Figure:
@@ -74,32 +93,35 @@ def wiring_schematic(depth: int, max_height: int | None = None) -> go.Figure:
         reads = [depth] * depth if wiring == "final" else list(range(depth))
         for layer in range(depth):
             unused = wiring == "aligned" and layer == depth - 1
-            _box(fig, enc_x, layer + 1, f"enc {layer + 1}" + (" (unread)" if unused else ""),
+            _box(fig, enc_x, layer + 1, content.text(BOOK, "enc", layer=layer + 1),  # unread: dotted, as in the legend
                  UNUSED if unused else CONCEPT_COLORS["bidirectional"], "dot" if unused else "solid")
-            _box(fig, dec_x, layer + 1, f"dec {layer + 1}", CONCEPT_COLORS["causal"])
-        _box(fig, enc_x, 0, "embed x", "#888888")
-        _box(fig, dec_x, 0, "embed y", "#888888")
+            _box(fig, dec_x, layer + 1, content.text(BOOK, "dec", layer=layer + 1), CONCEPT_COLORS["causal"])
+        _box(fig, enc_x, 0, content.text(BOOK, "embed-x"), "#888888", size=11)  # fits a phone's box
+        _box(fig, dec_x, 0, content.text(BOOK, "embed-y"), "#888888", size=11)
         for layer, level in enumerate(reads):
             fig.add_annotation(x=dec_x - 0.3, y=layer + 1, ax=enc_x + 0.3, ay=level + 0.5, xref="x", yref="y",
                                axref="x", ayref="y", showarrow=True, arrowhead=3, arrowsize=1.1, arrowwidth=2,
                                arrowcolor=link, text="")
             fig.add_trace(go.Scatter(x=[enc_x + 0.3], y=[level + 0.5], mode="markers", showlegend=False,
                                      marker=dict(size=9, color=link),
-                                     hovertemplate=f"{wiring}: decoder layer {layer + 1} reads encoder level "
-                                                   f"{level}{_input_of(wiring, level)}<extra></extra>"))
-        fig.add_annotation(x=(enc_x + dec_x) / 2, y=depth + 1.25, showarrow=False,
-                           text=f"<b>{WIRING_NAMES[wiring]}</b>", font=dict(size=16, color=WIRING_COLORS[wiring]))
+                                     hovertemplate=content.text(BOOK, "reads-hover", wiring=_short(wiring),
+                                                                layer=layer + 1, level=level,
+                                                                why=_input_of(wiring, level))))
+        fig.add_annotation(x=(enc_x + dec_x) / 2, y=depth + 0.55, yanchor="bottom", showarrow=False,
+                           text=f"<b>{content.text(BOOK, f'panel-{wiring}')}</b>",  # two short lines: a phone's width
+                           font=dict(size=15, color=WIRING_COLORS[wiring]))
     fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line=dict(color=link, width=3),
-                             name="cross-attention: what a decoder layer reads"))
+                             name=content.text(BOOK, "legend-cross")))
     fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line=dict(color=UNUSED, width=3, dash="dot"),
-                             name="computed, but no decoder layer reads its output"))
+                             name=content.text(BOOK, "legend-unread")))
     fig.update_xaxes(visible=False, range=[-0.45, 3.85])
-    fig.update_yaxes(visible=False, range=[-0.6, depth + 1.7])
+    fig.update_yaxes(visible=False, range=[-0.6, depth + 1.9])
     natural = max(400, 190 + 58 * depth)
     fig.update_layout(legend=dict(orientation="h", x=0, y=-0.02, yanchor="top"), margin=dict(l=10, r=10, b=50))
-    keep_width(fig)  # two diagrams side by side on one canvas: a phone scrolls them, not cuts their titles
-    return styled(fig, f"Who reads what at depth {depth}: {depth} decoder layers, {depth} encoder layers",
-                  Evidence(Kind.SCHEMATIC, "drawn from the model's layer_aligned flag"),
+    # not `keep_width`: with its panel titles on two lines and short box labels, the two diagrams stay readable
+    # side by side in a phone's 358 px column, where a sideways-scrolling frame would show only the first one
+    return styled(fig, content.text(BOOK, "wiring-title", depth=depth),
+                  Evidence(Kind.SCHEMATIC, content.text(BOOK, "wiring-detail")),
                   height=natural if max_height is None else min(natural, max_height))
 
 
@@ -124,15 +146,17 @@ def outcome_vs_depth(analysis: dict, selected: int | None = None) -> go.Figure:
                 dots_y += cell[metric]["per_seed"]
             color = WIRING_COLORS[wiring]
             fig.add_trace(go.Scatter(x=xs, y=[c[metric]["mean"] for c in cells], mode="lines+markers",
-                                     name=WIRING_NAMES[wiring], legendgroup=wiring, showlegend=col == 1,
+                                     name=_wiring(wiring), legendgroup=wiring, showlegend=col == 1,
                                      line=dict(color=color, width=3), marker=dict(size=11, color=color),
                                      error_y=sd_bars(cells, metric),
-                                     hovertemplate=f"{wiring}: %{{y:.3f}} ({BAR_NOTE[metric]})<extra></extra>"),
+                                     hovertemplate=content.text(BOOK, "mean-hover", wiring=_short(wiring),
+                                                                bars=_bar_note(metric))),
                           row=1, col=col)
             fig.add_trace(go.Scatter(x=dots_x, y=dots_y, mode="markers", legendgroup=wiring, showlegend=False,
                                      marker=dict(size=7, color=color, opacity=0.45, symbol="circle-open",
                                                  line=dict(width=2)),
-                                     hovertemplate=f"{wiring}, one seed: %{{y:.3f}}<extra></extra>"), row=1, col=col)
+                                     hovertemplate=content.text(BOOK, "seed-hover", wiring=_short(wiring))),
+                          row=1, col=col)
     if selected in depths:
         for col in (1, 2):
             fig.add_vrect(x0=math.log2(selected) - 0.25, x1=math.log2(selected) + 0.25, fillcolor=SELECTED,
@@ -140,13 +164,13 @@ def outcome_vs_depth(analysis: dict, selected: int | None = None) -> go.Figure:
     labels = [f"{d}<br><span style='font-size:13px'>{p_label(analysis['tests'][d]['loss']['p'])}</span>"
               if d in analysis["tests"] else str(d) for d in depths]
     ticks = dict(tickmode="array", tickvals=[math.log2(d) for d in depths], ticktext=labels,
-                 title="layers per stack (log scale)",
+                 title=content.text(BOOK, "depth-axis"),
                  range=[math.log2(depths[0]) - 0.4, math.log2(depths[-1]) + 0.4] if depths else None)
     fig.update_xaxes(**ticks)
-    fig.update_yaxes(title="held-out token accuracy", range=[0, 1.02], row=1, col=1)
-    fig.update_yaxes(title="held-out loss (nats)", rangemode="tozero", row=1, col=2)
+    fig.update_yaxes(title=content.text(BOOK, "accuracy-axis"), range=[0, 1.02], row=1, col=1)
+    fig.update_yaxes(title=content.text(BOOK, "loss-axis"), rangemode="tozero", row=1, col=2)
     fig.update_layout(legend=LEGEND_BELOW, margin=dict(b=150))
-    return styled(fig, "Held-out accuracy and loss vs depth: same parameters, compute and steps",
+    return styled(fig, content.text(BOOK, "outcome-title"),
                   Evidence(Kind.MEASURED, detail(analysis)), height=500)
 
 
@@ -164,18 +188,18 @@ def training_curves(analysis: dict, depth: int) -> go.Figure:
             for seed, curve in zip(cell["seeds"], curves):
                 fig.add_trace(go.Scatter(x=steps, y=curve, mode="lines", legendgroup=wiring, showlegend=False,
                                          line=dict(color=color, width=1), opacity=0.45, customdata=flops,
-                                         hovertemplate=f"{wiring}, seed {seed}: %{{y:.3f}} at step %{{x}} "
-                                                       "(%{customdata:.2e} FLOPs)<extra></extra>"), row=1, col=col)
-            fig.add_trace(go.Scatter(x=steps, y=curves.mean(0), mode="lines", name=WIRING_NAMES[wiring],
+                                         hovertemplate=content.text(BOOK, "curve-seed-hover", wiring=_short(wiring),
+                                                                    seed=seed)), row=1, col=col)
+            fig.add_trace(go.Scatter(x=steps, y=curves.mean(0), mode="lines", name=_wiring(wiring),
                                      legendgroup=wiring, showlegend=col == 1, line=dict(color=color, width=3.5),
                                      customdata=flops,
-                                     hovertemplate=f"{wiring}, seed mean: %{{y:.3f}} at step %{{x}} "
-                                                   "(%{customdata:.2e} FLOPs)<extra></extra>"), row=1, col=col)
-    fig.update_xaxes(title="training step (equal FLOPs per step for both)", rangemode="tozero")
-    fig.update_yaxes(title="held-out loss (nats)", rangemode="tozero", row=1, col=1)
-    fig.update_yaxes(title="held-out token accuracy", range=[0, 1.02], row=1, col=2)
+                                     hovertemplate=content.text(BOOK, "curve-mean-hover", wiring=_short(wiring))),
+                          row=1, col=col)
+    fig.update_xaxes(title=content.text(BOOK, "step-axis"), rangemode="tozero")
+    fig.update_yaxes(title=content.text(BOOK, "loss-axis"), rangemode="tozero", row=1, col=1)
+    fig.update_yaxes(title=content.text(BOOK, "accuracy-axis"), range=[0, 1.02], row=1, col=2)
     fig.update_layout(legend=LEGEND_BELOW, margin=dict(b=130))
-    return styled(fig, f"Training at depth {depth}: is the slower wiring still improving at the end?",
+    return styled(fig, content.text(BOOK, "curves-title", depth=depth),
                   Evidence(Kind.MEASURED, detail(analysis)), height=470)
 
 
@@ -195,35 +219,37 @@ def probe_profile(analysis: dict, depth: int) -> go.Figure:
             sd = trained.std(0, ddof=1) if len(trained) > 1 else np.zeros(len(levels))
             if col == 1:  # the legend's sample: a filled marker, whatever level 0 shows
                 fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines+markers", legendgroup=wiring,
-                                         name=f"{WIRING_NAMES[wiring]}, trained", line=dict(color=color, width=3),
+                                         name=content.text(BOOK, "trained", wiring=_wiring(wiring)),
+                                         line=dict(color=color, width=3),
                                          marker=dict(size=11, color=color)), row=1, col=col)
             fig.add_trace(go.Scatter(
-                x=levels, y=trained.mean(0), mode="lines+markers", name=f"{WIRING_NAMES[wiring]}, trained",
+                x=levels, y=trained.mean(0), mode="lines+markers",
+                name=content.text(BOOK, "trained", wiring=_wiring(wiring)),
                 legendgroup=wiring, showlegend=False, line=dict(color=color, width=3),
                 marker=dict(size=11, color=[color if lv in read else "white" for lv in levels],
                             line=dict(color=color, width=2)),
                 error_y=clipped_bars(trained.mean(0), sd, 1.0, thickness=1.5, width=4),
-                hovertemplate=f"{wiring}, level %{{x}}: %{{y:.3f}}<extra></extra>"), row=1, col=col)
+                hovertemplate=content.text(BOOK, "level-hover", wiring=_short(wiring))), row=1, col=col)
         if cells:  # a seed starts both wirings from the same weights, so "before training" is one curve
             untrained = next(iter(cells.values()))["probes"]["untrained"][target].mean(0)
-            fig.add_trace(go.Scatter(x=levels, y=untrained, mode="lines", name="before training (both wirings)",
+            fig.add_trace(go.Scatter(x=levels, y=untrained, mode="lines", name=content.text(BOOK, "untrained"),
                                      legendgroup="untrained", showlegend=col == 1,
                                      line=dict(color=UNTRAINED, width=2, dash="dot"),
-                                     hovertemplate="before training, level %{x}: %{y:.3f}<extra></extra>"),
+                                     hovertemplate=content.text(BOOK, "untrained-hover")),
                           row=1, col=col)
     fig.add_hline(y=analysis["chance"]["token"], line=dict(color="#888888", width=1, dash="dash"), row=1, col=1,
-                  annotation_text="chance", annotation_position="top right")
+                  annotation_text=content.text(BOOK, "chance"), annotation_position="top right")
     fig.add_hline(y=analysis["single_token_ceiling"], line=dict(color="#888888", width=1, dash="dash"), row=1, col=2,
-                  annotation_text="best from one token alone", annotation_position="bottom right")
-    fig.update_xaxes(title="encoder level (0 = embeddings, k = after layer k)", tickmode="array", tickvals=levels,
+                  annotation_text=content.text(BOOK, "one-token"), annotation_position="bottom right")
+    fig.update_xaxes(title=content.text(BOOK, "level-axis"), tickmode="array", tickvals=levels,
                      range=[-0.3, depth + 0.3])
-    fig.update_yaxes(title="probe: token's own symbol", range=[0, 1.04], row=1, col=1)
-    fig.update_yaxes(title="probe: sequence's majority bit", range=[0.45, 1.02], row=1, col=2)
+    fig.update_yaxes(title=content.text(BOOK, "probe-symbol"), range=[0, 1.04], row=1, col=1)
+    fig.update_yaxes(title=content.text(BOOK, "probe-bit"), range=[0.45, 1.02], row=1, col=2)
     fig.update_layout(legend=LEGEND_BELOW, margin=dict(b=160))
     cfg = analysis["config"]
-    return styled(fig, f"What each encoder level holds at depth {depth} (filled: a decoder layer reads it)",
-                  Evidence(Kind.MEASURED, f"ridge probes, fit on {cfg['probe_train']} and scored on "
-                                          f"{cfg['probe_test']} other sequences · {detail(analysis)}"),
+    return styled(fig, content.text(BOOK, "probes-title", depth=depth),
+                  Evidence(Kind.MEASURED, content.text(BOOK, "probes-detail", train=cfg["probe_train"],
+                                                       test=cfg["probe_test"], detail=detail(analysis))),
                   height=500)
 
 
@@ -246,25 +272,25 @@ def gap_by_task(analyses: dict[str, dict]) -> go.Figure:
             dots_x += [x] * len(diffs)
             dots_y += diffs
         n = len(analysis["seeds"])
-        fig.add_trace(go.Scatter(x=xs, y=means, mode="lines+markers+text", name=f"{TASK_NAMES[task]}, {n} seeds",
+        fig.add_trace(go.Scatter(x=xs, y=means, mode="lines+markers+text",
+                                 name=content.text(BOOK, "task-seeds", task=_task(task), n=n),
                                  legendgroup=task, line=dict(color=color, width=3), marker=dict(size=12, color=color),
                                  text=labels, textfont=dict(size=13, color=color),
                                  textposition=["bottom right"] * (len(labels) - 1) + ["bottom left"],  # inside
-                                 hovertemplate=f"{TASK_NAMES[task]}: %{{y:+.1f}} points (seed mean, %{{text}})"
-                                               "<extra></extra>"))
+                                 hovertemplate=content.text(BOOK, "task-mean-hover", task=_task(task))))
         fig.add_trace(go.Scatter(x=dots_x, y=dots_y, mode="markers", legendgroup=task, showlegend=False,
                                  marker=dict(size=7, color=color, opacity=0.45, symbol="circle-open",
                                              line=dict(width=2)),
-                                 hovertemplate=f"{TASK_NAMES[task]}, one seed: %{{y:+.1f}} points<extra></extra>"))
+                                 hovertemplate=content.text(BOOK, "task-seed-hover", task=_task(task))))
     fig.add_hline(y=0, line=dict(color="#888888", width=1, dash="dash"))
-    fig.update_xaxes(title="layers per stack (log scale)", tickmode="array", tickvals=[math.log2(d) for d in depths],
+    fig.update_xaxes(title=content.text(BOOK, "depth-axis"), tickmode="array", tickvals=[math.log2(d) for d in depths],
                      ticktext=[str(d) for d in depths],
                      range=[math.log2(depths[0]) - 0.4, math.log2(depths[-1]) + 0.4] if depths else None)
-    fig.update_yaxes(title="accuracy gap (points)<br>layer-aligned − final-only", zeroline=False)
+    fig.update_yaxes(title=content.text(BOOK, "gap-axis"), zeroline=False)
     fig.update_layout(legend=LEGEND_BELOW, margin=dict(b=130))
     first = next(iter(analyses.values()))
-    return styled(fig, "When does layer-aligned reading help? Paired gap per seed, main task and control",
-                  Evidence(Kind.MEASURED, f"p: exact sign-flip test, seeds paired · {detail(first)}"), height=500)
+    return styled(fig, content.text(BOOK, "control-title"),
+                  Evidence(Kind.MEASURED, content.text(BOOK, "control-detail", detail=detail(first))), height=500)
 
 
 # --- the learning rate per wiring (measured) --------------------------------------------------------------------
@@ -280,23 +306,24 @@ def lr_check(analysis: dict) -> go.Figure:
             cells = [by_lr[lr] for lr in rates]
             x = [math.log10(lr) + OFFSET[wiring] / 2 for lr in rates]
             fig.add_trace(go.Scatter(
-                x=x, y=[c[metric]["mean"] for c in cells], mode="lines+markers", name=WIRING_NAMES[wiring],
+                x=x, y=[c[metric]["mean"] for c in cells], mode="lines+markers", name=_wiring(wiring),
                 legendgroup=wiring, showlegend=col == 1, line=dict(color=color, width=3),
                 marker=dict(size=[18 if lr == analysis["best"][wiring] else 10 for lr in rates], color=color,
                             symbol=["star" if lr == analysis["best"][wiring] else "circle" for lr in rates]),
                 error_y=sd_bars(cells, metric),
-                hovertemplate=f"{wiring}: %{{y:.3f}} ({BAR_NOTE[metric]})<extra></extra>"), row=1, col=col)
+                hovertemplate=content.text(BOOK, "mean-hover", wiring=_short(wiring), bars=_bar_note(metric))),
+                row=1, col=col)
             fig.add_trace(go.Scatter(
                 x=[xi for xi, c in zip(x, cells) for _ in c[metric]["per_seed"]],
                 y=[v for c in cells for v in c[metric]["per_seed"]], mode="markers", legendgroup=wiring,
                 showlegend=False, marker=dict(size=7, color=color, opacity=0.45, symbol="circle-open",
                                               line=dict(width=2)),
-                hovertemplate=f"{wiring}, one seed: %{{y:.3f}}<extra></extra>"), row=1, col=col)
-    fig.update_xaxes(title="learning rate (log scale)", tickmode="array",
+                hovertemplate=content.text(BOOK, "seed-hover", wiring=_short(wiring))), row=1, col=col)
+    fig.update_xaxes(title=content.text(BOOK, "lr-axis"), tickmode="array",
                      tickvals=[math.log10(lr) for lr in lrs], ticktext=[f"{lr:g}" for lr in lrs],
                      range=[math.log10(min(lrs)) - 0.3, math.log10(max(lrs)) + 0.3])
-    fig.update_yaxes(title="held-out token accuracy", range=[0, 1.02], row=1, col=1)
-    fig.update_yaxes(title="held-out loss (nats)", rangemode="tozero", row=1, col=2)
+    fig.update_yaxes(title=content.text(BOOK, "accuracy-axis"), range=[0, 1.02], row=1, col=1)
+    fig.update_yaxes(title=content.text(BOOK, "loss-axis"), rangemode="tozero", row=1, col=2)
     fig.update_layout(legend=LEGEND_BELOW, margin=dict(b=150))
-    return styled(fig, f"Each wiring at its own learning rate, depth {analysis['depth']}",
+    return styled(fig, content.text(BOOK, "lr-title", depth=analysis["depth"]),
                   Evidence(Kind.MEASURED, detail(analysis)), height=500)

@@ -12,8 +12,10 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from explorer import content
 from explorer.evidence import Evidence, Kind
-from explorer.experiments.four_steps import ALL_VARIANTS, DECODER, MATCHED, VARIANT_SHORT, VARIANTS, Wiring
+from explorer.experiments.four_steps import (ALL_VARIANTS, DECODER, FINAL_STEP, MATCHED, VARIANTS, Wiring,
+                                             aspect_label, cause_label, list_sep, variant_short)
 from explorer.figures.heatmaps import category_heatmap, matrix_layout
 from explorer.figures.theme import CONCEPT_COLORS, FOOT_LEGEND, OKABE_ITO, styled
 
@@ -21,22 +23,28 @@ CURRENT = OKABE_ITO[0]  # the step being looked at
 OTHER = "#BBBBBB"
 REFERENCE = CONCEPT_COLORS["data"]  # decoder-only, the destination
 HIGHLIGHT = "#FCE7B2"  # a changed row of the table
-FROM_CONFIG = "from the model config"
+BOOK = "fig-four-steps"  # this module's words, in the run's language (content/<lang>/fig-four-steps.md)
 HALF_WIDTH_BADGE = 48  # badge characters per line for the wiring and parameter figures, drawn side by side
 F32, F64 = OKABE_ITO[0], OKABE_ITO[1]
 BELOW = dict(orientation="h", x=0, y=-0.18, yanchor="top")  # legends under the plot, clear of the badge
 EPS = {"f32": float(np.finfo(np.float32).eps), "f64": float(np.finfo(np.float64).eps)}
 
 
+def _from_config() -> str:
+    return content.text(BOOK, "from-config")
+
+
 def _sizes(cfg: dict) -> str:
-    return f"d={cfg['d_model']}, L={cfg['n_layers']}, {cfg['n_heads']} heads"
+    return content.text(BOOK, "sizes", d=cfg["d_model"], L=cfg["n_layers"], heads=cfg["n_heads"])
 
 
 def diff_table(rows: list[dict], step: int, step_name: str) -> go.Figure:
     """The comparison of slides 42-51 at `step`: changed rows shaded, a tick where it equals decoder-only."""
-    header = ["", "previous step", f"<b>{step_name}</b>", "decoder-only", "matches"]
+    header = ["", content.text(BOOK, "col-previous"), f"<b>{step_name}</b>", variant_short(DECODER),
+              content.text(BOOK, "col-matches")]
     fill = [HIGHLIGHT if r["changed"] and step else "white" for r in rows]
-    cells = [[f"<b>{r['aspect']}</b>" for r in rows], [r["previous"] for r in rows], [r["value"] for r in rows],
+    cells = [[f"<b>{aspect_label(r['aspect'])}</b>" for r in rows], [r["previous"] for r in rows],
+             [r["value"] for r in rows],
              [r["decoder_only"] for r in rows], ["✓" if r["as_decoder_only"] else "" for r in rows]]
     widths = [2.2, 2.6, 2.9, 2.6, 1.0]
     if not step:  # nothing before the start: drop the previous-step column
@@ -47,12 +55,11 @@ def diff_table(rows: list[dict], step: int, step_name: str) -> go.Figure:
         cells=dict(values=cells, fill_color=[fill] * len(cells), align="left", font=dict(size=14), height=42),
     ))
     fig.update_layout(margin=dict(l=10, r=10, t=90, b=10))
-    changed = [r["aspect"] for r in rows if r["changed"]] if step else []
-    who = step_name.split(":")[0]
-    who = who if who.startswith("step") else f"the {who}"
-    title = (f"What {who} changed<br><sup>{', '.join(changed).lower()}</sup>" if changed else
-             "The starting point: a standard encoder-decoder")
-    return styled(fig, title, Evidence(Kind.SCHEMATIC, FROM_CONFIG), height=150 + 58 * len(rows))
+    changed = [aspect_label(r["aspect"]) for r in rows if r["changed"]] if step else []
+    what = list_sep().join(changed).lower()
+    title = (content.text(BOOK, f"table-title-{'final' if step == FINAL_STEP else 'step'}", step=step, what=what)
+             if changed else content.text(BOOK, "table-title-start"))
+    return styled(fig, title, Evidence(Kind.SCHEMATIC, _from_config()), height=150 + 58 * len(rows))
 
 
 def parameter_bars(counts: dict[str, int], current: str, model_cfg: dict) -> go.Figure:
@@ -62,26 +69,29 @@ def parameter_bars(counts: dict[str, int], current: str, model_cfg: dict) -> go.
     ref = counts[DECODER]
     text = [f"{counts[v]:,}" + (f"  (+{counts[v] - ref:,})" if v != DECODER and counts[v] != ref else "")
             for v in order]
-    fig = go.Figure(go.Bar(x=[counts[v] for v in order], y=[VARIANT_SHORT[v] for v in order], orientation="h",
+    fig = go.Figure(go.Bar(x=[counts[v] for v in order], y=[variant_short(v) for v in order], orientation="h",
                            marker_color=colors, text=text, textposition="outside", cliponaxis=False,
-                           hovertemplate="%{y}: %{x:,} parameters<extra></extra>"))
+                           hovertemplate=content.text(BOOK, "params-hover")))
     fig.add_vline(x=ref, line=dict(color=REFERENCE, width=1.5))
     fig.update_yaxes(autorange="reversed", title=None)
-    fig.update_xaxes(title="distinct parameters", range=[0, max(counts.values()) * 2.3])  # room for the labels at half width
+    fig.update_xaxes(title=content.text(BOOK, "params-axis"), range=[0, max(counts.values()) * 2.3])  # room for the labels at half width
     fig.update_layout(margin=dict(l=130, t=130))
     steps = [v for v in VARIANTS if v != DECODER]
-    name = {**VARIANT_SHORT, str(len(steps) - 1): "the final change"}
-    moved = [name[b] for a, b in zip(steps, steps[1:]) if counts[a] != counts[b]]
-    still = [name[b] for a, b in zip(steps, steps[1:]) if counts[a] == counts[b]]
-    title = (f"Parameters per step<br><sup>the count changes at {_and(moved)}</sup>"
-             + (f"<br><sup>{_and(still)} only rewire</sup>" if still else ""))
+    def name(v: str) -> str:
+        return content.text(BOOK, "the-final-change") if v == str(len(steps) - 1) else variant_short(v)
+    moved = [name(b) for a, b in zip(steps, steps[1:]) if counts[a] != counts[b]]
+    still = [name(b) for a, b in zip(steps, steps[1:]) if counts[a] == counts[b]]
+    title = content.text(BOOK, "params-title", moved=_and(moved)) + (
+        content.text(BOOK, "params-title-rewire", still=_and(still)) if still else "")
     return styled(fig, title,
-                  Evidence(Kind.MEASURED, f"counted on the instantiated models · {_sizes(model_cfg)}"), height=420,
+                  Evidence(Kind.MEASURED, content.text(BOOK, "params-evidence", sizes=_sizes(model_cfg))), height=420,
                   badge_chars=HALF_WIDTH_BADGE)
 
 
 def _and(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+    if len(items) == 1:
+        return items[0]
+    return content.text(BOOK, "and", first=list_sep().join(items[:-1]), last=items[-1])
 
 
 def _box(fig: go.Figure, x: float, y: float, text: str, color: str, width: float = 0.5) -> None:
@@ -97,15 +107,16 @@ def wiring(w: Wiring, title: str) -> go.Figure:
     enc_x, dec_x = 0.0, 1.0
     enc_color = CONCEPT_COLORS[w.input_mask]
     link = CONCEPT_COLORS["joint" if w.joint else "cross"]
-    left = "input tokens" if w.decoder_only else "encoder"
-    right = "target tokens" if w.decoder_only else "decoder"
+    left = content.text(BOOK, f"left-{'input-tokens' if w.decoder_only else 'encoder'}")
+    right = content.text(BOOK, f"right-{'target-tokens' if w.decoder_only else 'decoder'}")
     for layer in range(w.depth):
         y = layer + 1
-        name = f"layer {layer + 1}" + (" (shared)" if w.shared_stacks and not w.decoder_only else "")
-        _box(fig, enc_x, y, name if w.shared_stacks else f"enc {layer + 1}", enc_color)
-        _box(fig, dec_x, y, name if w.shared_stacks else f"dec {layer + 1}", CONCEPT_COLORS["causal"])
-    _box(fig, enc_x, 0, "embed, pos 0…", "#888888")
-    _box(fig, dec_x, 0, f"embed, pos {'n' if w.positions_continue else '0'}…", "#888888")
+        name = content.text(BOOK, f"layer-{'shared' if w.shared_stacks and not w.decoder_only else 'plain'}", n=layer + 1)
+        _box(fig, enc_x, y, name if w.shared_stacks else content.text(BOOK, "enc", n=layer + 1), enc_color)
+        _box(fig, dec_x, y, name if w.shared_stacks else content.text(BOOK, "dec", n=layer + 1),
+             CONCEPT_COLORS["causal"])
+    _box(fig, enc_x, 0, content.text(BOOK, "embed", start="0"), "#888888")
+    _box(fig, dec_x, 0, content.text(BOOK, "embed", start="n" if w.positions_continue else "0"), "#888888")
     for layer, level in enumerate(w.reads):
         # the level sits between boxes: level k is the output of layer k, the input of layer k + 1
         fig.add_annotation(x=dec_x - 0.25, y=layer + 1, ax=enc_x + 0.25, ay=level + 0.5, xref="x", yref="y",
@@ -113,20 +124,18 @@ def wiring(w: Wiring, title: str) -> go.Figure:
                            arrowcolor=link, text="")
         fig.add_trace(go.Scatter(x=[enc_x + 0.25], y=[level + 0.5], mode="markers", showlegend=False,
                                  marker=dict(size=9, color=link),
-                                 hovertemplate=f"decoder layer {layer + 1} reads encoder level {level}<extra></extra>"))
+                                 hovertemplate=content.text(BOOK, "reads-hover", layer=layer + 1, level=level)))
     top = w.depth + 1.15
-    fig.add_annotation(x=enc_x, y=top, text=f"<b>{left}</b><br>{w.input_mask} self-attention", showarrow=False,
-                       font=dict(size=15, color=enc_color))
-    fig.add_annotation(x=dec_x, y=top, text=f"<b>{right}</b><br>causal self-attention", showarrow=False,
+    fig.add_annotation(x=enc_x, y=top, text=content.text(BOOK, f"stack-head-{w.input_mask}", name=left),
+                       showarrow=False, font=dict(size=15, color=enc_color))
+    fig.add_annotation(x=dec_x, y=top, text=content.text(BOOK, "stack-head-causal", name=right), showarrow=False,
                        font=dict(size=15, color=CONCEPT_COLORS["causal"]))
-    roles = ("one joint softmax over [input ; target]" if w.joint else
-             "cross-attention with the self-attention's Q, K, V, O" if w.shared_roles else
-             "cross-attention with its own Q, K, V, O")
+    roles = content.text(BOOK, f"roles-{'joint' if w.joint else 'shared' if w.shared_roles else 'own'}")
     fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line=dict(color=link, width=3), name=roles))
     fig.update_xaxes(visible=False, range=[-0.3, 1.3])
     fig.update_yaxes(visible=False, range=[-0.6, w.depth + 1.6])
     fig.update_layout(legend=dict(orientation="h", x=0, y=-0.02, yanchor="top"), margin=dict(l=10, r=10, b=40))
-    return styled(fig, title, Evidence(Kind.SCHEMATIC, FROM_CONFIG), height=max(380, 170 + 70 * w.depth),
+    return styled(fig, title, Evidence(Kind.SCHEMATIC, _from_config()), height=max(380, 170 + 70 * w.depth),
                   badge_chars=HALF_WIDTH_BADGE)
 
 
@@ -138,12 +147,12 @@ def combined_masks(panels: Sequence[tuple[str, dict]], height: int = 560) -> go.
     """
     fig = make_subplots(rows=1, cols=len(panels), horizontal_spacing=0.12)
     for i, (panel, mask) in enumerate(panels, start=1):
-        categories = [(name, CONCEPT_COLORS[name]) for name in mask["categories"]]
+        categories = [(content.text(BOOK, f"kind-{name}"), CONCEPT_COLORS[name]) for name in mask["categories"]]
         labels = mask["labels"]
         fig.add_trace(category_heatmap(mask["codes"], categories, labels, labels, showscale=i == len(panels)),
                       row=1, col=i)
-        matrix_layout(fig, labels, labels, row=1, col=i, x_title=f"<b>{panel}</b> · key (read)",
-                      y_title="query (reader)" if i == 1 else "")
+        matrix_layout(fig, labels, labels, row=1, col=i, x_title=content.text(BOOK, "mask-key", panel=panel),
+                      y_title=content.text(BOOK, "mask-query") if i == 1 else "")
         n = sum(1 for label in labels if label.startswith("x"))
         for kind in ("x", "y"):  # the input | target boundary
             line = dict(type="line", line=dict(color="#444444", width=1.5), xref=f"x{i}", yref=f"y{i}")
@@ -154,8 +163,8 @@ def combined_masks(panels: Sequence[tuple[str, dict]], height: int = 560) -> go.
     fig.update_xaxes(tickangle=-60, tickfont=dict(size=12))
     fig.update_yaxes(tickfont=dict(size=12))
     fig.update_layout(margin=dict(l=90))
-    return styled(fig, "Who reads whom over [input ; target] (labels: token@position)",
-                  Evidence(Kind.SCHEMATIC, f"{FROM_CONFIG} · explorer.masks"), height=height)
+    return styled(fig, content.text(BOOK, "masks-title"),
+                  Evidence(Kind.SCHEMATIC, f"{_from_config()} · explorer.masks"), height=height)
 
 
 def _floor(values: list[float], floor: float) -> list[float]:
@@ -163,13 +172,13 @@ def _floor(values: list[float], floor: float) -> list[float]:
 
 
 def _exact(v: float, floor: float) -> str:
-    return "0 (exact)" if v == 0 else f"≤{floor:.0e}" if v <= floor else f"{v:.2g}"
+    return content.text(BOOK, "exact-zero") if v == 0 else f"≤{floor:.0e}" if v <= floor else f"{v:.2g}"
 
 
 def logit_check(check: dict, current: int) -> go.Figure:
     """Max |logit difference| to decoder-only after transplanting its weights, per step, on a log axis."""
     steps = check["steps"]
-    names = [VARIANT_SHORT[str(r["step"])] for r in steps]
+    names = [variant_short(str(r["step"])) for r in steps]
     floor = 1e-17  # exact zeros are drawn at this floor and labelled
     fig = go.Figure()
     for dtype, suffix, color in (("f32", "", F32), ("f64", "_f64", F64)):
@@ -182,20 +191,20 @@ def logit_check(check: dict, current: int) -> go.Figure:
         rounding = EPS[dtype] * check["max_abs_logit"]
         fig.add_trace(go.Scatter(x=[names[0], names[-1]], y=[rounding, rounding], mode="lines",
                                  line=dict(color=color, width=1.5, dash="dot"), hoverinfo="skip",
-                                 name=f"{dtype} rounding ≈ eps × max|logit| = {rounding:.1e}"))
-    fig.update_yaxes(type="log", title="max |logit difference|", range=[-17.3, 2.5], exponentformat="power")
+                                 name=content.text(BOOK, "rounding", dtype=dtype, rounding=rounding)))
+    fig.update_yaxes(type="log", title=content.text(BOOK, "logit-axis"), range=[-17.3, 2.5], exponentformat="power")
     fig.update_layout(barmode="group", legend=BELOW, margin=dict(l=100, b=110))
     s = check["settings"]
-    detail = (f"decoder-only trained {s['train_steps']} steps, seed {s['seed']}, {s['batch']} sequences · "
-              f"{_sizes(s['model'])}")
-    return styled(fig, "Decoder-only weights in every step's model: how far the logits move",
+    detail = content.text(BOOK, "check-evidence", steps=s["train_steps"], seed=s["seed"], batch=s["batch"],
+                          sizes=_sizes(s["model"]))
+    return styled(fig, content.text(BOOK, "check-title"),
                   Evidence(Kind.MEASURED, detail), height=470)
 
 
 def causes(check: dict) -> go.Figure:
     """What each difference left after step 4 costs on its own, put back into the exact model."""
     final = check["steps"][-1]
-    labels = [c["label"] for c in check["causes"]] + ["none left (the final change)"]
+    labels = [cause_label(c["cause"]) for c in check["causes"]] + [content.text(BOOK, "none-left")]
     f32 = [c["f32"] for c in check["causes"]] + [final["max_abs_logit_diff"]]
     f64 = [c["f64"] for c in check["causes"]] + [final["max_abs_logit_diff_f64"]]
     floor = 1e-17
@@ -204,19 +213,19 @@ def causes(check: dict) -> go.Figure:
         fig.add_trace(go.Bar(y=labels, x=_floor(values, floor), orientation="h", name=name, marker_color=color,
                              text=[_exact(v, floor) for v in values], textposition="outside", cliponaxis=False,
                              hovertemplate="%{y}: %{text}<extra>" + name + "</extra>"))
-    fig.update_xaxes(type="log", title="max |logit difference| to decoder-only", range=[-17.3, 3],
+    fig.update_xaxes(type="log", title=content.text(BOOK, "causes-axis"), range=[-17.3, 3],
                      exponentformat="power")
     fig.update_yaxes(autorange="reversed")
     fig.update_layout(barmode="group", legend=dict(x=1.01, y=0.5), margin=dict(l=290, r=120))
-    detail = f"same weights and batch as the check · {_sizes(check['settings']['model'])}"
-    return styled(fig, "After step 4: each remaining difference on its own", Evidence(Kind.MEASURED, detail),
+    detail = content.text(BOOK, "causes-evidence", sizes=_sizes(check["settings"]["model"]))
+    return styled(fig, content.text(BOOK, "causes-title"), Evidence(Kind.MEASURED, detail),
                   height=380)
 
 
 def _ablation_detail(settings: dict, n_seeds: int) -> str:
-    return (f"{settings['task']}-{settings['length']}, {n_seeds} seeds, {settings['steps']} steps × batch "
-            f"{settings['batch_size']} each · d={settings['width']} (matched steps narrower), L={settings['depth']}, "
-            f"{settings['heads']} heads")
+    return content.text(BOOK, "ablation-evidence", task=settings["task"], length=settings["length"], seeds=n_seeds,
+                        steps=settings["steps"], batch=settings["batch_size"], d=settings["width"],
+                        L=settings["depth"], heads=settings["heads"])
 
 
 def _present(runs: list[dict]) -> list[str]:
@@ -234,23 +243,23 @@ def ablation(record: dict, highlight: Sequence[str] = ("4", DECODER)) -> go.Figu
         runs = sorted((r for r in record["runs"] if r["seed"] == seed), key=lambda r: x[r["variant"]])
         fig.add_trace(go.Scatter(
             x=[x[r["variant"]] for r in runs], y=[r["eval_loss"] for r in runs], mode="lines+markers",
-            name=f"one seed ({len(seeds)}), joined across variants", showlegend=j == 0, legendgroup="seeds",
+            name=content.text(BOOK, "one-seed-joined", n=len(seeds)), showlegend=j == 0, legendgroup="seeds",
             line=dict(color=OTHER, width=1), marker=dict(size=6, color=OTHER), opacity=0.6,
-            hovertemplate=f"seed {seed}<br>held-out loss %{{y:.4f}}<extra></extra>"))
+            hovertemplate=content.text(BOOK, "seed-hover", seed=seed)))
     summary = {v["variant"]: v for v in record["summary"]["variants"]}
     means = [summary[v]["mean"] for v in order]
     sds = [0.0 if summary[v]["sd"] != summary[v]["sd"] else summary[v]["sd"] for v in order]
     fig.add_trace(go.Scatter(
-        x=[x[v] + 0.2 for v in order], y=means, mode="markers", name="mean ± 1 sd (seeds)",
+        x=[x[v] + 0.2 for v in order], y=means, mode="markers", name=content.text(BOOK, "mean-sd"),
         error_y=dict(type="data", array=sds, thickness=2, width=8, color=REFERENCE),
         marker=dict(symbol="diamond", size=13,
                     color=[CURRENT if v in highlight else REFERENCE for v in order]),
-        hovertemplate="mean %{y:.4f}<extra></extra>"))
-    fig.update_xaxes(tickmode="array", tickvals=list(range(len(order))), ticktext=[VARIANT_SHORT[v] for v in order],
+        hovertemplate=content.text(BOOK, "mean-hover")))
+    fig.update_xaxes(tickmode="array", tickvals=list(range(len(order))), ticktext=[variant_short(v) for v in order],
                      title=None, tickangle=-30)
-    fig.update_yaxes(title="held-out loss (nats)")
+    fig.update_yaxes(title=content.text(BOOK, "loss-axis"))
     fig.update_layout(legend=FOOT_LEGEND, margin=dict(b=110))
-    return styled(fig, "Trained from scratch at an equal budget: held-out loss per variant",
+    return styled(fig, content.text(BOOK, "ablation-title"),
                   Evidence(Kind.MEASURED, _ablation_detail(record["settings"], len(seeds))), height=500)
 
 
@@ -263,14 +272,14 @@ def ablation_curves(record: dict) -> go.Figure:
         mean = np.mean([c[:length, 1] for c in curves], axis=0)
         step = MATCHED.get(v, v)  # a matched step wears its step's colour, dashed
         color = REFERENCE if v == DECODER else OKABE_ITO[int(step) % (len(OKABE_ITO) - 1)]
-        fig.add_trace(go.Scatter(x=curves[0][:length, 0], y=mean, mode="lines+markers", name=VARIANT_SHORT[v],
+        fig.add_trace(go.Scatter(x=curves[0][:length, 0], y=mean, mode="lines+markers", name=variant_short(v),
                                  line=dict(color=color, width=3 if v in ("4", DECODER) else 1.8,
                                            dash="dash" if v in MATCHED else "solid"),
-                                 hovertemplate=VARIANT_SHORT[v] + ": step %{x}, loss %{y:.4f}<extra></extra>"))
-    fig.update_xaxes(title="training step")
-    fig.update_yaxes(title="held-out loss (nats)")
+                                 hovertemplate=content.text(BOOK, "curve-hover", name=variant_short(v))))
+    fig.update_xaxes(title=content.text(BOOK, "step-axis"))
+    fig.update_yaxes(title=content.text(BOOK, "loss-axis"))
     seeds = len({r["seed"] for r in record["runs"]})
-    return styled(fig, "Held-out loss during training (mean over seeds)",
+    return styled(fig, content.text(BOOK, "curves-title"),
                   Evidence(Kind.MEASURED, _ablation_detail(record["settings"], seeds)), height=440)
 
 
@@ -285,27 +294,28 @@ def functions(record: dict, summary: dict) -> go.Figure:
     for col, key in ((1, "agreement"), (2, "kl")):
         fig.add_trace(go.Scatter(
             x=[x[r["variant"]] for r in runs], y=[r[key] for r in runs], mode="markers", showlegend=col == 1,
-            name="one seed", marker=dict(size=8, color=CURRENT, opacity=0.55),
+            name=content.text(BOOK, "one-seed"), marker=dict(size=8, color=CURRENT, opacity=0.55),
             customdata=[r["seed"] for r in runs],
-            hovertemplate="seed %{customdata}: %{y:.4f}<extra></extra>"), row=1, col=col)
+            hovertemplate=content.text(BOOK, "one-seed-hover")), row=1, col=col)
         means = {v["variant"]: v[key] for v in summary["variants"]}
         fig.add_trace(go.Scatter(
             x=[x[v] + 0.22 for v in order], y=[means[v] for v in order], mode="markers", showlegend=col == 1,
-            name="mean over seeds", marker=dict(symbol="diamond", size=12, color=REFERENCE),
-            hovertemplate="mean %{y:.4f}<extra></extra>"), row=1, col=col)
+            name=content.text(BOOK, "mean-over-seeds"), marker=dict(symbol="diamond", size=12, color=REFERENCE),
+            hovertemplate=content.text(BOOK, "mean-hover")), row=1, col=col)
         if base:
             fig.add_hrect(y0=base[f"{key}_min"], y1=base[f"{key}_max"], fillcolor=OTHER, opacity=0.35, line_width=0,
                           row=1, col=col)
             fig.add_trace(go.Scatter(
                 x=[-0.5, len(order) - 0.5], y=[base[key]] * 2, mode="lines", showlegend=col == 1,
-                name=f"decoder-only vs another seed (mean, band: range of {base['n']} pairs)",
+                name=content.text(BOOK, "baseline", n=base["n"]),
                 line=dict(color=REFERENCE, dash="dot", width=2), hoverinfo="skip"), row=1, col=col)
         fig.update_xaxes(tickmode="array", tickvals=list(range(len(order))),
-                         ticktext=[VARIANT_SHORT[v] for v in order], tickangle=-40, row=1, col=col)
-    fig.update_yaxes(tickformat=".0%", title="same most likely token", row=1, col=1)
-    fig.update_yaxes(title="KL(decoder-only ‖ model), nats/token", row=1, col=2)
+                         ticktext=[variant_short(v) for v in order], tickangle=-40, row=1, col=col)
+    fig.update_yaxes(tickformat=".0%", title=content.text(BOOK, "agreement-axis"), row=1, col=1)
+    fig.update_yaxes(title=content.text(BOOK, "kl-axis"), row=1, col=2)
     fig.update_layout(legend=FOOT_LEGEND, margin=dict(b=90))
     seeds = len({r["seed"] for r in runs})
-    return styled(fig, "How different are the trained functions? Each model against decoder-only of its seed",
-                  Evidence(Kind.MEASURED, f"{_ablation_detail(record['settings'], seeds)} · "
-                                          f"{record['settings']['eval_size']} shared held-out inputs"), height=520)
+    return styled(fig, content.text(BOOK, "functions-title"),
+                  Evidence(Kind.MEASURED, content.text(BOOK, "functions-evidence",
+                                                       detail=_ablation_detail(record["settings"], seeds),
+                                                       n=record["settings"]["eval_size"])), height=520)

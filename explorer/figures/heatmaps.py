@@ -11,7 +11,10 @@ from typing import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from explorer import content
 from explorer.figures.theme import SEQUENTIAL
+
+BOOK = "fig-heatmaps"  # hover words and default axis titles, in the run's language
 
 
 def token_axis(labels: Sequence[str], title: str, max_ticks: int = 48) -> dict:
@@ -23,17 +26,19 @@ def token_axis(labels: Sequence[str], title: str, max_ticks: int = 48) -> dict:
 
 
 def weights_heatmap(weights: np.ndarray, allowed: np.ndarray | None, rows: Sequence[str], cols: Sequence[str],
-                    *, zmax: float = 1.0, colorbar_title: str = "weight", hover_value: str = "weight",
+                    *, zmax: float = 1.0, colorbar_title: str | None = None, hover_value: str | None = None,
                     showscale: bool = True) -> go.Heatmap:
-    """A [queries, keys] matrix of values; cells where `allowed` is False are left empty."""
+    """A [queries, keys] matrix of values; cells where `allowed` is False are left empty (the colour bar and the
+    hover name the value "weight" unless told otherwise)."""
+    colorbar_title = content.text(BOOK, "weight") if colorbar_title is None else colorbar_title
+    hover_value = content.text(BOOK, "weight") if hover_value is None else hover_value
     z = np.where(allowed, weights, np.nan) if allowed is not None else np.asarray(weights, dtype=float)
     q_idx, k_idx = np.meshgrid(range(len(rows)), range(len(cols)), indexing="ij")
     custom = np.stack([np.asarray(rows, dtype=object)[q_idx], np.asarray(cols, dtype=object)[k_idx]], axis=-1)
     return go.Heatmap(
         z=z, zmin=0.0, zmax=zmax, colorscale=SEQUENTIAL, showscale=showscale, hoverongaps=False,
         customdata=custom, colorbar=dict(title=colorbar_title, thickness=14),
-        hovertemplate="query %{customdata[0]} (row %{y})<br>key %{customdata[1]} (col %{x})<br>"
-                      + hover_value + " %{z:.3f}<extra></extra>",
+        hovertemplate=content.text(BOOK, "hover-weights", value=hover_value),
     )
 
 
@@ -57,12 +62,15 @@ def category_heatmap(codes: np.ndarray, categories: Sequence[tuple[str, str]], r
         customdata=custom,
         colorbar=dict(tickmode="array", tickvals=[i + 0.5 for i in range(n)],
                       ticktext=[name for name, _ in categories], thickness=14),
-        hovertemplate="query %{customdata[0]}<br>key %{customdata[1]}<br>%{customdata[2]}<extra></extra>",
+        hovertemplate=content.text(BOOK, "hover-category"),
     )
 
 
 def matrix_layout(fig: go.Figure, rows: Sequence[str], cols: Sequence[str], row: int | None = None,
-                  col: int | None = None, x_title: str = "key", y_title: str = "query") -> None:
-    """Token tick labels on both axes, queries top to bottom, square cells."""
+                  col: int | None = None, x_title: str | None = None, y_title: str | None = None) -> None:
+    """Token tick labels on both axes, queries top to bottom, square cells (axes titled key and query unless
+    told otherwise)."""
+    x_title = content.text(BOOK, "key") if x_title is None else x_title
+    y_title = content.text(BOOK, "query") if y_title is None else y_title
     fig.update_xaxes(token_axis(cols, x_title), row=row, col=col)
     fig.update_yaxes(token_axis(rows, y_title), autorange="reversed", row=row, col=col)

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import re
+
 import plotly.graph_objects as go
 
+from explorer import content
 from explorer.evidence import Evidence, Kind
 from explorer.figures.theme import OKABE_ITO, styled
-from explorer.lecture_map import STAGES
+from explorer.lecture_map import PAGES, STAGES, slides_label
+
+BOOK = "fig-home"  # content/<lang>/fig-home.md
 
 
 def argument_chain() -> go.Figure:
@@ -21,7 +26,7 @@ def argument_chain() -> go.Figure:
                       fillcolor="rgba(255,255,255,0)")
         fig.add_annotation(x=x0 + width / 2, y=0.78, text=f"<b>{stage.title}</b>", showarrow=False,
                            font=dict(size=18, color=color))
-        fig.add_annotation(x=x0 + width / 2, y=0.28, text=f"slides {stage.slides}", showarrow=False,
+        fig.add_annotation(x=x0 + width / 2, y=0.28, text=slides_label(stage.slides), showarrow=False,
                            font=dict(size=14, color="#444444"))
         if i < n - 1:
             fig.add_annotation(x=x0 + width + gap - 0.03, y=0.5, ax=x0 + width + 0.03, ay=0.5, xref="x", yref="y",
@@ -29,8 +34,8 @@ def argument_chain() -> go.Figure:
                                arrowcolor="#555555", text="")
     fig.update_xaxes(visible=False, range=[-0.1, n * (width + gap) - gap + 0.1])
     fig.update_yaxes(visible=False, range=[-0.1, 1.1])
-    return styled(fig, "The argument: a driving force shifts which structure wins",
-                  Evidence(Kind.SCHEMATIC, "the lecture's chain of reasoning"), height=260)
+    return styled(fig, content.text(BOOK, "chain-title"),
+                  Evidence(Kind.SCHEMATIC, content.text(BOOK, "chain-evidence")), height=260)
 
 
 PATH_COLORS = {"open": "#BBBBBB", "right": OKABE_ITO[2], "wrong": OKABE_ITO[3]}
@@ -52,6 +57,51 @@ def path_progress(outcomes: list[str], current: int) -> go.Figure:
     fig.update_yaxes(visible=False, range=[-1, 1])
     done = sum(o != "open" for o in outcomes)
     right = sum(o == "right" for o in outcomes)
-    return styled(fig, f"Question {current} of {n} · {done} answered, {right} as the figures show",
-                  Evidence(Kind.SCHEMATIC, "your predictions on this path; green: the figure agreed"), height=230,
-                  badge_chars=60)
+    return styled(fig, content.text(BOOK, "progress-title", current=current, total=n, done=done, right=right),
+                  Evidence(Kind.SCHEMATIC, content.text(BOOK, "progress-evidence")), height=230, badge_chars=60)
+
+
+MAP_LINE_UNITS = 84  # a row of the glossary map holds about this many character widths before it wraps
+_WIDE = re.compile(r"[\u2e80-\u9fff\uff00-\uffef]")  # CJK and full-width characters: two widths each
+
+
+def _units(text: str) -> int:
+    return len(text) + len(_WIDE.findall(text))
+
+
+def glossary_map(terms: list, matched: set[str] | None = None) -> go.Figure:
+    """The glossary as a map of the argument: one row per page (top to bottom in the argument's order), each
+    term placed on its page's row in the run's language, coloured like its link of the chain; terms outside
+    `matched` (keys) greyed. Hover shows both terms and the explanation; the CSV export carries them too."""
+    stage_color = {s.key: OKABE_ITO[i % len(OKABE_ITO)] for i, s in enumerate(STAGES)}
+    pages = {p.slug: p for p in PAGES}
+    slugs = list(dict.fromkeys(t.page for t in terms))
+    xs, ys, texts, colors, custom, ticks = [], [], [], [], [], []
+    line = 0
+    for slug in slugs:
+        ticks.append(line)
+        used = 0
+        for t in (t for t in terms if t.page == slug):
+            width = _units(t.term) + 3
+            if used and used + width > MAP_LINE_UNITS:
+                line, used = line + 1, 0
+            xs.append(used + width / 2)
+            ys.append(line)
+            used += width
+            texts.append(t.term)
+            on = matched is None or t.key in matched
+            colors.append(stage_color.get(pages[slug].stage, "#444444") if on else "#BBBBBB")
+            custom.append([t.term_zh, t.term_en, slug, t.explanation])
+        line += 1
+    fig = go.Figure(go.Scatter(
+        x=xs, y=ys, mode="text", text=texts, textfont=dict(size=13, color=colors), customdata=custom,
+        meta={"columns": ["term_zh", "term_en", "page", "explanation"]}, showlegend=False, cliponaxis=False,
+        hovertemplate="<b>%{customdata[0]}</b> · %{customdata[1]}<br>%{customdata[3]}<extra></extra>"))
+    fig.update_xaxes(visible=False, range=[0, MAP_LINE_UNITS])
+    fig.update_yaxes(range=[line - 0.5, -0.5], tickvals=ticks, ticktext=[pages[s].title for s in slugs],
+                     showgrid=False, zeroline=False, ticks="")
+    for tick in ticks[1:]:
+        fig.add_hline(y=tick - 0.5, line=dict(color="#DDDDDD", width=1))
+    fig.update_layout(hoverlabel=dict(align="left"))
+    return styled(fig, content.text(BOOK, "map-title"), Evidence(Kind.SCHEMATIC, content.text(BOOK, "map-evidence")),
+                  height=120 + 24 * line)

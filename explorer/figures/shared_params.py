@@ -12,17 +12,27 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from explorer import content, i18n
 from explorer.evidence import Evidence, Kind
-from explorer.experiments.shared_params import SEPARATE, SHARED, SYMBOLS, TASK_LABELS, VARIANTS
+from explorer.experiments.shared_params import SEPARATE, SHARED, SYMBOLS, VARIANTS
 from explorer.figures.theme import OKABE_ITO, styled
 from explorer.formatting import seed_list, si
 
+BOOK = "fig-shared-params"  # this module's words, in the run's language (content/<lang>/fig-shared-params.md)
 COLORS = {SEPARATE: OKABE_ITO[3], SHARED: OKABE_ITO[0]}
-NAMES = {SEPARATE: "separate encoder and decoder", SHARED: "one shared stack"}
 BELOW = dict(orientation="h", x=0, y=-0.22, yanchor="top")  # legend under the panels, clear of the badge
-AXES = {"step": "training step", "flops": "training FLOPs (log)"}
+AXES = ("step", "flops")  # what a curve is drawn against
 LOG_TICKS = "D2"  # log axes label 1, 2 and 5 of each decade, not every digit
-GUESS = "uniform guess over the 32 symbols"
+
+
+def _name(variant: str) -> str:
+    """A variant's legend name: separate encoder and decoder, or one shared stack."""
+    return content.text(BOOK, f"name-{variant}")
+
+
+def _task(task: str) -> str:
+    """A task's panel title."""
+    return content.text(BOOK, f"task-{task}")
 
 
 def _tasks(runs: list[dict]) -> list[str]:
@@ -32,9 +42,12 @@ def _tasks(runs: list[dict]) -> list[str]:
 def _detail(record: dict, runs: list[dict]) -> str:
     cfg = record["config"]
     params = {r["variant"]: (r["params"], r["width"]) for r in runs}
-    sizes = "; ".join(f"{v} {si(n)} parameters, width {w}" for v, (n, w) in params.items())
+    sizes = ("; " if i18n.current() == "en" else "；").join(
+        content.text(BOOK, "sizes", variant=content.text(BOOK, f"short-{v}"), n=si(n), width=w)
+        for v, (n, w) in params.items())
     seeds = sorted({r["seed"] for r in runs})
-    return f"{seed_list(seeds)}, {cfg['steps']} steps, batch {cfg['batch_size']}; {sizes}"
+    return content.text(BOOK, "detail", seeds=seed_list(seeds), steps=cfg["steps"], batch=cfg["batch_size"],
+                        sizes=sizes)
 
 
 def losses(record: dict) -> go.Figure:
@@ -42,7 +55,7 @@ def losses(record: dict) -> go.Figure:
     and every seed as a dot."""
     runs = record["runs"]
     tasks = _tasks(runs)
-    fig = make_subplots(rows=1, cols=max(1, len(tasks)), subplot_titles=[TASK_LABELS[t] for t in tasks],
+    fig = make_subplots(rows=1, cols=max(1, len(tasks)), subplot_titles=[_task(t) for t in tasks],
                         horizontal_spacing=0.1)
     for col, task in enumerate(tasks, start=1):
         for i, variant in enumerate(VARIANTS):
@@ -53,23 +66,25 @@ def losses(record: dict) -> go.Figure:
             fig.add_trace(go.Scatter(
                 x=[i + 0.12] * len(values), y=values, mode="markers", showlegend=False,
                 marker=dict(size=7, color=COLORS[variant], opacity=0.45),
-                hovertemplate=f"{NAMES[variant]}, one seed: %{{y:.4f}}<extra></extra>"), row=1, col=col)
+                hovertemplate=content.text(BOOK, "seed-hover", name=_name(variant))), row=1, col=col)
             fig.add_trace(go.Scatter(
-                x=[i - 0.12], y=[mean], mode="markers", name=NAMES[variant] + " (mean, bar: seed range)",
+                x=[i - 0.12], y=[mean], mode="markers", name=content.text(BOOK, "mean-name", name=_name(variant)),
                 showlegend=col == 1, legendgroup=variant, marker=dict(size=13, symbol="diamond", color=COLORS[variant]),
                 error_y=dict(type="data", symmetric=False, array=[max(values) - mean], arrayminus=[mean - min(values)],
                              color=COLORS[variant], thickness=2, width=8),
-                hovertemplate=f"{NAMES[variant]}: mean %{{y:.4f}} over {len(values)} seeds<extra></extra>"),
+                hovertemplate=content.text(BOOK, "mean-hover", name=_name(variant), n=len(values))),
                 row=1, col=col)
         if task == "transfer":  # its loss lies above what knowing nothing costs
-            fig.add_trace(go.Scatter(x=[-0.6, 1.6], y=[math.log(SYMBOLS)] * 2, mode="lines", name=GUESS,
+            guess = content.text(BOOK, "guess")
+            fig.add_trace(go.Scatter(x=[-0.6, 1.6], y=[math.log(SYMBOLS)] * 2, mode="lines", name=guess,
                                      line=dict(color="#777777", dash="dot", width=2),
-                                     hovertemplate=f"{GUESS}: %{{y:.2f}}<extra></extra>"), row=1, col=col)
-        fig.update_xaxes(tickmode="array", tickvals=[0, 1], ticktext=list(VARIANTS), range=[-0.6, 1.6], row=1, col=col)
+                                     hovertemplate=content.text(BOOK, "guess-hover", guess=guess)), row=1, col=col)
+        fig.update_xaxes(tickmode="array", tickvals=[0, 1], ticktext=[content.text(BOOK, f"short-{v}") for v in VARIANTS],
+                         range=[-0.6, 1.6], row=1, col=col)
         fig.update_yaxes(type="log", dtick=LOG_TICKS, row=1, col=col)
-    fig.update_yaxes(title="held-out loss (nats/token, log)", row=1, col=1)
+    fig.update_yaxes(title=content.text(BOOK, "loss-axis"), row=1, col=1)
     fig.update_layout(legend=BELOW, margin=dict(b=120))
-    return styled(fig, "Held-out loss at equal parameter counts: separate against shared",
+    return styled(fig, content.text(BOOK, "losses-title"),
                   Evidence(Kind.MEASURED, _detail(record, runs)), height=500)
 
 
@@ -81,7 +96,7 @@ def curves(record: dict, axis: str = "step") -> go.Figure:
         raise ValueError(f"axis must be one of {', '.join(AXES)}, got {axis!r}")
     runs = record.get("runs") or []
     tasks = _tasks(runs) or list(record["config"]["tasks"])
-    fig = make_subplots(rows=1, cols=len(tasks), subplot_titles=[TASK_LABELS[t] for t in tasks],
+    fig = make_subplots(rows=1, cols=len(tasks), subplot_titles=[_task(t) for t in tasks],
                         horizontal_spacing=0.08)
     shown = set()
     for col, task in enumerate(tasks, start=1):
@@ -89,15 +104,16 @@ def curves(record: dict, axis: str = "step") -> go.Figure:
             curve = np.asarray(run["curve"])
             variant = run["variant"]
             fig.add_trace(go.Scatter(
-                x=curve[:, 0 if axis == "step" else 1], y=curve[:, 2], mode="lines", name=NAMES[variant],
+                x=curve[:, 0 if axis == "step" else 1], y=curve[:, 2], mode="lines", name=_name(variant),
                 legendgroup=variant, showlegend=variant not in shown, line=dict(color=COLORS[variant], width=1.6),
-                hovertemplate=f"{NAMES[variant]}, seed {run['seed']}: %{{y:.3f}}<extra></extra>"), row=1, col=col)
+                hovertemplate=content.text(BOOK, "run-hover", name=_name(variant), seed=run["seed"])), row=1, col=col)
             shown.add(variant)
-        fig.update_xaxes(title=AXES[axis], row=1, col=col,
+        fig.update_xaxes(title=content.text(BOOK, f"axis-{axis}"), row=1, col=col,
                          **(dict(type="log", dtick=LOG_TICKS) if axis == "flops" else {}))
         fig.update_yaxes(type="log", dtick=LOG_TICKS, row=1, col=col)
-    fig.update_yaxes(title="held-out loss (nats/token, log)", row=1, col=1)
+    fig.update_yaxes(title=content.text(BOOK, "loss-axis"), row=1, col=1)
     fig.update_layout(legend={**BELOW, "y": -0.3}, margin=dict(b=140))
-    done = f"{len(runs)} runs" if runs else "no run finished yet"
-    return styled(fig, "Held-out loss while training (training distribution)",
-                  Evidence(Kind.MEASURED, f"{done}; {record['config']['steps']} steps per run"), height=460)
+    done = content.text(BOOK, "runs", n=len(runs)) if runs else content.text(BOOK, "no-run")
+    return styled(fig, content.text(BOOK, "curves-title"),
+                  Evidence(Kind.MEASURED, content.text(BOOK, "curves-evidence", done=done,
+                                                       steps=record["config"]["steps"])), height=460)

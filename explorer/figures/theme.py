@@ -6,6 +6,7 @@ every page. Sizes read on a projector: a 1600x900 export keeps titles and ticks 
 
 from __future__ import annotations
 
+import re
 import textwrap
 from dataclasses import dataclass
 
@@ -42,10 +43,14 @@ EVIDENCE_COLORS = {
 SLIDE_SIZE = (1600, 900)  # 16:9 export size in pixels
 SEQUENTIAL = "Viridis"  # attention weights and other magnitudes: perceptually uniform, colour-blind safe
 
+# Latin text from the first three; Chinese text falls through to a CJK font (Debian's Noto CJK, which the PNG and
+# SVG export finds offline; a student's own system font on macOS or Windows)
+FONT_FAMILY = ("Inter, Helvetica, Arial, 'Noto Sans CJK SC', 'Noto Sans SC', 'PingFang SC', 'Microsoft YaHei', "
+               "sans-serif")
 TEMPLATE_NAME = "explorer"
 pio.templates[TEMPLATE_NAME] = go.layout.Template(
     layout=go.Layout(
-        font=dict(family="Inter, Helvetica, Arial, sans-serif", size=16, color="#222222"),
+        font=dict(family=FONT_FAMILY, size=16, color="#222222"),
         title=dict(font=dict(size=22), x=0.0, xanchor="left"),
         colorway=OKABE_ITO,
         paper_bgcolor="white",
@@ -88,10 +93,45 @@ def styled(fig: go.Figure, title: str, evidence: Evidence, height: int = 480,
 AXIS_TITLE_CHARS = 24  # a longer y-axis title is cut above and below a short plot (a phone, a panel of a grid)
 
 
+_WIDE = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]")  # CJK characters and full-width punctuation
+_PIECES = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]|[^\s\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]+|\s+")
+
+
+_NO_LINE_START = set("，。、；：？！）》」』】·")  # Chinese typography: these close a line, never open one
+
+
+def display_width(text: str) -> int:
+    """Columns the text takes: a Chinese character is as wide as two Latin ones."""
+    return len(text) + len(_WIDE.findall(text))
+
+
+def wrap_text(text: str, width: int) -> list[str]:
+    """Lines of at most about `width` columns. English breaks at spaces (textwrap, words never split); Chinese,
+    which has no spaces, may break after any of its characters, never inside a Latin word or number."""
+    if not _WIDE.search(text):
+        return textwrap.wrap(text, width=width, break_long_words=False, break_on_hyphens=False) or [""]
+    lines, line = [], ""
+    for piece in _PIECES.findall(text):
+        if piece.isspace():
+            line += " " if line else ""
+            continue
+        if line and display_width(line + piece) > width and piece not in _NO_LINE_START:
+            lines.append(line.rstrip())
+            line = ""
+        line += piece
+    return [*lines, line.rstrip()] if line.strip() else lines or [""]
+
+
 def wrap_axis_title(text: str, chars: int = AXIS_TITLE_CHARS) -> str:
-    """A long axis title on two lines, split at the space nearest its middle; short or already broken ones
-    as they are. A y-axis title runs along the plot's height, which a legend under it or a phone shrinks."""
-    if len(text) <= chars or "<br>" in text or " " not in text:
+    """A long axis title on two lines, split at the space nearest its middle (in Chinese, the character
+    boundary nearest it); short or already broken ones as they are. A y-axis title runs along the plot's
+    height, which a legend under it or a phone shrinks."""
+    if display_width(text) <= chars or "<br>" in text:
+        return text
+    if _WIDE.search(text):
+        lines = wrap_text(text, (display_width(text) + 1) // 2 + 1)
+        return "<br>".join(lines[:1] + ["".join(lines[1:])]) if len(lines) > 1 else text
+    if " " not in text:
         return text
     spaces = [i for i, c in enumerate(text) if c == " "]
     cut = min(spaces, key=lambda i: abs(i - len(text) / 2))
@@ -106,7 +146,7 @@ def badge_lines(evidence: Evidence, chars: int = BADGE_CHARS) -> list[str]:
     """
     kind = evidence.title.upper()
     text = kind + (f" · {evidence.detail}" if evidence.detail else "")
-    lines = textwrap.wrap(text, width=max(chars, len(kind) + 2), break_long_words=False, break_on_hyphens=False)
+    lines = wrap_text(text, max(chars, display_width(kind) + 2))
     lines[0] = lines[0].replace(kind, f"<b>{kind}</b>", 1)
     return lines
 
@@ -248,9 +288,13 @@ def _rgb(color: object) -> tuple[int, int, int] | None:
     return tuple(int(color[i:i + 2], 16) for i in (1, 3, 5))
 
 
+_RGB_FUNCTION = re.compile(r"rgba?\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)")
+
+
 def _is_light(color: str | None) -> bool:
-    """A hex colour close to white (#F2F2F2 and the like)."""
-    rgb = _rgb(color)
+    """A colour close to white: #F2F2F2, "white", or rgb()/rgba() such as a label box's rgba(255,255,255,0.85)."""
+    found = _RGB_FUNCTION.match(color.strip()) if isinstance(color, str) else None
+    rgb = tuple(int(v) for v in found.groups()) if found else (255,) * 3 if color == "white" else _rgb(color)
     return rgb is not None and min(rgb) >= 0xD8
 
 

@@ -14,33 +14,46 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from explorer import content
 from explorer.evidence import Evidence, Kind
 from explorer.figures.theme import CONCEPT_COLORS, FOOT_LEGEND, OKABE_ITO, keep_width, styled
-from explorer.trend import SERIES, SERIES_BY_KEY, VALUE, Fit, in_window
+from explorer.trend import SERIES, VALUE, Fit, in_window
 
 SERIES_COLORS = {s.key: OKABE_ITO[i] for s, i in zip(SERIES, (0, 1, 2, 4, 5))}
 UPLOAD_COLOR = CONCEPT_COLORS["data"]
 FIT_COLOR = CONCEPT_COLORS["fit"]
 REFERENCE_COLOR = OKABE_ITO[3]
-# technology -> (legend label, marker symbol); kinds not listed fall into the last group
+BOOK = "fig-trend"  # this module's words: content/<lang>/fig-trend.md
+# technology -> (legend group, marker symbol); kinds not listed fall into the last group. The group's legend
+# label is the section `kind-<group>` of the book.
 KIND_GROUPS = {
     "mechanical": ("mechanical", "square"),
     "relay": ("relay", "diamond"),
-    "vacuum tube": ("vacuum tube", "triangle-up"),
+    "vacuum tube": ("vacuum-tube", "triangle-up"),
     "transistor": ("transistor", "circle"),
     "microprocessor": ("microprocessor", "hexagon"),
-    "GPU": ("GPU / accelerator", "x"),
-    "GPU (consumer desktop)": ("GPU / accelerator", "x"),
-    "GPU desktop": ("GPU / accelerator", "x"),
-    "ASIC": ("GPU / accelerator", "x"),
+    "GPU": ("accelerator", "x"),
+    "GPU (consumer desktop)": ("accelerator", "x"),
+    "GPU desktop": ("accelerator", "x"),
+    "ASIC": ("accelerator", "x"),
 }
-OTHER_KIND = ("cluster / supercomputer", "pentagon")
+OTHER_KIND = ("cluster", "pentagon")
 LOG_TICKS = dict(type="log", exponentformat="power", showexponent="all")
 BOTTOM_LEGEND = dict(FOOT_LEGEND, font=dict(size=13))  # whatever the plot's height: clear of the x-axis title
 
 
 def _kind(kind: str) -> tuple[str, str]:
     return KIND_GROUPS.get(kind, OTHER_KIND)
+
+
+def series_label(key: str) -> str:
+    """A series' name in the legend, in the run's language (`trend.Series.label` is the English one)."""
+    return content.text(BOOK, f"series-{key.replace('_', '-')}")
+
+
+def _mine(name: str, upload: bool) -> str:
+    """A legend entry of the student's own data: "your data: ..." before the name."""
+    return content.text(BOOK, "upload-prefixed", name=name) if upload else name
 
 
 def _year(x: float) -> str:
@@ -50,12 +63,13 @@ def _year(x: float) -> str:
 
 def _price_text(rows: pd.DataFrame) -> np.ndarray:
     priced = rows["price_usd"].notna().to_numpy()
-    text = np.full(len(rows), "not published: the source gives ops per $ only", dtype=object)
+    text = np.full(len(rows), content.text(BOOK, "price-unpublished"), dtype=object)
     text[priced] = [f"${p:,.0f} ({d})" for p, d in zip(rows["price_usd"][priced], rows["reported_dollars"][priced])]
     return text
 
 
 POINT_COLUMNS = ["machine", "technology", "price", "precision", "source", "fit window"]  # customdata, in order
+# (the column names are machine-read; the hover template says what each one is)
 
 
 def _points(fig: go.Figure, rows: pd.DataFrame, window: tuple[float, float]) -> None:
@@ -64,29 +78,28 @@ def _points(fig: go.Figure, rows: pd.DataFrame, window: tuple[float, float]) -> 
     symbols = np.array([_kind(k)[1] for k in rows["kind"]], dtype=object)
     custom = np.column_stack([rows["name"].to_numpy(object), rows["kind"].to_numpy(object), _price_text(rows),
                               rows["precision"].to_numpy(object), rows["citation"].to_numpy(object),
-                              np.where(inside, "in the fit window", "outside the fit window")])
+                              np.where(inside, content.text(BOOK, "in-window"), content.text(BOOK, "outside-window"))])
     for key in (s.key for s in SERIES):
         mine = (rows["series"] == key).to_numpy()
         if not mine.any():
             continue
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", legendgroup=key, hoverinfo="skip",
-                                 name=f"{SERIES_BY_KEY[key].label} ({mine.sum()} rows)",
+                                 name=content.text(BOOK, "series-rows", label=series_label(key), n=mine.sum()),
                                  marker=dict(color=SERIES_COLORS[key], symbol="circle", size=10)))
         fig.add_trace(go.Scatter(
-            x=rows["year"][mine], y=rows["value"][mine], mode="markers", name=SERIES_BY_KEY[key].label,
+            x=rows["year"][mine], y=rows["value"][mine], mode="markers", name=series_label(key),
             legendgroup=key, showlegend=False, customdata=custom[mine], meta={"columns": POINT_COLUMNS},
             marker=dict(color=SERIES_COLORS[key], symbol=symbols[mine], size=9,
                         opacity=np.where(inside[mine], 0.9, 0.25), line=dict(width=0.5, color="white")),
-            hovertemplate="<b>%{customdata[0]}</b> (%{customdata[1]})<br>year %{x:.1f} · "
-                          "%{y:.3g} ops/s per 2024 US$<br>price %{customdata[2]}<br>%{customdata[3]}<br>"
-                          "source: %{customdata[4]}<br>%{customdata[5]}<extra></extra>"))
+            hovertemplate=content.text(BOOK, "point-hover")))
 
 
 def _kind_legend(fig: go.Figure, rows: pd.DataFrame) -> None:
     """A second legend that explains the marker shapes."""
     seen = dict.fromkeys(_kind(k) for k in rows.sort_values("year")["kind"])
-    for label, symbol in seen:
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=label, legend="legend2",
+    for group, symbol in seen:
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=content.text(BOOK, f"kind-{group}"),
+                                 legend="legend2",
                                  marker=dict(color="#777777", symbol=symbol, size=9), hoverinfo="skip"))
 
 
@@ -107,37 +120,39 @@ class FitLayer:
     fit: Fit
     color: str
     horizon: float  # extrapolate the line and bands from the last fitted year to here
-    prefix: str = ""  # "your data: " for an upload
+    upload: bool = False  # the student's own data: its legend entries start "your data: "
     bands: tuple[str, ...] = ("prediction", "confidence")
     line_name: str | None = None
     label_below: bool = False  # label under the line's start, apart from the main fit's label (a second fit)
 
 
 def _fit(fig: go.Figure, layer: FitLayer) -> None:
-    fit, pre = layer.fit, layer.prefix
+    fit, mine = layer.fit, layer.upload
     years = np.linspace(fit.x0, fit.x1, 120)
     if "prediction" in layer.bands:
-        _band(fig, years, *fit.prediction_band(years), f"{pre}95% prediction band (fit)", 0.12, layer.color,
-              dashed=False)
+        _band(fig, years, *fit.prediction_band(years), _mine(content.text(BOOK, "band-prediction"), mine), 0.12,
+              layer.color, dashed=False)
     if "confidence" in layer.bands:
-        _band(fig, years, *fit.confidence_band(years), f"{pre}95% confidence band (fit)", 0.35, layer.color,
-              dashed=False)
+        _band(fig, years, *fit.confidence_band(years), _mine(content.text(BOOK, "band-confidence"), mine), 0.35,
+              layer.color, dashed=False)
+    fitted = content.text(BOOK, "fit-line", n=fit.n, first=_year(fit.x0), last=_year(fit.x1))
     fig.add_trace(go.Scatter(x=years, y=10 ** fit.line(years), mode="lines",
-                             name=layer.line_name or f"{pre}OLS fit to {fit.n} points of {_year(fit.x0)}–{_year(fit.x1)}",
+                             name=layer.line_name or _mine(fitted, mine),
                              line=dict(color=layer.color, width=3), hoverinfo="skip"))
     if layer.horizon <= fit.x1:
         return
     ahead = np.linspace(fit.x1, layer.horizon, 60)
     if "prediction" in layer.bands:
-        _band(fig, ahead, *fit.prediction_band(ahead), f"{pre}extrapolated prediction band", 0.12, layer.color,
-              dashed=True)
+        _band(fig, ahead, *fit.prediction_band(ahead), _mine(content.text(BOOK, "band-extrapolated"), mine), 0.12,
+              layer.color, dashed=True)
     fig.add_trace(go.Scatter(x=ahead, y=10 ** fit.line(ahead), mode="lines",
-                             name=f"{pre}extrapolation beyond {_year(fit.x1)} (not data)",
+                             name=_mine(content.text(BOOK, "extrapolation-line", last=_year(fit.x1)), mine),
                              line=dict(color=layer.color, width=3, dash="dash"),
-                             hovertemplate="extrapolation: %{y:.3g} in %{x:.0f}<extra></extra>"))
+                             hovertemplate=content.text(BOOK, "extrapolation-hover")))
     # above-left of the line's end, or below-right of its start: a rising line never crosses either place
     at = fit.x1 if layer.label_below else layer.horizon
-    fig.add_annotation(x=at, y=float(fit.line(at)), text=f"{pre}extrapolation", showarrow=False,
+    fig.add_annotation(x=at, y=float(fit.line(at)), text=_mine(content.text(BOOK, "extrapolation-label"), mine),
+                       showarrow=False,
                        xanchor="left" if layer.label_below else "right",
                        yanchor="top" if layer.label_below else "bottom", yshift=-10 if layer.label_below else 6,
                        font=dict(size=14, color=layer.color))
@@ -172,7 +187,7 @@ def trend_chart(rows: pd.DataFrame, window: tuple[float, float], fit: Fit | None
     fig = go.Figure()
     (x_lo, x_hi), y_range = _ranges(rows, window, fit, horizon, upload)
     fig.add_vrect(x0=max(window[0], x_lo), x1=min(window[1] + 1, x_hi), fillcolor="#F2F2F2", line_width=0,
-                  layer="below", annotation_text=f"fit window {window[0]:.0f}–{window[1]:.0f}",
+                  layer="below", annotation_text=content.text(BOOK, "fit-window", start=window[0], end=window[1]),
                   annotation_position="bottom left", annotation_font=dict(size=13, color="#666666"))
     _points(fig, rows, window)
     if fit is not None:
@@ -182,36 +197,39 @@ def trend_chart(rows: pd.DataFrame, window: tuple[float, float], fit: Fit | None
             ys, c0 = reference_line(fit, xs)
             fig.add_trace(go.Scatter(
                 x=xs, y=ys, mode="lines", line=dict(color=REFERENCE_COLOR, width=2, dash="dot"),
-                name=f"slide 7: 10× per 5 years from {fit.x_mean:.0f} (formula)",
-                hovertemplate=(f"slide 7's rate, drawn through the fit's value at {fit.x_mean:.0f}: "
-                               "%{y:.3g} in %{x:.0f}<extra></extra>")))
+                name=content.text(BOOK, "reference-line", year=fit.x_mean),
+                hovertemplate=content.text(BOOK, "reference-hover", year=fit.x_mean)))
     if upload is not None:
-        fig.add_trace(go.Scatter(x=upload["year"], y=upload["value"], mode="markers", name="your data",
+        fig.add_trace(go.Scatter(x=upload["year"], y=upload["value"], mode="markers",
+                                 name=content.text(BOOK, "your-data"),
                                  marker=dict(color=UPLOAD_COLOR, symbol="circle-open", size=10, line=dict(width=2)),
                                  customdata=upload[["name"]],
-                                 hovertemplate="<b>%{customdata[0]}</b><br>year %{x:.1f} · %{y:.3g}<extra>"
-                                               "your data</extra>"))
+                                 hovertemplate=content.text(BOOK, "upload-hover")))
         if upload_fit is not None:
-            _fit(fig, FitLayer(upload_fit, UPLOAD_COLOR, horizon, prefix="your data: ", bands=("confidence",),
+            _fit(fig, FitLayer(upload_fit, UPLOAD_COLOR, horizon, upload=True, bands=("confidence",),
                                label_below=True))
     visible = rows[rows["year"].between(x_lo, x_hi)]
     if len(visible):
         _kind_legend(fig, visible)  # only the shapes that are in view
-    fig.update_xaxes(title="year", range=[x_lo, x_hi])
-    fig.update_yaxes(title=dict(text="operations per second per 2024 US$", standoff=8), range=y_range,
+    fig.update_xaxes(title=content.text(BOOK, "axis-year"), range=[x_lo, x_hi])
+    fig.update_yaxes(title=dict(text=content.text(BOOK, "axis-ops"), standoff=8), range=y_range,
                      automargin=True, dtick=2, **LOG_TICKS)
     fig.update_layout(legend=dict(BOTTOM_LEGEND, title=dict(
-                          text="data · fit · extrapolation (dashed)", side="top")),
+                          text=content.text(BOOK, "legend-title"), side="top")),
                       legend2=dict(orientation="h", x=0, y=1, xanchor="left", yanchor="bottom", font=dict(size=13),
-                                   title=dict(text="technology:", side="left")),  # one row above the plot
+                                   title=dict(text=content.text(BOOK, "legend-technology"), side="left")),
                       hovermode="closest", margin=dict(b=60))  # the legend at the foot widens it as it needs
-    rate = "no fit" if fit is None else f"{fit.years_per_10x:.3g} years per 10×" if fit.b > 0 else "no growth"
+    rate = (content.text(BOOK, "rate-none") if fit is None else
+            content.text(BOOK, "rate-years", years=fit.years_per_10x) if fit.b > 0 else
+            content.text(BOOK, "rate-no-growth"))
     fits = [f for f in (fit, upload_fit) if f is not None]
     kinds = [Kind.HISTORICAL] + ([Kind.FIT] if fits else []) + (
         [Kind.EXTRAPOLATION] if any(horizon > f.x1 for f in fits) else [])
-    fitted = f", {fit.n} in the fit" if fit is not None else ""
-    detail = f"{len(rows)} cited rows shown{fitted} · GPUs in {'FP32' if precision == 'fp32' else 'best precision'}"
-    fig = styled(fig, f"Compute per 2024 dollar, fit window {window[0]:.0f}–{window[1]:.0f}: {rate}",
+    which = "fp32" if precision == "fp32" else "best"
+    gpus = content.text(BOOK, f"precision-{which}")
+    detail = (content.text(BOOK, "detail-fit", rows=len(rows), n=fit.n, precision=gpus) if fit is not None else
+              content.text(BOOK, "detail-no-fit", rows=len(rows), precision=gpus))
+    fig = styled(fig, content.text(BOOK, "title", start=window[0], end=window[1], rate=rate),
                  Evidence(kinds[0], detail, also=tuple(kinds[1:])), height=height)
     return keep_width(fig)  # on a phone its two legends would squeeze the plot to a strip: scroll it instead
 
@@ -223,24 +241,24 @@ def precision_chart(rows: pd.DataFrame, fp32: Fit, best: Fit) -> go.Figure:
     ys = np.column_stack([rows[VALUE], rows["best_ops_per_dollar_2024usd"], np.full(len(rows), np.nan)]).ravel()
     xs[2::3] = np.nan
     fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color="#BBBBBB", width=1), hoverinfo="skip",
-                             name="same chip: FP32 → best precision"))
+                             name=content.text(BOOK, "precision-pair")))
     custom = np.column_stack([rows["name"], rows["best_precision"]])
-    for col, label, color, symbol in ((VALUE, "FP32", OKABE_ITO[0], "circle-open"),
-                                      ("best_ops_per_dollar_2024usd", "best available precision", OKABE_ITO[3],
-                                       "circle")):
-        fig.add_trace(go.Scatter(x=rows["year"], y=rows[col], mode="markers", name=f"{label} (Epoch AI data)",
+    for col, which, color, symbol in ((VALUE, "fp32", OKABE_ITO[0], "circle-open"),
+                                      ("best_ops_per_dollar_2024usd", "best", OKABE_ITO[3], "circle")):
+        fig.add_trace(go.Scatter(x=rows["year"], y=rows[col], mode="markers",
+                                 name=content.text(BOOK, "precision-points",
+                                                   label=content.text(BOOK, f"precision-points-{which}")),
                                  customdata=custom, marker=dict(color=color, symbol=symbol, size=9,
                                                                 line=dict(width=2 if symbol.endswith("open") else 0)),
-                                 hovertemplate="<b>%{customdata[0]}</b><br>year %{x:.1f} · %{y:.3g} ops/s per 2024 "
-                                               f"US$<br>{label}" + (": %{customdata[1]}" if col != VALUE else "")
-                                               + "<extra></extra>"))
-    for fit, label, color in ((fp32, "FP32", OKABE_ITO[0]), (best, "best precision", OKABE_ITO[3])):
+                                 hovertemplate=content.text(BOOK, f"precision-hover-{which}")))
+    for fit, which, color in ((fp32, "fp32", OKABE_ITO[0]), (best, "best", OKABE_ITO[3])):
         _fit(fig, FitLayer(fit, color, horizon=fit.x1, bands=(),
-                           line_name=f"{label} fit: {fit.years_per_10x:.1f} years per 10×"))
-    fig.update_xaxes(title="year")
-    fig.update_yaxes(title=dict(text="operations per second per 2024 US$", standoff=8), automargin=True, dtick=1,
+                           line_name=content.text(BOOK, "precision-fit", label=content.text(BOOK, f"precision-{which}"),
+                                                  years=fit.years_per_10x)))
+    fig.update_xaxes(title=content.text(BOOK, "axis-year"))
+    fig.update_yaxes(title=dict(text=content.text(BOOK, "axis-ops"), standoff=8), automargin=True, dtick=1,
                      **LOG_TICKS)
     fig.update_layout(legend=BOTTOM_LEGEND, margin=dict(b=170))
-    return styled(fig, "GPU era: how much of the gain is lower precision?",
-                  Evidence(Kind.HISTORICAL, f"Epoch AI ML hardware (CC BY 4.0), {len(rows)} chips",
+    return styled(fig, content.text(BOOK, "precision-title"),
+                  Evidence(Kind.HISTORICAL, content.text(BOOK, "precision-detail", chips=len(rows)),
                            also=(Kind.FIT,)), height=600)

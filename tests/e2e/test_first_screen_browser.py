@@ -1,6 +1,9 @@
 """Picture first, in a real Chromium: every page opens on its slide's figure, whole on the first screen of a
 1440x900 laptop; narrowed to a 390 px phone, nothing is wider than the screen; and offline in a classroom, no
-page asks another host for anything (no font, icon or script: the Material icons once came from a font host)."""
+page asks another host for anything (no font, icon or script: the Material icons once came from a font host).
+Every other page is opened in Chinese (`lang=zh`): its longer or shorter strings must fit the same way."""
+
+import re
 
 import pytest
 
@@ -9,6 +12,7 @@ from tests.e2e.conftest import TIMEOUT_MS, assert_no_exception, shoot
 
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 SLUGS = [p.slug for p in available_pages()]
+LANGS = {slug: "zh" if i % 2 else "en" for i, slug in enumerate(SLUGS)}
 # At 390 px every figure's title and badge (text above it) lie inside the screen, and every chart either fits
 # the screen or sits in a frame that scrolls it sideways (a multi-panel figure kept at a readable width).
 NARROW_OVERFLOWS = """() => {
@@ -41,12 +45,14 @@ def test_first_screen_phone_width_and_no_outside_request(browser, app_url, slug,
                else None)
     try:
         pg = context.new_page()
-        pg.goto(f"{app_url}/{'' if slug == 'home' else slug}")
+        pg.goto(f"{app_url}/{'' if slug == 'home' else slug}?lang={LANGS[slug]}")
         _settled(pg)
         assert_no_exception(pg)
         box = pg.locator(".js-plotly-plot").first.bounding_box()
         head = pg.locator(".figure-head").first.bounding_box()
         assert head is not None and 0 <= head["y"] < box["y"], f"{slug}: the first figure's title is off screen"
+        if LANGS[slug] == "zh":
+            assert re.search(r"[\u4e00-\u9fff]", pg.locator("h1").first.inner_text()), f"{slug}: title not in Chinese"
         pg.screenshot(path=str(tmp_path / f"{slug}-first-screen.png"))
         assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 900, (
             f"{slug}: the first figure spans {box['y']:.0f}-{box['y'] + box['height']:.0f} px of a 900 px screen")

@@ -10,8 +10,10 @@ from deploy import serve
 from explorer.lecture_map import available_pages
 from tests.e2e.conftest import assert_no_exception, wait_for_app
 
-pytestmark = pytest.mark.skipif(not (shutil.which("nginx") or Path("/usr/sbin/nginx").exists()),
-                                reason="nginx is not installed (`.ci/run` installs Debian's nginx)")
+# a class's deployment: `make test-load` runs it with the classroom load test (CI runs both make targets)
+pytestmark = [pytest.mark.load,
+              pytest.mark.skipif(not (shutil.which("nginx") or Path("/usr/sbin/nginx").exists()),
+                                 reason="nginx is not installed (`.ci/run` installs Debian's nginx)")]
 
 
 @pytest.fixture(scope="module")

@@ -89,3 +89,63 @@ def figure_downloads(at: AppTest) -> list[str]:
 def assert_clean(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
+
+
+# --- the Chinese edition: what a page shows in English when it should speak Chinese ------------------------------
+
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_WORD = re.compile(r"[A-Za-z]{3,}")
+# words a Chinese page keeps as they are: names, units, file formats and the notes' own English terms
+KEPT_ENGLISH = {
+    "transformer", "transformers", "kv", "flops", "flop", "token", "tokens", "gpu", "gpus", "cpu", "cpus", "csv",
+    "svg", "png", "html", "url", "avx", "mlp", "lstm", "rnn", "cnn", "bert", "gpt", "relu", "adam", "softmax",
+    "prefix", "the", "and", "nats", "bits", "log", "nordhaus", "epoch", "moravec", "top500", "fp32", "fp16",
+    "bf16", "tf32", "int8", "iframe", "seed", "seeds", "holm", "bootstrap", "nan", "inf", "chung", "hyung", "won",
+    "sutton", "bitter", "lesson", "streamlit", "plotly", "pytorch", "torch", "json", "xlsx", "ops", "usd",
+}
+
+
+def _texts_of_figure(fig: dict) -> list[str]:
+    """A figure's words: title, axis titles, trace names, annotations, hover templates, tick labels given as text."""
+    layout, found = fig.get("layout", {}), []
+    title = layout.get("title")
+    found.append(title.get("text", "") if isinstance(title, dict) else title or "")
+    for name, axis in layout.items():
+        if name.startswith(("xaxis", "yaxis")) and isinstance(axis, dict):
+            t = axis.get("title")
+            found.append(t.get("text", "") if isinstance(t, dict) else t or "")
+            found += [str(x) for x in axis.get("ticktext", [])]
+    found += [a.get("text", "") for a in layout.get("annotations", [])]
+    for trace in fig.get("data", []):
+        found += [str(trace.get("name") or ""), str(trace.get("hovertemplate") or "")]
+        text = trace.get("text")
+        if isinstance(text, str):
+            found.append(text)
+    return found
+
+
+def _texts_of_page(at: AppTest) -> list[str]:
+    found = [e.value for kind in ("markdown", "caption", "info", "warning", "error", "success", "title", "header",
+                                  "subheader") for e in at.get(kind) if isinstance(e.value, str)]
+    found += [m.label for m in at.metric] + [e.label for e in at.expander] + [t.label for t in at.tabs]
+    for kind in ("slider", "select_slider", "selectbox", "radio", "multiselect", "toggle", "button", "text_input",
+                 "checkbox", "number_input"):
+        for w in at.get(kind):
+            found.append(getattr(w, "label", "") or "")
+            found += [str(o) for o in getattr(w, "options", []) or []]
+    found += [h.proto.body for h in at.get("html") if 'class="figure-head"' in h.proto.body]
+    for fig in figures(at):
+        found += _texts_of_figure(fig)
+    return found
+
+
+def untranslated(at: AppTest) -> list[str]:
+    """Texts a Chinese page shows with English words and no Chinese character: what a translation missed
+    (code spans, tags, numbers and the kept English terms do not count)."""
+    missed = []
+    for text in _texts_of_page(at):
+        plain = re.sub(r"<[^>]+>|`[^`]*`|\$[^$]*\$|%\{[^}]*\}|https?://\S+", " ", text)
+        words = [w for w in _WORD.findall(plain) if w.lower() not in KEPT_ENGLISH]
+        if len(words) >= 2 and not _CJK.search(plain):
+            missed.append(text.strip()[:120])
+    return sorted(set(missed))

@@ -7,9 +7,12 @@ import base64
 import numpy as np
 import pytest
 
+from explorer import i18n
 from explorer.experiments import attention as att
+from explorer.figures import attention as figs
 from explorer.jobs import QUEUE
-from tests.pages.conftest import assert_clean, evidence_kinds, figures, press_train, run_page, wait_for_jobs
+from tests.pages.conftest import (assert_clean, evidence_kinds, figures, press_train, run_page, untranslated,
+                                  wait_for_jobs)
 
 PAGE = "attention.py"
 N_LAYERS = att.demo_spec("decoder").model.n_layers
@@ -199,3 +202,16 @@ def test_a_missing_model_is_trained_on_demand_with_progress(tmp_path, monkeypatc
         assert "right" in _text(at)  # a 20-step model: its output is shown, right or (mostly) wrong
     finally:  # the queue lives as long as the process: forget this run so no later test finds it
         QUEUE._jobs.pop("attention-demo-encoder", None)
+
+
+@pytest.mark.parametrize("arch", ["encoder_decoder", "encoder"])
+def test_the_chinese_page_leaves_no_english_in_any_section(arch):
+    """?lang=zh: prose, widgets, notices, the output panel and every figure (all sections open) speak Chinese;
+    the architecture keeps its URL value (the English label is read too)."""
+    at = run_page(PAGE, lang="zh", arch=att.ARCH_NAMES[arch], text="hello world", causal_input="true",
+                  aligned="true", sections="all")
+    assert_clean(at)
+    assert untranslated(at) == []
+    assert "查询-键对" in _text(at) and len(figures(at)) >= 4
+    with i18n.using("zh"):
+        assert figures(at)[0]["layout"]["meta"]["title"].startswith(figs.arch_name(arch))

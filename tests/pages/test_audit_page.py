@@ -11,7 +11,7 @@ import pytest
 
 from explorer import audit
 from explorer.audit import Row
-from tests.pages.conftest import assert_clean, evidence_kinds, figures, page_downloads, run_page
+from tests.pages.conftest import assert_clean, evidence_kinds, figures, page_downloads, run_page, untranslated
 
 PAGE = "bias_audit.py"
 SHARE = "Export, import and share"
@@ -218,3 +218,24 @@ def test_embedded_without_controls_shows_a_read_only_table():
     at = run_page(PAGE, controls="hidden", section=SHARE)
     assert_clean(at)
     assert not at.file_uploader and page_downloads(at) == ["Markdown", "CSV", "JSON (can be imported again)"]
+
+
+# --- the Chinese edition -------------------------------------------------------------------------------------------
+
+def test_the_chinese_page_speaks_chinese_in_every_section():
+    at = run_page(PAGE, lang="zh", sections="all")
+    assert_clean(at)
+    assert untranslated(at) == []
+    assert _title(at).startswith("你的预算") and page_downloads(at)[-1] == "JSON（可再次导入）"
+    assert "课上的论断" in _text(at)
+
+
+def test_a_workbook_exported_in_english_imports_into_the_chinese_page():
+    workbook = [Row("separate", {"problem": "my view"}), Row("labels"), Row(None, {"structure": "Retrieval"})]
+    exported = audit.to_json(workbook, {}, {"n": 1024}).encode()  # English: the tests run in English
+    at = run_page(PAGE, lang="zh", sections="all")
+    at.file_uploader[0].set_value(("mine.json", exported, "application/json")).run()
+    assert_clean(at)
+    assert any("已从 **mine.json** 导入 3 行" in _plain(s.value) for s in at.success) and not at.info
+    assert audit.decode_state(at.query_params["wb"]) == workbook  # the English claims stay pre-filled, not typed
+    assert "固定的架构标签" in _text(at) and untranslated(at) == []

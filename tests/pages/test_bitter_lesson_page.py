@@ -9,9 +9,9 @@ import pytest
 from explorer import results
 from explorer.experiments import bitter_lesson as bl
 from explorer.jobs import QUEUE
-from explorer.figures.bitter_lesson import NAMES
+from explorer.figures.bitter_lesson import method_name
 from tests.pages.conftest import (assert_clean, evidence_kinds, figures, press_train, run_page, train_buttons,
-                                   wait_for_jobs)
+                                   untranslated, wait_for_jobs)
 
 PAGE = "bitter_lesson.py"
 RUN_KEY = "bitter-" + results.result_key("bitter-run", replace(bl.PRESETS["quick"], cases=("order",)).to_dict())
@@ -35,7 +35,8 @@ def test_default_view_shows_the_shipped_curves_and_a_takeaway_and_trains_nothing
     assert fig["layout"]["meta"]["evidence_kinds"] == ["measured", "formula"]
     assert fig["layout"]["xaxis"]["title"]["text"] == "training examples seen"
     names = [t.get("name") for t in fig["data"] if t.get("showlegend", True) and t.get("name")]
-    assert names[:2] == [NAMES["hand-built"], NAMES["transformer"]]
+    assert names[:2] == [method_name("hand-built"), method_name("transformer")] == \
+        ["hand-built (2 features)", "Transformer (raw words)"]
     assert "The hand-built method leads with few examples" in _text(at) and not at.warning
     assert [b.label for b in train_buttons(at)] == ["Watch it learn: train here (about 25 s)"]
     assert QUEUE.get(RUN_KEY) is None
@@ -68,6 +69,23 @@ def test_a_bad_axis_in_the_url_falls_back_with_a_notice():
     assert_clean(at)
     assert figures(at)[0]["layout"]["xaxis"]["title"]["text"] == "training examples seen"
     assert any("`axis`" in c.value for c in at.caption)
+
+
+def test_the_chinese_page_says_everything_in_chinese_on_both_axes_and_in_every_section():
+    at = run_page(PAGE, lang="zh", sections="all")
+    assert_clean(at)
+    assert _ids(at) == ["bitter-curves", "bitter-counts"]
+    assert untranslated(at) == []
+    assert "样本少时，手工构造的方法领先" in _text(at) and "TOST" in _text(at)
+    fig = figures(at)[0]
+    assert fig["layout"]["xaxis"]["title"]["text"] == "已见训练样本数"
+    assert [b.label for b in train_buttons(at)] == ["看它学习：在这里训练（约 25 秒）"]
+    table = at.dataframe[0].value  # the paired tests, columns in Chinese
+    assert list(table.columns)[:2] == ["比较", "随机种子数"] and len(table) == 2 * len(bl.CASES)
+    assert QUEUE.get(RUN_KEY) is None  # nothing trains
+    at = run_page(PAGE, lang="zh", axis="算力")  # the compute axis, as a Chinese link names it
+    assert_clean(at)
+    assert untranslated(at) == [] and figures(at)[0]["layout"]["xaxis"]["title"]["text"] == "训练 FLOPs"
 
 
 def test_the_quick_run_draws_its_curves_while_it_trains_and_can_be_cancelled():

@@ -5,7 +5,7 @@ import pytest
 
 from explorer.experiments import cache as exp
 from explorer.experiments import chat_cache as chat_exp
-from tests.pages.conftest import assert_clean, evidence_kinds, figures, run_page, wait_for_jobs
+from tests.pages.conftest import assert_clean, evidence_kinds, figures, run_page, untranslated, wait_for_jobs
 
 PAGE = "cache_reuse.py"
 
@@ -251,3 +251,24 @@ def test_the_slide_64_section_without_its_shipped_result_says_how_to_make_it(mon
     assert_clean(at)
     assert any("bidirectional-scaling --preset main" in i.value for i in at.info)
     assert _ids(at) == [CHAT] and len(train_buttons(at)) == 1
+
+
+# --- the Chinese edition -------------------------------------------------------------------------------------------
+
+def test_the_chinese_page_speaks_chinese_on_the_chat_and_in_every_section():
+    at = run_page(PAGE, lang="zh", sections="all")
+    assert_clean(at)
+    assert untranslated(at) == []
+    chat = figures(at)[0]
+    assert chat["layout"]["meta"]["figure_id"] == CHAT and chat["layout"]["meta"]["title"].startswith("第 2 轮")
+    assert at.select_slider(key="chat_state").value == "layer 2 keys & values"  # the URL's value stays English
+    assert "第 2 层的键和值" in " ".join(_text(at).split())
+
+
+def test_the_chinese_sizes_view_and_a_refused_chat():
+    at = run_page(PAGE, lang="zh", view="任意规模（n, m, T）")  # a Chinese link carries the Chinese label
+    assert_clean(at)
+    assert untranslated(at) == []
+    assert _ids(at)[0] == HEATMAP and at.radio(key="view").value == SIZES["view"]
+    at = run_page(PAGE, lang="zh", chat=" / ".join(["hi"] * (chat_exp.MAX_TURNS + 1)))
+    assert any("至多接受" in w.value for w in at.warning) and untranslated(at) == []

@@ -5,7 +5,7 @@ import base64
 import numpy as np
 import pytest
 
-from tests.pages.conftest import assert_clean, evidence_kinds, figure_heads, figures, run_page
+from tests.pages.conftest import assert_clean, evidence_kinds, figure_heads, figures, run_page, untranslated
 from tests.unit.test_trend_upload import BAD
 
 PAGE = "compute_per_dollar.py"
@@ -166,3 +166,26 @@ def test_every_malformed_upload_gets_its_message_and_a_good_one_is_fitted():
     at.file_uploader(key="upload").set_value(("two.csv", two_rows, "text/csv")).run()
     assert_clean(at)
     assert "drawn but not fitted" in at.warning[0].value and "your data" in _trace_names(at)
+
+
+def test_the_chinese_page_speaks_chinese_everywhere():
+    """?lang=zh: every section open, the tiles, tabs, figures and messages in Chinese; an upload too."""
+    at = run_page(PAGE, lang="zh", sections="all")
+    assert_clean(at)
+    assert untranslated(at) == []
+    assert _metrics(at)["每 10× 所需年数"] == "4.95" and "幻灯片的窗口" in _infos(at)
+    at.button_group(key="precision").set_value("best available").run()  # the option value, shown translated
+    assert_clean(at)
+    assert untranslated(at) == []
+    good = b"year,value,name\n1990,1e3,a\n1995,1e4,b\n2000,1e5,c\n2005,1e6,d\n2010,1e7,e\n"
+    at.file_uploader(key="upload").set_value(("mine.csv", good, "text/csv")).run()
+    assert_clean(at)
+    assert untranslated(at) == [] and "你的数据" in _trace_names(at)
+    at.file_uploader(key="upload").set_value(("bad.csv", b"a,b\n1,2\n", "text/csv")).run()
+    assert "缺少" in at.warning[0].value
+
+
+def test_a_chinese_link_restores_the_precision_by_its_chinese_label():
+    at = run_page(PAGE, lang="zh", start="2006", precision="最佳可用精度")
+    assert_clean(at)
+    assert _metrics(at)["每 10× 所需年数"] == "7.06"

@@ -5,7 +5,7 @@ import pytest
 
 from explorer.experiments import depth as dp
 from explorer.jobs import QUEUE
-from tests.pages.conftest import (assert_clean, evidence_kinds, figures, press_train, run_page, train_buttons,
+from tests.pages.conftest import (untranslated, assert_clean, evidence_kinds, figures, press_train, run_page, train_buttons,
                                    wait_for_jobs)
 
 PAGE = "depth.py"
@@ -216,3 +216,17 @@ def test_the_control_section_reconciles_the_wiring_with_the_four_steps_page():
     assert_clean(at)
     text = " ".join(m.value for m in at.markdown)
     assert "Why the four-steps page finds the opposite" in text and "after 250 steps" in text
+
+
+# --- the Chinese edition -----------------------------------------------------------------------------------------
+
+def test_the_chinese_page_opens_every_section_in_chinese_and_the_schematic_fits_a_phone():
+    at = run_page(PAGE, lang="zh", sections="all")
+    assert_clean(at)
+    assert not at.warning and not train_buttons(at)  # the shipped settings: nothing to train, nothing pressed
+    assert untranslated(at) == []
+    assert [m.label for m in at.metric][0] == "准确率，只读最后一层（深度 4）"
+    wiring = figures(at)[0]
+    assert wiring["layout"]["meta"]["title"].startswith("深度 4 时谁读什么")
+    assert not wiring["layout"]["meta"].get("keep_width")  # no sideways frame: both diagrams fit a phone
+    assert {a["text"] for a in wiring["layout"]["annotations"]} >= {"<b>只读最后一层<br>（标准做法）</b>", "编码 1"}

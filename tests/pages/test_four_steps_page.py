@@ -9,7 +9,7 @@ from explorer.experiments import four_steps as fs
 from explorer.jobs import QUEUE
 from explorer.steps import FINAL_STEP
 from tests.pages.conftest import (assert_clean, evidence_kinds, figures, press_train, run_page, train_buttons,
-                                  wait_for_jobs)
+                                  untranslated, wait_for_jobs)
 
 PAGE = "four_steps.py"
 CHECK, ABLATION, WHY = "Numeric check", "Ablation and statistics", "Why each structure existed"
@@ -207,3 +207,12 @@ def test_the_quick_preset_draws_its_curves_while_it_trains_and_can_be_cancelled(
     at = wait_for_jobs(at, timeout=120)
     assert not at.exception
     assert any("cancelled" in i.value for i in at.info)
+
+
+def test_the_chinese_page_leaves_no_english_in_any_section():
+    """?lang=zh with every section open: prose, widgets, tiles, tables' figures, notices and every figure speak
+    Chinese (the budget is read from a label of either language)."""
+    at = run_page(PAGE, lang="zh", step="3", ab_budget="250 步", sections="all")
+    assert_clean(at)
+    assert untranslated(at) == []
+    assert any("第" in m.label for m in at.metric) and "结论" in _markdown(at)

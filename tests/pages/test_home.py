@@ -7,6 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from explorer.lecture_map import PAGES, available_pages
 from tests.conftest import ROOT
+from tests.pages.conftest import untranslated
 
 
 def _home(**query_params: str) -> AppTest:
@@ -32,9 +33,9 @@ def test_each_section_opens_from_the_url_and_draws_only_its_own_figures():
     charts = at.get("plotly_chart")
     assert len(charts) == 1 and "schematic" in charts[0].proto.spec  # the chain, on every view
     assert not at.subheader  # the closed section's boxes and their links are not drawn: only the guide's is left
-    labels = [link.proto.label for link in at.get("page_link")]  # the path's start and the guide's next page
-    assert labels[0].startswith("New here? Start the learning path") and [x.endswith("→") for x in labels] == \
-        [False, True]
+    labels = [link.proto.label for link in at.get("page_link")]  # the path, the glossary and the guide's next page
+    assert labels[0].startswith("New here? Start the learning path") and labels[1].startswith("Terms in English")
+    assert [x.endswith("→") for x in labels] == [False, False, True]
     assert "**by construction**" in " ".join(m.value for m in at.markdown)
 
 
@@ -42,7 +43,7 @@ def test_home_links_exactly_the_pages_that_exist():
     at = _home()
     linked = sorted(Path(link.proto.page).name for link in at.get("page_link")  # the page's URL path
                     if not link.proto.label.endswith("→"))  # not the guide's "next page" link
-    assert linked == sorted(p.slug for p in available_pages() if p.slug != "home")  # the path: its start link
+    assert linked == sorted(p.slug for p in available_pages() if p.slug != "home")  # path, glossary: links of their own
 
 
 def test_router_runs_the_default_page():
@@ -66,3 +67,13 @@ def test_every_page_links_its_neighbours_along_the_argument():
         following = [pages[i + 1].title] if i < len(pages) - 1 else []
         assert [text.split(" (slide")[0] for text in shown] == previous + following, info.slug
         assert not following or "→" in shown[-1]
+
+
+def test_the_chinese_home_page_speaks_chinese_in_every_section():
+    at = _home(lang="zh", sections="all")
+    assert not at.exception
+    assert at.title[0].value == "论证全貌"
+    assert untranslated(at) == []
+    assert [s.value for s in at.subheader][0] == "主导驱动力 · 幻灯片 2-7"
+    labels = [link.proto.label for link in at.get("page_link")]
+    assert labels[0].startswith("第一次来？从学习路径开始") and labels[1].startswith("中英术语对照")

@@ -22,6 +22,7 @@ import streamlit as st
 from streamlit.runtime.state.query_params import CLIENT_STATE_QUERY_STRING_MAX_LENGTH
 
 from explorer import export
+from explorer.content import ContentError
 from explorer.jobs import QUEUE
 from explorer.lecture_map import PAGES
 from tests.pages.conftest import figures, run_page
@@ -35,7 +36,7 @@ VIEWS = {"lengths": ({"profile": "typed pairs"},), "audit": ({"xsrc": "my own nu
 EXTRA_KEYS = {"audit": ("wb",), "path": ("p1", "p5", "p10")}  # URL parameters a page reads that are not widgets
 ALL = {"sections": "all"}  # every tab of a page open, so every control of every section is fed
 KINDS = ("slider", "select_slider", "selectbox", "radio", "segmented_control", "toggle", "multiselect", "text_input")
-LECTURE = ("height", "presentation", "controls", "embed", "embed_options", "section")
+LECTURE = ("height", "presentation", "controls", "embed", "embed_options", "section", "lang")
 
 HOSTILE = {
     "empty": "",
@@ -143,6 +144,15 @@ def _shown(value) -> set[str]:
     return {str(value), f"{value:,}", f"{value:g}"} if isinstance(value, (int, float)) else {str(value)}
 
 
+def _label_of(widget, value) -> set[str]:
+    """The label a widget shows for `value` (its option's text in the page's language). A format_func that reads
+    the page's own text works only inside a page run; outside one the raw value is all there is to compare."""
+    try:
+        return {widget.format_func(value)} if getattr(widget, "format_func", None) else set()
+    except ContentError:
+        return set()
+
+
 def _check_values(at, what: str) -> dict[str, Control]:
     """Every URL-bound widget drawn holds a value inside its range or options; returns the controls drawn."""
     drawn = _controls(at)
@@ -154,13 +164,14 @@ def _check_values(at, what: str) -> dict[str, Control]:
             if kind == "slider":  # its range now: it may follow another control (the cache page's layer)
                 assert c.lo <= v <= c.hi and not (isinstance(v, float) and math.isnan(v)), (what, w.key, v)
             elif kind == "multiselect":
-                assert all(_shown(x) & set(c.options) for x in v), (what, w.key, v)
+                assert all((_shown(x) | _label_of(w, x)) & set(c.options) for x in v), (what, w.key, v)
             elif kind == "toggle":
                 assert isinstance(v, bool), (what, w.key, v)
             elif kind == "text_input":
                 assert v is not None and len(v) <= c.max_chars, (what, w.key, len(v or ""))
             else:  # an empty `?key=` included: the control shows the default the notice names, not nothing picked
-                assert _shown(v) & set(c.options), (what, w.key, v, c.options)
+                labels = _shown(v) | _label_of(w, v)
+                assert labels & set(c.options), (what, w.key, v, c.options)
     return drawn
 
 

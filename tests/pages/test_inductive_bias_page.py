@@ -6,11 +6,15 @@ import time
 
 import pytest
 
+from explorer import results
+from explorer.experiments import crossover as xo
 from explorer.jobs import QUEUE
 from tests.conftest import ROOT
-from tests.pages.conftest import assert_clean, evidence_kinds, figures, press_train, run_page, train_buttons
+from tests.pages.conftest import (assert_clean, evidence_kinds, figures, press_train, run_page, train_buttons,
+                                   untranslated)
 
 PAGE = "inductive_bias.py"
+QUICK_KEY = "crossover-quick-" + results.result_key("crossover-quick", xo.PRESETS["quick"].to_dict())
 BEST = "Best structure and crossings"  # the first section is words; this one holds the figures
 pytestmark = pytest.mark.skipif(not (ROOT / "data" / "crossover" / "main.json").is_file(),
                                 reason="no shipped crossover results")
@@ -96,6 +100,29 @@ def test_the_quick_run_draws_its_frontiers_while_it_trains_and_can_be_cancelled(
     at = cancel.click().run()
     QUEUE.wait_idle(60)
     assert_clean(at.run())
+
+
+def test_the_chinese_page_says_everything_in_chinese_in_every_section():
+    at = run_page(PAGE, lang="zh", sections="all")
+    assert_clean(at)
+    assert [f["layout"]["meta"]["figure_id"] for f in figures(at)] == ["crossover-curves", "crossover-bstar",
+                                                                       "crossover-points"]
+    assert untranslated(at) == []
+    assert _frontier_names(at) == ["w=2", "w=48（全注意力）", "交叉点（随机种子范围）"]
+    assert "训练 FLOPs 处，窗口 2 胜出**" in _text(at) and "交叉点也属于训练配方" in _text(at)
+    assert [r.options for r in at.radio] == [["w=2 与全注意力", "全部五个窗口"], ["每个规模取最佳", "0.003", "0.01"]]
+    assert list(at.dataframe[0].value.columns)[:2] == ["窗口", "当前前沿"]
+    assert train_buttons(at)[0].label.startswith("训练 12 个模型（约 ")  # shown, never pressed here
+    assert QUEUE.get(QUICK_KEY) is None  # nothing trains
+
+
+def test_the_chinese_page_with_every_window_one_rate_and_a_budget_outside_the_range():
+    at = run_page(PAGE, lang="zh", show="全部五个窗口", lr="0.003", budget="7.5", section="最佳结构与交叉点")
+    assert_clean(at)
+    assert untranslated(at) == []
+    assert len(figures(at)) == 3 and len(_frontier_names(at)) == 5
+    assert "学习率 0.003" in figures(at)[0]["layout"]["meta"]["evidence_detail"]
+    assert any("不在测量范围内" in i.value for i in at.info)
 
 
 def test_url_restores_the_view():

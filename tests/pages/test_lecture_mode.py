@@ -12,7 +12,8 @@ EMBED_FIGURES = {"home": "chain", "method": "method-fall", "compute": "compute-t
                  "bitter-lesson": "bitter-curves", "inductive-bias": "crossover-curves",
                  "attention": "attention-weights",
                  "four-steps": "four-steps-mask", "lengths": "lengths-allocation", "depth": "depth-outcome",
-                 "cache": "cache-chat", "audit": "audit-decision", "path": "path-progress"}
+                 "cache": "cache-chat", "audit": "audit-decision", "path": "path-progress",
+                 "glossary": "glossary-map"}
 FILES = {p.slug: p.file.removeprefix("pages/") for p in PAGES if p.exists}
 
 

@@ -6,7 +6,7 @@ import pytest
 from explorer.experiments import lengths as ln
 from tests.conftest import ROOT
 from tests.pages.conftest import (assert_clean, evidence_kinds, figure_heads, figures, press_train, run_page, train_buttons,
-                                   wait_for_jobs)
+                                   untranslated, wait_for_jobs)
 
 PAGE = "length_asymmetry.py"
 TOY = "The toy test"  # the first section is words; this one holds the figures
@@ -231,3 +231,24 @@ def test_a_run_cut_by_its_limit_says_so_keeps_its_models_and_offers_the_rest():
     assert "3 models still to train" in warning
     assert train_buttons(at)[0].label.startswith("Train 3 models (about ")
     assert any("5→3" in str(f["layout"]["xaxis"].get("ticktext")) for f in figures(at))  # the finished seeds' chart
+
+
+# --- the Chinese edition -----------------------------------------------------------------------------------------
+
+@needs_shipped
+def test_the_chinese_page_opens_every_section_in_chinese_without_pressing_a_run_button():
+    at = run_page(PAGE, lang="zh", sections="all")
+    assert_clean(at)
+    assert untranslated(at) == []
+    assert "长度不对称" in at.title[0].value
+    assert [m.label for m in at.metric][:4] == ["仅解码器参数", "编码器-解码器参数", "参数比：编码器-解码器 / 仅解码器",
+                                               "FLOPs 相同时的参数比"]
+    assert any(b.label.startswith("训练 6 个模型") for b in at.button)  # shown, not pressed
+    assert "谁读多少 token" in figures(at)[0]["layout"]["meta"]["title"]
+
+
+def test_the_chinese_typed_pairs_say_what_is_wrong_in_chinese():
+    at = run_page(PAGE, lang="zh", profile="手动输入的长度对", pairs="300-4", section="你自己的长度")
+    assert_clean(at)
+    assert any("不是一个长度对" in w.value for w in at.warning), [w.value for w in at.warning]
+    assert untranslated(at) == []

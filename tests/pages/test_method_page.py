@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 from explorer import physics
 from explorer.lecture_map import page
 from tests.conftest import ROOT
-from tests.pages.conftest import TIMEOUT, assert_clean, evidence_kinds, figures, run_page
+from tests.pages.conftest import TIMEOUT, assert_clean, evidence_kinds, figures, run_page, untranslated
 
 PAGE = "method.py"
 GRAVITY = "When gravity alone is enough"  # the first section is words; this one holds the figures
@@ -190,3 +190,25 @@ def test_the_argument_section_quotes_the_compute_rate_and_links_through_the_rout
     if page("inductive-bias").exists:
         assert linked("inductive-bias")
     assert "energy" in text and "re-model" in text
+
+
+def test_the_chinese_page_speaks_chinese_everywhere():
+    """?lang=zh with every section open: labels, options, tiles, notices and the six figures in Chinese."""
+    at = run_page(PAGE, lang="zh", sections="all")
+    assert_clean(at)
+    assert untranslated(at) == []
+    assert len(figures(at)) == 6 and "终端速度" in _metrics(at)
+    assert at.segmented_control(key="object").value == "pen"  # the option stays the URL's word; shown translated
+    assert "钢笔" in _markdown(at)
+    at.segmented_control(key="object").set_value("feather").run()
+    assert_clean(at)
+    assert untranslated(at) == [] and "羽毛" in " ".join(c.value for c in at.caption)
+    at = run_page(PAGE, lang="zh", sections="all", object="羽毛")  # a link made on the Chinese page
+    assert_clean(at)
+    assert at.segmented_control(key="object").value == "feather"
+
+
+def test_the_english_and_chinese_object_sources_match_the_physics_module():
+    from explorer import content
+    for name, obj in physics.OBJECTS.items():
+        assert content.text("method", f"object-source-{name}", lang="en") == obj.source

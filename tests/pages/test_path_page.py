@@ -4,7 +4,7 @@ import pytest
 
 from explorer import learning_path as lp
 from explorer.lecture_map import page
-from tests.pages.conftest import assert_clean, evidence_kinds, figures, run_page
+from tests.pages.conftest import assert_clean, evidence_kinds, figures, run_page, untranslated
 
 PAGE = "path.py"
 
@@ -27,7 +27,7 @@ def test_a_prediction_goes_into_the_url_and_brings_the_figure_that_answers_it():
     at.radio(key="pick-1").set_value(lp.step(1).answer).run()
     assert_clean(at)
     assert at.query_params["p1"] == str(lp.step(1).answer)
-    assert _iframes(at) == ["http://localhost:8501/method?figure=method-error&embed=true&controls=hidden"]
+    assert _iframes(at) == ["http://localhost:8501/method?figure=method-error&embed=true&controls=hidden&lang=en"]
     assert any("agrees with you" in m.value for m in at.markdown)
 
 
@@ -39,7 +39,7 @@ def test_every_question_has_three_choices_and_a_wrong_one_names_the_supported_an
     assert_clean(at)
     assert len(at.radio(key=f"pick-{number}").options) == lp.CHOICES
     assert any("The figure says otherwise" in m.value for m in at.markdown)
-    assert _iframes(at) == [f"http://localhost:8501/{step.page}?{lp.figure_query(step)}"] and page(step.page).exists
+    assert _iframes(at) == [f"http://localhost:8501/{step.page}?{lp.figure_query(step)}&lang=en"] and page(step.page).exists
 
 
 def test_a_shared_link_restores_the_progress_and_unusable_predictions_count_as_none():
@@ -61,3 +61,29 @@ def test_question_two_quotes_the_rate_fitted_from_the_shipped_data():
     at = run_page(PAGE, q="2", p2="1")
     assert_clean(at)
     assert any("10× every 4.95 years" in m.value for m in at.markdown)
+
+
+def test_the_chinese_path_speaks_chinese_before_and_after_a_prediction():
+    at = run_page(PAGE, lang="zh")
+    assert_clean(at)
+    assert untranslated(at) == [] and figures(at)[0]["layout"]["meta"]["title"].startswith("第 1 题，共 10 题")
+    at = run_page(PAGE, lang="zh", q="2", p2="0", p1=str(lp.step(1).answer))  # a wrong prediction: the answer named
+    assert_clean(at)
+    assert untranslated(at) == []
+    shown = " ".join(m.value for m in at.markdown)
+    assert "它支持的答案是“约 5 年。”" in shown and "每 4.95 年增长 10×" in shown
+    assert _iframes(at) == [f"http://localhost:8501/compute?{lp.figure_query(lp.step(2))}&lang=zh"]  # its figure too
+
+
+def test_the_last_chinese_question_counts_the_matches():
+    at = run_page(PAGE, lang="zh", q="10", p10=str(lp.step(10).answer))
+    assert_clean(at)
+    assert untranslated(at) == [] and any("10 个预测中有 1 个与图一致" in m.value for m in at.markdown)
+
+
+@pytest.mark.parametrize("number", range(1, len(lp.STEPS) + 1))
+def test_every_chinese_question_its_choices_and_its_explanation_are_in_chinese(number):
+    wrong = (lp.step(number).answer + 1) % lp.CHOICES
+    at = run_page(PAGE, lang="zh", q=str(number), **{f"p{number}": str(wrong)})
+    assert_clean(at)
+    assert untranslated(at) == [] and len(at.radio(key=f"pick-{number}").options) == lp.CHOICES

@@ -1,5 +1,7 @@
 """ui.jobs' Train button in a real script run: a run its time limit cuts is said and the rest offered at once."""
 
+import time
+
 from streamlit.testing.v1 import AppTest
 
 from explorer.jobs import QUEUE
@@ -54,9 +56,17 @@ st.write(f"result: {{result}}")
 """
 
 
+def _wait_for_share(key: str, timeout_s: float = 20.0) -> None:
+    """The worker thread shares on its own schedule; on a loaded CI machine it may not have started yet."""
+    deadline = time.monotonic() + timeout_s
+    while (QUEUE.get(key) is None or QUEUE.get(key).partial is None) and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
 def test_a_run_that_shares_its_curves_is_drawn_under_its_progress_bar_while_it_trains():
     at = AppTest.from_string(LIVE_SCRIPT, default_timeout=30).run()
     at.button[0].click().run()
+    _wait_for_share("test-live-run")
     at.run()  # the progress panel's next poll: the run has shared its first curve and is waiting
     charts = at.get("plotly_chart")
     assert len(charts) == 1 and '"y":[3.0,2.0,1.5]' in charts[0].proto.spec.replace(" ", "")

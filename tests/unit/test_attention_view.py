@@ -3,7 +3,7 @@ kind per architecture, what a model wrote against the answer, and the token tabl
 
 import pytest
 
-from explorer import tokenizer
+from explorer import i18n, tokenizer
 from explorer.experiments import attention as att, attention_view as view
 
 HELLO = tuple(tokenizer.encode("hello world").ids)  # 11 characters
@@ -62,3 +62,11 @@ def test_the_head_overview_shows_cross_attention_where_there_is_one(arch, role):
 def test_the_token_table_shows_a_space_and_one_column_per_position():
     table = view.token_table(tokenizer.encode("a b"))
     assert list(table.columns) == ["t=0", "t=1", "t=2"] and list(table.loc["character"]) == ["a", "␣", "b"]
+
+
+def test_the_output_summary_and_the_token_table_speak_the_run_language():
+    with i18n.using("zh"):
+        wrong = view.output_summary(_read("abcdefghij", "klmnopqrst"), {})
+        table = view.token_table(tokenizer.encode("a b"))
+    assert wrong["verdict"] == "10 个中对了 0 个" and wrong["wrong"].startswith("第 1 位（写成 'a'，应为 'k'）")
+    assert wrong["more"] == "，另有 4 处" and list(table.index) == ["字符", "token", "id"]

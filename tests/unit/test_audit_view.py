@@ -3,6 +3,8 @@ share link's state and student text made safe for Markdown."""
 
 import math
 
+import pytest
+
 from explorer import audit
 from explorer.audit import view
 
@@ -50,3 +52,35 @@ def test_editor_rows_name_each_rows_kind_then_its_cells():
     rows = view.editor_rows(audit.table(workbook, {}), workbook, audit.COLUMNS)
     assert [r["row"] for r in rows].count("example") == sum(t.example for t in audit.TEMPLATES)
     assert list(rows[0]) == ["row", *audit.COLUMNS]
+
+
+# --- the Chinese edition: a workbook file made in one language reads in the other ----------------------------------
+
+def test_a_workbook_exported_in_either_language_imports_in_the_other_with_its_claims_prefilled():
+    from explorer import i18n
+
+    workbook = [audit.Row("separate", {"problem": "mine"}), *audit.default_workbook()[1:], audit.Row(None, {"gain": "x"})]
+    for made, read in (("en", "zh"), ("zh", "en")):
+        with i18n.using(made):
+            raw = audit.to_json(workbook, {}, {"n": 48}).encode()
+            csv_head = audit.to_csv(workbook, {}).splitlines()[0]
+        with i18n.using(read):
+            back, values, notes, refused = view.import_file(raw, {}, {"n": [48]}, (6.0, 30.0))
+        assert back == workbook and values == {"n": 48} and notes == [] and refused == []
+        assert ("结构（假设）" in csv_head) == (made == "zh")
+    with i18n.using("zh"):
+        assert audit.cells(audit.Row("labels"), {})["problem"].text.startswith("有名字的架构")
+        assert audit.canonical(audit.Row("labels", {"problem": audit.claim_text("labels", "problem", "en")}), {}) \
+            == audit.Row("labels")  # the English claim typed back is the pre-filled cell, not the student's
+
+
+def test_refusals_and_the_decision_speak_the_run_language():
+    from explorer import i18n
+
+    with i18n.using("zh"):
+        with pytest.raises(audit.AuditError, match="文件是空的"):
+            audit.parse_file(b"  ")
+        decision = audit.decide(1e9, 1e10, 5e9, 2e10, (1e8, 1e11), "w=2", "w=48")
+        crossing, _ = view.typed_crossing(21.0, 0.3, 18.0, 22.0, "", "")
+    assert decision.case == "below" and "低于交叉点" in decision.reason and crossing["more"] == "结构化的方法"
+    assert view.typed_crossing(21.0, 0.3, 18.0, 22.0, "", "")[0]["more"] == view.DEFAULT_MORE

@@ -96,3 +96,12 @@ def test_a_long_chat_is_drawn_in_blocks_per_turn_and_without_models_by_construct
     assert list(fig.layout.xaxis2.ticktext) == [f"turn {i}" for i in range(1, 5)]
     assert fig.layout.meta["evidence_kinds"] == ["by construction"]
     assert fig.data[0].text[3][3] == f"{len(chat.ids) - chat.ends[2]} new"
+
+
+def test_a_refused_chat_is_named_in_the_run_language():
+    from explorer import i18n
+
+    with pytest.raises(ValueError, match="at most 8"):
+        cc.parse_chat(" / ".join(["hi"] * 9))
+    with i18n.using("zh"), pytest.raises(ValueError, match="对话有 9 轮；本页至多接受 8 轮"):
+        cc.parse_chat(" / ".join(["hi"] * 9))

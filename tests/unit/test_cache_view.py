@@ -98,3 +98,27 @@ def test_drift_sizes_and_limits_quote_the_experiment_constants():
     assert numbers["scaled"] and numbers["n_d"] + numbers["m_d"] <= exp.DRIFT_TASK.length
     assert not view.drift_numbers(8, 4)["scaled"]
     assert view.limits()["cells"] == exp.MAX_CELLS and view.limits()["chat_limit"] == chat.MEASURED_LIMIT
+
+
+# --- the Chinese edition -------------------------------------------------------------------------------------------
+
+def test_chat_states_and_tiles_speak_the_run_language_while_the_url_values_stay_english():
+    from explorer import i18n
+
+    assert view.state_label("layer 2 keys & values") == "layer 2 keys & values"
+    with i18n.using("zh"):
+        assert [view.state_label(s) for s in view.CHAT_STATES][-2:] == ["第 2 层的键和值", "输出状态"]
+        assert view.count(3, "turn") == "3 轮" and view.measured_tiles(
+            {"time_reencode_ms": 2.0, "time_cached_ms": 1.0, "speedup": 2.0, "flop_ratio": 9.0,
+             "max_abs_logit_diff": 0.0})[0] == ("重新编码", "2 ms")
+    assert view.CHAT_STATES[-1] == "output state" and view.count(1, "turn") == "1 turn"
+
+
+def test_a_data_table_keeps_its_numbers_and_english_names_and_translates_for_chinese():
+    from explorer import i18n
+
+    table = [{"task": "sort", "n": 4, "arch": "causal", "gap": 0.5}]
+    assert list(view.shown_table(table).columns) == ["task", "n", "arch", "gap"]
+    with i18n.using("zh"):
+        shown = view.shown_table(table)
+    assert list(shown.columns) == ["任务", "n", "架构", "差距"] and shown.iloc[0].tolist() == ["排序", 4, "因果", 0.5]

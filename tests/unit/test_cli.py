@@ -2,6 +2,9 @@ import json
 import subprocess
 import sys
 
+import pytest
+
+from explorer.cli import main
 from tests.conftest import ROOT
 
 
@@ -10,9 +13,10 @@ def _cli(*args):
                           timeout=300)
 
 
-def test_help_lists_the_subcommands():
-    out = _cli("--help")
-    assert out.returncode == 0 and "train" in out.stdout
+def test_help_lists_the_subcommands(capsys):
+    with pytest.raises(SystemExit) as done:  # in-process: the train test below runs `python -m explorer` itself
+        main(["--help"])
+    assert done.value.code == 0 and "train" in capsys.readouterr().out
 
 
 def test_train_prints_a_real_history_as_one_json_object():
@@ -26,7 +30,7 @@ def test_train_prints_a_real_history_as_one_json_object():
     assert result["summary"]["tokens_per_second"] > 0
 
 
-def test_bad_sizes_get_one_clear_line_not_a_traceback():
-    out = _cli("train", "--d-model", "30", "--heads", "4", "--json")
-    assert out.returncode == 2
-    assert "divisible" in out.stderr and "Traceback" not in out.stderr
+def test_bad_sizes_get_one_clear_line_not_a_traceback(capsys):
+    assert main(["train", "--d-model", "30", "--heads", "4", "--json"]) == 2
+    err = capsys.readouterr().err
+    assert "divisible" in err and "Traceback" not in err

@@ -34,24 +34,63 @@ def _docstrings(tree: ast.Module) -> set[int]:
     return found
 
 
-def _asked(tree: ast.Module) -> tuple[set[str], list[re.Pattern]]:
-    """The section names a page asks for: literal names, and f-strings such as f"q{n}-why" as patterns."""
-    names, patterns = set(), []
+def _pattern(name: ast.AST) -> str | re.Pattern | None:
+    """A section name as asked: a literal, or an f-string such as f"q{n}-why" as a pattern."""
+    if isinstance(name, ast.Constant) and isinstance(name.value, str):
+        return name.value
+    if isinstance(name, ast.JoinedStr):
+        return re.compile("".join(re.escape(v.value) if isinstance(v, ast.Constant) else "[a-z0-9-]+"
+                                  for v in name.values))
+    return None
+
+
+def _constants(tree: ast.Module) -> dict[str, str]:
+    """Module-level NAME = "text" assignments (a module that names its content book once)."""
+    return {target.id: node.value.value for node in tree.body if isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+            for target in node.targets if isinstance(target, ast.Name)}
+
+
+def _asked_in(path: Path, page_slug: str | None) -> list[tuple[str, str | re.Pattern]]:
+    """(book, section) pairs a Python file asks for: a page's t()/say() read its own book, common() the shared
+    one, and content.text("<book>", ...) any book."""
+    tree = ast.parse(path.read_text())
+    consts, found = _constants(tree), []
     for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in TEXT_CALLS
-                and node.args):
+        if not (isinstance(node, ast.Call) and node.args):
             continue
-        name = node.args[0]
-        if isinstance(name, ast.Constant):
-            names.add(name.value)
-        elif isinstance(name, ast.JoinedStr):
-            patterns.append(re.compile("".join(re.escape(v.value) if isinstance(v, ast.Constant) else "[a-z0-9-]+"
-                                               for v in name.values)))
-    return names, patterns
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in TEXT_CALLS and page_slug:
+            book, name = page_slug, node.args[0]
+        elif isinstance(func, ast.Name) and func.id == "common":
+            book, name = "common", node.args[0]
+        elif (isinstance(func, ast.Attribute) and func.attr == "text" and isinstance(func.value, ast.Name)
+              and func.value.id == "content" and len(node.args) >= 2):
+            first = node.args[0]
+            book = first.value if isinstance(first, ast.Constant) else consts.get(getattr(first, "id", ""))
+            name = node.args[1]
+        else:
+            continue
+        pattern = _pattern(name)
+        if isinstance(book, str) and pattern is not None:
+            found.append((book, pattern))
+    return found
 
 
-def _uses_content(path: Path) -> bool:
-    return "from ui.text import" in path.read_text()
+def _all_asked() -> dict[str, tuple[set[str], list[re.Pattern]]]:
+    """Every book's asked sections, over the pages, ui/ and explorer/."""
+    by_file = {path: slug for slug, path in PAGES.items()}
+    files = sorted({*PAGES.values(), ROOT / "app.py", *(ROOT / "ui").rglob("*.py"), *(ROOT / "explorer").rglob("*.py")})
+    asked: dict[str, tuple[set[str], list[re.Pattern]]] = {}
+    for path in files:
+        for book, name in _asked_in(path, by_file.get(path)):
+            names, patterns = asked.setdefault(book, (set(), []))
+            (names.add(name) if isinstance(name, str) else patterns.append(name))
+    return asked
+
+
+ASKED = _all_asked()
+BOOKS = sorted(p.stem for p in (content.ROOT / "en").glob("*.md"))
 
 
 @pytest.mark.parametrize("slug", sorted(PAGES))
@@ -64,15 +103,17 @@ def test_a_page_file_holds_labels_not_paragraphs(slug):
                      f"content/en/{slug}.md"
 
 
-@pytest.mark.parametrize("slug", sorted(PAGES))
-def test_every_section_a_page_asks_for_exists_and_every_section_is_asked_for(slug):
-    if not _uses_content(PAGES[slug]):
-        pytest.skip(f"{PAGES[slug].name} has no prose")
-    names, patterns = _asked(ast.parse(PAGES[slug].read_text()))
-    present = set(content.sections(slug))
-    assert names <= present, f"missing in content/en/{slug}.md: {sorted(names - present)}"
+@pytest.mark.parametrize("book", BOOKS)
+def test_every_section_the_code_asks_for_exists_and_every_section_is_asked_for(book):
+    names, patterns = ASKED.get(book, (set(), []))
+    present = set(content.sections(book))
+    assert names <= present, f"missing in content/en/{book}.md: {sorted(names - present)}"
     unused = {name for name in present if name not in names and not any(p.fullmatch(name) for p in patterns)}
-    assert not unused, f"never shown (dead text) in content/en/{slug}.md: {sorted(unused)}"
+    assert not unused, f"never shown (dead text) in content/en/{book}.md: {sorted(unused)}"
+
+
+def test_every_book_the_code_asks_for_exists():
+    assert set(ASKED) <= set(BOOKS), f"no content/en file for {sorted(set(ASKED) - set(BOOKS))}"
 
 
 def test_placeholders_fill_with_format_specs_and_leave_latex_alone():

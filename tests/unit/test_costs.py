@@ -56,3 +56,14 @@ def test_causal_only_entries_count_the_lower_triangle():
 
 def test_kv_cache_bytes_formula():
     assert kv_cache_bytes(CFG, 100) == 2 * 2 * 100 * 32 * 4
+
+
+def test_the_size_refusal_speaks_the_language_of_the_page():
+    from explorer import i18n
+    from explorer.costs import check_size
+
+    big = TransformerConfig(vocab_size=20, d_model=2048, n_heads=8, n_layers=12, max_len=40)
+    with pytest.raises(ValueError, match=r"^this model would have [\d,]+ parameters; the limit here is 50,000,000$"):
+        check_size(big)
+    with i18n.using("zh"), pytest.raises(ValueError, match=r"^这个模型会有 [\d,]+ 个参数，而这里的上限是 50,000,000$"):
+        check_size(big)

@@ -151,6 +151,8 @@ def test_the_learning_rate_view_moves_the_crossing_and_the_best_rate_is_never_wo
     shift = recipe_shift(best)
     assert (shift["more"], shift["less"], shift["both"], shift["pairs"]) == (2, 48, 1, 1)
     assert shift["lo"] == pytest.approx(by_lr["0.003"]["flops_of_mean_curves"] / by_lr["0.01"]["flops_of_mean_curves"])
+    assert shift["by_lr"] == {lr: x["flops_of_mean_curves"] for lr, x in by_lr.items()}  # numbers; the view words them
+    assert shift["best"] == best["crossovers"][0]["flops_of_mean_curves"]
     assert recipe_shift(fast) is None  # one rate: no view of the recipe
     with pytest.raises(ValueError, match="not one of this sweep's"):
         analyse(swept, lr=0.5)

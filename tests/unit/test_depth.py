@@ -288,3 +288,37 @@ def test_a_cancel_reaches_the_training_loop_of_the_model_in_progress():
     assert out["stopped"] == "cancelled"
     (run,) = out["runs"]  # the second model never started
     assert run["stopped"] == "cancelled" and 0 < run["steps_done"] < cfg.steps
+
+
+class _Said(Progress):
+    """A progress that keeps every message it is given."""
+
+    def __init__(self) -> None:
+        self.said: list[str] = []
+
+    def report(self, fraction: float, message: str) -> None:
+        self.said.append(message)
+
+
+def _stub_run(cfg, depth, wiring, seed, progress):
+    """No training: says one thing through the progress it is given, as `explorer.train` would."""
+    progress.update(0.5, "inner")
+    return {"depth": depth, "wiring": wiring, "seed": seed, "stopped": "steps"}
+
+
+def test_a_run_reports_its_progress_in_the_language_of_the_session(monkeypatch):
+    from explorer import i18n
+
+    monkeypatch.setattr(dp, "run_one", _stub_run)
+    cfg = dp.DepthConfig(depths=(2,), seeds=(0,), steps=10)
+    english = _Said()
+    dp.lr_sweep(cfg, lrs=(1e-3,), progress=english)
+    assert english.said[:2] == ["lr 0.001: depth 2, final, seed 0 (1 of 2)",
+                                "lr 0.001: depth 2, final, seed 0 (1 of 2): inner"]
+    assert english.said[-1] == "lr 0.001: done"
+    chinese = _Said()
+    with i18n.using("zh"):
+        dp.lr_sweep(cfg, lrs=(1e-3,), progress=chinese)
+    assert chinese.said[:2] == ["学习率 0.001：深度 2，只读最后一层，随机种子 0（第 1 个，共 2 个）",
+                                "学习率 0.001：深度 2，只读最后一层，随机种子 0（第 1 个，共 2 个）：inner"]
+    assert "逐层对齐" in chinese.said[2] and chinese.said[-1] == "学习率 0.001：完成"

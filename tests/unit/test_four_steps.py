@@ -256,3 +256,55 @@ def test_step_four_starts_from_decoder_onlys_weights_as_the_headline_says():
     four, decoder = models["4"], models[fs.DECODER]
     assert all(torch.equal(four[k], decoder[k]) for k in decoder)
     assert all(four[k].eq(1.0 if k.endswith("weight") else 0.0).all() for k in set(four) - set(decoder))
+
+
+def test_a_run_reports_its_progress_in_the_language_of_the_session(monkeypatch):
+    from explorer import i18n
+    from explorer.progress import Progress
+
+    class Said(Progress):
+        def __init__(self) -> None:
+            self.said: list[str] = []
+
+        def report(self, fraction: float, message: str) -> None:
+            self.said.append(message)
+
+    def stub(settings, variant, seed, progress):  # no training: one message, then the run is cut
+        progress.update(0.5, "inner")
+        return {"variant": variant, "seed": seed, "stopped": "cancelled"}, None
+
+    monkeypatch.setattr(fs, "run_one", stub)
+    settings = fs.AblationSettings(seeds=(3,), variants=("1m", fs.DECODER))
+    english, chinese = Said(), Said()
+    fs.run_ablation(settings, english)
+    with i18n.using("zh"):
+        fs.run_ablation(settings, chinese)
+    assert english.said == ["run 1/2: step 1 matched, seed 3: inner"]
+    assert chinese.said == ["第 1/2 次运行：第 1 步（参数匹配），随机种子 3：inner"]
+    run = {"variant": "0m", "seed": 3, "eval_loss": 1.23456}
+    assert fs.run_message(2, 9, run) == "run 2/9: step 0 matched, seed 3, held-out loss 1.235"
+    with i18n.using("zh"):
+        assert fs.run_message(2, 9, run) == "第 2/9 次运行：第 0 步（参数匹配），随机种子 3，留出集损失 1.235"
+    assert all(fs.variant_short(v) == short for v, short in fs.VARIANT_SHORT.items())  # English as before
+
+
+def test_the_numeric_check_reports_its_progress_in_the_language_of_the_session():
+    from explorer import i18n
+    from explorer.progress import Progress
+
+    class Said(Progress):
+        def __init__(self) -> None:
+            self.said: list[str] = []
+
+        def report(self, fraction: float, message: str) -> None:
+            self.said.append(message)
+
+    english, chinese = Said(), Said()
+    tiny = fs.base_config(depth=1, width=16, heads=1)
+    fs.numeric_check(tiny, train_steps=1, batch=2, progress=english)
+    with i18n.using("zh"):
+        fs.numeric_check(tiny, train_steps=1, batch=2, progress=chinese)
+    assert english.said[0].startswith("training decoder-only: step 1 of 1, held-out loss ")
+    assert english.said[1:] == [f"comparing logits at step {k}" for k in range(FINAL_STEP + 1)]
+    assert chinese.said[0].startswith("训练仅解码器模型：第 1/1 步，留出集损失 ")
+    assert chinese.said[1:] == [f"比较第 {k} 步的 logits" for k in range(FINAL_STEP + 1)]

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from explorer import shipped
+from explorer import i18n, shipped
 from explorer.experiments import four_steps as fs
 from explorer.experiments import four_steps_view as view
 from explorer.experiments import shared_params as sp
@@ -85,3 +85,16 @@ def test_the_shared_parameters_table_has_one_row_per_test_with_its_verdict():
     tests = sp.analyse(record)["tests"]
     assert [r["test"] for r in rows] == [r["test"] for r in tests]
     assert [r["verdict"] for r in rows] == [sp.verdict(r) for r in tests]
+
+
+def test_the_names_tables_and_sentences_speak_the_run_language(ablation):
+    with i18n.using("zh"):
+        assert [name for name, _ in view.masks(3)] == ["第 3 步", "仅解码器"]
+        assert view.takeaway(5)["title"].startswith("最后一处改动") and view.relative(0.25) == "最大 logit 的 25%"
+        assert view.measured(None, ("3", "2")) == "没有随应用提供的结果"
+        paired = fs.paired_analysis(ablation["runs"])
+        rows = view.pairs_table(paired)
+        assert list(rows[0]) == ["a", "b", "随机种子数", "留出集损失，a − b", "精确配对 p", "Holm 校正 p"]
+        assert rows[0]["a"].startswith("第") and fs.paired_text(paired).startswith("按随机种子逐一比较")
+        assert view.run_caption(ablation).startswith("实测：")
+    assert view.run_caption(ablation).startswith("Measured:")  # the block left, English again

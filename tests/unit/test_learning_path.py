@@ -1,5 +1,6 @@
 """The learning path's answer key: ten steps in the notes' order, each pointing at a figure that exists."""
 
+from explorer import content
 from explorer import learning_path as lp
 from explorer.lecture_map import ROOT, page
 
@@ -16,3 +17,14 @@ def test_outcomes_and_links():
     assert [lp.outcome(c, first) for c in (None, first.answer, first.answer + 1)] == ["open", "right", "wrong"]
     assert lp.step(0) is first and lp.step(99) is lp.STEPS[-1]
     assert lp.figure_query(lp.step(10)) == "figure=compute-backtest&embed=true&controls=hidden&train_end=2000"
+
+
+def test_every_question_reads_the_same_in_both_languages():
+    """Both editions ask each question with the same number of choices, so a prediction kept in the URL (its
+    index) means the same answer in either language."""
+    for lang in ("en", "zh"):
+        written = content.sections("path", lang)
+        for s in lp.STEPS:
+            choices = [line for line in written[f"q{s.number}-choices"].splitlines() if line.startswith("- ")]
+            assert len(choices) == lp.CHOICES and written[f"q{s.number}"] and written[f"q{s.number}-why"], (lang, s)
+    assert set(content.sections("path", "zh")) == set(content.sections("path", "en"))

@@ -245,3 +245,30 @@ def test_the_shipped_analysis_from_the_cli_trains_nothing_and_states_its_limits(
     assert len(out["trends"]) == 4 and all(t["ratio_p"] >= 1 / 3 for t in out["trends"])
     assert out["design"]["difficulty"]["curve"]["span"] > 10  # the three tasks are not equally hard
     assert cli.main(["lengths", "--preset", "main", "--from-shipped", "--seeds", "2"]) == 2  # refused, no traceback
+
+
+def test_a_run_reports_its_progress_in_the_language_of_the_session(monkeypatch):
+    from explorer import i18n
+
+    class Said(Progress):
+        def __init__(self) -> None:
+            self.said: list[str] = []
+
+        def report(self, fraction: float, message: str) -> None:
+            self.said.append(message)
+
+    def stub(cfg, lx, ly, arm, seed, progress):  # no training: one message through the progress it was given
+        progress.update(0.5, "inner")
+        return {"lx": lx, "ly": ly, "arm": arm, "seed": seed, "stopped": "steps"}
+
+    monkeypatch.setattr(ln.runs, "train_one", stub)
+    cfg = replace(ln.PRESETS["quick"], ratios=((2, 2),), seeds=(0,), steps=20)
+    english, chinese = Said(), Said()
+    ln.run(cfg, use_cache=False, progress=english)
+    with i18n.using("zh"):
+        ln.run(cfg, use_cache=False, progress=chinese)
+    assert english.said[:2] == ["model 1 of 3: decoder-only, 2->2, seed 0",
+                                "model 1 of 3: decoder-only, 2->2, seed 0: inner"]
+    assert english.said[2] == "model 2 of 3: encoder-decoder, same parameters, 2->2, seed 0"
+    assert chinese.said[:3] == ["第 1/3 个模型：仅解码器，2->2，随机种子 0", "第 1/3 个模型：仅解码器，2->2，随机种子 0：inner",
+                                "第 2/3 个模型：编码器-解码器，参数相同，2->2，随机种子 0"]

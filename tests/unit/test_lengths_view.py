@@ -61,3 +61,14 @@ def test_the_verdict_counts_the_tests_of_the_shipped_design():
     verdict = view.verdict(claims)
     assert verdict["tests"] == claims["design"]["ratio_tests"] and len(verdict["agree"]) == len(claims["by_metric"])
     assert len(view.rows_table(claims["by_metric"]["curve"])) == len(claims["by_metric"]["curve"]["rows"])
+
+
+def test_the_chinese_edition_names_tiles_tables_and_errors_in_chinese():
+    from explorer import i18n
+    numbers = view.first_screen(ln.Shape(), 256, 16)
+    with i18n.using("zh"):
+        assert view.models(2) == "2 个模型" and view.source_name(view.UPLOADED) == "上传的 CSV"
+        assert [label for label, _, _ in view.cost_tiles(numbers)][0] == "仅解码器参数"
+        assert "不是一个长度对" in view.pairs_from(view.TYPED, "300-4", None)[1]
+    assert view.models(1) == "1 model" and view.source_name(view.UPLOADED) == "uploaded CSV"
+    assert "is not a pair" in view.pairs_from(view.TYPED, "300-4", None)[1]

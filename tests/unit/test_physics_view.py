@@ -69,3 +69,20 @@ def test_the_horizons_of_the_force_system_and_their_tiles():
     gains = view.gains(horizons)
     assert all(part in [force_label(n) for n in range(2, len(physics.FORCES) + 1)] for part in gains.split(" and ")
                if part)
+
+
+def test_forces_and_objects_are_named_in_the_run_language_and_the_english_names_are_the_modules():
+    from explorer import i18n
+    from explorer.figures.method import force_name, object_name
+    assert view.forces_text(len(physics.FORCES)) == " + ".join(physics.FORCES)
+    assert [object_name(name) for name in physics.OBJECTS] == list(physics.OBJECTS)
+    with i18n.using("zh"):
+        assert view.forces_text(2) == "重力 + 空气阻力" and object_name("pen") == "钢笔"
+        assert force_label(3) == "+ 阵发性侧风"
+        said = view.takeaway("pen", 2.0, physics.simulate_fall(_pen(), 2.0), 0.01,
+                             physics.tolerance_height(_pen(), 0.01))
+        assert said[1]["name"] == "钢笔"
+        tiles = view.fall_tiles(_pen(), 1.2, 2.0, physics.simulate_fall(_pen(), 2.0), 0.01, 1, None, None)
+        assert tiles[0].label == "终端速度" and tiles[2].value.startswith("在 ")
+    with pytest.raises(ValueError):
+        force_name(len(physics.FORCES) + 1)

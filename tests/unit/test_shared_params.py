@@ -130,3 +130,33 @@ def test_bad_settings_are_refused_with_the_rule():
         sp.SharedParamsConfig(seeds=(0, 0))
     with pytest.raises(ValueError, match="axis must be one of"):
         figs.curves({"config": sp.SharedParamsConfig().to_dict(), "runs": []}, axis="time")
+
+
+def test_a_run_reports_its_progress_in_the_language_of_the_session(monkeypatch):
+    from explorer import i18n
+
+    class Said(Progress):
+        def __init__(self) -> None:
+            self.said: list[str] = []
+
+        def report(self, fraction: float, message: str) -> None:
+            self.said.append(message)
+
+    def stub(cfg, task, variant, seed, progress):  # no training: one message; the second run is cut
+        progress.update(0.5, "inner")
+        return {"task": task, "variant": variant, "seed": seed, "loss": 1.23456,
+                "stopped": "steps" if variant == "separate" else "cancelled"}
+
+    monkeypatch.setattr(sp, "run_one", stub)
+    monkeypatch.setattr(sp, "analyse", lambda record: {})
+    cfg = sp.SharedParamsConfig(tasks=("one-vocabulary",), seeds=(2,), steps=3, eval_every=2, eval_size=16)
+    english, chinese = Said(), Said()
+    sp.run(cfg, english)
+    with i18n.using("zh"):
+        sp.run(cfg, chinese)
+    assert english.said == ["run 1/2: one-vocabulary, separate, seed 2: inner",
+                            "run 1/2 done: one-vocabulary, separate, seed 2, held-out loss 1.235",
+                            "run 2/2: one-vocabulary, shared, seed 2: inner"]
+    assert chinese.said == ["第 1/2 次运行：同一套词表，分开，随机种子 2：inner",
+                            "第 1/2 次运行完成：同一套词表，分开，随机种子 2，留出集损失 1.235",
+                            "第 2/2 次运行：同一套词表，共享，随机种子 2：inner"]

@@ -130,3 +130,23 @@ def test_a_long_y_axis_title_wraps_at_its_middle_and_axes_make_room_for_their_la
     assert wrap_axis_title("a<br>b c d e f g h i j k l m n o p") == "a<br>b c d e f g h i j k l m n o p"
     axes = pio.templates[TEMPLATE_NAME].layout
     assert axes.xaxis.automargin and axes.yaxis.automargin  # tick labels and titles push the margin, not get cut
+
+
+def test_the_dark_copy_veils_white_label_boxes_given_as_rgba():
+    from explorer.figures.theme import for_dark
+
+    fig = go.Figure(layout={"annotations": [{"text": "deploy", "bgcolor": "rgba(255,255,255,0.85)"},
+                                            {"text": "keep", "bgcolor": "rgba(0,114,178,0.3)"}]})
+    veiled, kept = for_dark(fig).layout.annotations
+    assert veiled.bgcolor == "rgba(14,17,23,0.8)" and kept.bgcolor == "rgba(0,114,178,0.3)"
+
+
+def test_chinese_text_wraps_between_characters_never_inside_a_number_or_before_a_comma():
+    from explorer.figures.theme import display_width, wrap_axis_title, wrap_text
+
+    lines = wrap_text("实测 · 3 个随机种子，每个 400 训练步，宽度 d = 16、32、64，学习率 0.003 和 0.01", 24)
+    assert len(lines) > 1 and all(display_width(line) <= 26 for line in lines)
+    assert "".join(lines).replace(" ", "") == "实测·3个随机种子，每个400训练步，宽度d=16、32、64，学习率0.003和0.01"
+    assert not any(line.startswith(("，", "、")) for line in lines) and "0.003" in "".join(lines)
+    assert wrap_axis_title("留出集损失（nats/token），越低越好").count("<br>") == 1
+    assert wrap_text("loss (nats) per token", 12) == ["loss (nats)", "per token"]  # English as textwrap does

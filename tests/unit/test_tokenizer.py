@@ -69,3 +69,21 @@ def test_special_ids_and_unknown_ids_decode_visibly():
 def test_non_text_is_refused_with_a_clear_message():
     with pytest.raises(ValueError, match="must be a string"):
         tk.encode(None)  # type: ignore[arg-type]
+
+
+def test_the_name_and_the_notices_speak_the_language_of_the_page():
+    from explorer import i18n
+
+    enc = tk.encode("Héllo 😀 cafe\u0301" + "x" * 40, max_len=16)
+    assert tk.display_name() == tk.NAME == "character-level, 43 symbols: a-z, 0-9, space and . , ! ? ' -"
+    assert enc.notices(16) == ["Mapped to the alphabet (lowercase, accents removed): 'H' -> 'h', 'é' -> 'e'.",
+                               "Not in the alphabet, shown as '?': 😀",
+                               "Dropped 1 invisible mark(s): combining accents, joiners, emoji modifiers.",
+                               "The text has 52 characters; only the first 16 are used (the demo models were "
+                               "trained on at most that many)."]
+    with i18n.using("zh"):
+        assert tk.display_name().startswith("字符级，43 个符号") and tk.NAME.startswith("character-level")
+        mapped, unknown, dropped, cut = enc.notices(16)
+    assert mapped == "已换成字母表中的字符（转为小写、去掉重音）：'H' -> 'h'、'é' -> 'e'。"
+    assert unknown == "不在字母表中，显示为 '?'：😀"
+    assert dropped.startswith("去掉了 1 个不可见的符号") and cut.startswith("这段文字有 52 个字符，只用前 16 个")

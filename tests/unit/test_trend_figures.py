@@ -101,3 +101,18 @@ def test_precision_chart_joins_each_chip_and_draws_no_extrapolation():
     assert len(joins.x) == 3 * len(chips) and np.isnan(np.asarray(joins.y, float)[2::3]).all()
     names = [t.name for t in fig.data]
     assert "FP32 fit: 10.3 years per 10×" in names and "best precision fit: 7.1 years per 10×" in names
+
+
+def test_the_chinese_figures_name_their_axes_legends_and_badges_in_chinese(view):
+    from explorer import i18n
+    from explorer.figures.trend_models import rates_chart
+    from explorer import trend_models
+    rows, fit = view[0], view[1]
+    with i18n.using("zh"):
+        fig = trend_chart(rows, (1950, 2025), fit, HORIZON)
+        models = rates_chart(trend.summary(fit), trend_models.compare(rows[trend.in_window(rows["year"], 1950, 2025)]),
+                             (1950, 2025))
+    assert "每 4.95 年 10×" in fig.layout.title.text and fig.layout.xaxis.title.text == "年份"
+    assert any(t.name.startswith("2023 年之后的外推") for t in fig.data)
+    assert fig.layout.meta["evidence_kinds"] == ["historical data", "fit", "extrapolation"]  # machine-read: English
+    assert "合并拟合" in " ".join(t.hovertemplate or "" for t in models.data)

@@ -60,3 +60,20 @@ def test_the_sources_list_names_every_series_with_its_rows(df):
     counts = trend.row_counts(df)
     assert len(lines) == len(trend.SERIES)
     assert all(f"**{s.label}** ({counts[s.key]} rows)" in line for s, line in zip(trend.SERIES, lines))
+
+
+def test_the_chinese_edition_translates_tiles_lessons_and_messages_and_keeps_the_english_labels(df):
+    from explorer import i18n
+    from explorer.figures.trend import series_label
+    assert [series_label(s.key) for s in trend.SERIES] == [s.label for s in trend.SERIES]
+    view = trend_view.window(df, 1950, 2025, trend.MAIN_SERIES, trend.FP32)
+    with i18n.using("zh"):
+        tiles = trend_view.tiles(view.fit, view.boot, view.models["robust"])
+        assert tiles[0].label == "每 10× 所需年数" and tiles[0].value == "4.95"
+        notes = trend.lessons(1950, 2025, trend.MAIN_SERIES, trend.FP32, view.fit, view.models["fixed_effects"])
+        assert notes and "幻灯片的窗口" in notes[0] and "5.67 年（5.40–5.97）" in notes[0]
+        assert "至少需要" in trend_view.window(df, 2025, 2025, trend.MAIN_SERIES, trend.FP32).problem
+        assert "缺少" in trend_view.upload(b"when,value\n1990,5\n").problem
+        assert "**Epoch AI 机器学习硬件**" in trend_view.sources_markdown(df)
+        assert "；" in trend_view.first_rate_and_others(trend_view.rates_by_window(df, ((1950, 2025), (1900, 2025),
+                                                                                        (2006, 2025))))["others"]

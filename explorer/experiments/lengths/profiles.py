@@ -14,9 +14,10 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from explorer import content
 from explorer.costs import sequence_forward_flops
-from explorer.csv_upload import (UploadError, find_column, header_text, inline_code, lines_phrase, read_rows,
-                                 require_rows)
+from explorer.csv_upload import (UploadError, find_column, header_text, inline_code, line_list, lines_phrase,
+                                 read_rows, require_rows)
 from explorer.experiments.lengths.accounting import Shape
 from explorer.experiments.lengths.families import DECODER, ENCDEC, FAMILIES
 
@@ -26,6 +27,7 @@ MAX_LENGTH = 100_000  # tokens on either side of one pair
 MAX_TYPED = 50  # pairs typed into the text field
 PROFILE_SEED = 58  # the slide that shows the length distribution
 PROFILE_PAIRS = 2_000
+BOOK = "lengths"  # the messages below are the length page's text
 INPUT_NAMES = ("input_len", "input_length", "input_tokens", "input", "lx", "inputs")
 TARGET_NAMES = ("target_len", "target_length", "target_tokens", "target", "ly", "output_len", "output_tokens",
                 "output", "targets")
@@ -71,7 +73,8 @@ def profile_pairs(name: str) -> pd.DataFrame:
     return PROFILES[name].sample()
 
 
-def _as_lengths(cells: list[str], what: str, where: list[int]) -> np.ndarray:
+def _as_lengths(cells: list[str], side: str, where: list[int]) -> np.ndarray:
+    """The column's cells as lengths (`side`: "input" or "target", which column the message names)."""
     values, bad = [], []
     for cell, line in zip(cells, where):
         try:
@@ -81,12 +84,14 @@ def _as_lengths(cells: list[str], what: str, where: list[int]) -> np.ndarray:
             continue
         values.append(x)
     if bad:
-        raise LengthsError(f"{what} must be whole numbers of tokens; {lines_phrase(bad, 'is', 'are')} not a number.")
+        raise LengthsError(content.text(BOOK, f"error-not-numbers-{side}", lines=lines_phrase(bad, "is", "are"),
+                                        numbers=line_list(bad)))
     arr = np.asarray(values)
     wrong = [where[i] for i in np.flatnonzero(~np.isfinite(arr) | (arr != np.round(arr)) | (arr < 1)
                                                 | (arr > MAX_LENGTH))]
     if wrong:
-        raise LengthsError(f"{what} must be whole numbers from 1 to {MAX_LENGTH:,}; {lines_phrase(wrong, 'is', 'are')} not.")
+        raise LengthsError(content.text(BOOK, f"error-out-of-range-{side}", longest=f"{MAX_LENGTH:,}",
+                                        lines=lines_phrase(wrong, "is", "are"), numbers=line_list(wrong)))
     return arr.astype(np.int64)
 
 
@@ -100,40 +105,38 @@ def read_pairs(raw: bytes) -> pd.DataFrame:
         header, body = read_rows(raw, MAX_ROWS, MAX_BYTES)
         col_x, col_y = find_column(header, INPUT_NAMES), find_column(header, TARGET_NAMES)
         if col_x is None or col_y is None:
-            raise UploadError(f"The header must name an input column (`input_len` or `lx`) and a target column "
-                              f"(`target_len` or `ly`); found {header_text(header)}.")
+            raise UploadError(content.text(BOOK, "error-header", found=header_text(header)))
         require_rows(body, [col_x, col_y])
     except UploadError as err:  # the shared checks, re-raised as this page's error
         raise LengthsError(str(err)) from None
     where = [n for n, _ in body]
-    return pd.DataFrame({"input_len": _as_lengths([r[col_x] for _, r in body], "Input lengths", where),
-                         "target_len": _as_lengths([r[col_y] for _, r in body], "Target lengths", where)})
+    return pd.DataFrame({"input_len": _as_lengths([r[col_x] for _, r in body], "input", where),
+                         "target_len": _as_lengths([r[col_y] for _, r in body], "target", where)})
 
 
 def parse_typed(text: str) -> pd.DataFrame:
     """Pairs typed as `Lx:Ly`, separated by commas, semicolons or spaces, e.g. `300:4, 120:8`."""
     items = [t for t in re.split(r"[,;\s]+", text.strip()) if t]
     if not items:
-        raise LengthsError("Type at least one pair as input:target, e.g. `300:4, 120:8`.")
+        raise LengthsError(content.text(BOOK, "error-no-pair"))
     if len(items) > MAX_TYPED:
-        raise LengthsError(f"{len(items)} pairs typed; the limit here is {MAX_TYPED} (upload a CSV for more).")
+        raise LengthsError(content.text(BOOK, "error-too-many", n=len(items), limit=MAX_TYPED))
     bad = [t for t in items if not re.fullmatch(r"\d+:\d+", t)]
     if bad:
-        raise LengthsError(f"{inline_code(bad[0], 20)} is not a pair: write input:target in whole tokens, e.g. "
-                           "`300:4`.")
+        raise LengthsError(content.text(BOOK, "error-not-a-pair", item=inline_code(bad[0], 20)))
     # capped before numpy (or int() and its 4300-digit limit) sees them: 10**20 tokens is too long, not an overflow
     too_long = MAX_LENGTH + 1
     pairs = np.array([[min(int(a), too_long) if len(a) <= 20 else too_long for a in t.split(":")] for t in items],
                      dtype=np.int64)
     if (pairs < 1).any() or (pairs > MAX_LENGTH).any():
-        raise LengthsError(f"Lengths must be whole numbers from 1 to {MAX_LENGTH:,} tokens.")
+        raise LengthsError(content.text(BOOK, "error-typed-range", longest=f"{MAX_LENGTH:,}"))
     return pd.DataFrame({"input_len": pairs[:, 0], "target_len": pairs[:, 1]})
 
 
 def length_stats(pairs: pd.DataFrame) -> dict:
     """Mean and median lengths of pairs, their ratio, and the share of a decoder-only model's tokens that are input."""
     if pairs.empty:
-        raise LengthsError("There are no pairs of lengths.")
+        raise LengthsError(content.text(BOOK, "error-no-pairs"))
     lx, ly = pairs["input_len"].to_numpy(), pairs["target_len"].to_numpy()
     mx, my = float(lx.mean()), float(ly.mean())
     return {"n": int(len(pairs)), "mean_input": mx, "mean_target": my,

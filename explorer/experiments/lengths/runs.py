@@ -9,10 +9,11 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from explorer import planning, results
+from explorer import content, planning, results
 from explorer import shipped as shipped_results
 from explorer.costs import parameter_count, sequence_forward_flops
-from explorer.experiments.lengths.toy import ARM_NAMES, ARMS, ToyConfig, arm_config
+from explorer.formatting import colon
+from explorer.experiments.lengths.toy import ARMS, ToyConfig, arm_config
 from explorer.planning import Plan
 from explorer.progress import SILENT, Progress
 from explorer.train import train
@@ -100,12 +101,14 @@ def run(cfg: ToyConfig, shipped: dict | None = None, use_cache: bool = True,
     ready, missing = list(planned.ready.values()), planned.missing
     stopped = "steps"
     for i, (lx, ly, arm, seed) in enumerate(missing):
-        label = f"model {i + 1} of {len(missing)}: {ARM_NAMES[arm]}, {lx}->{ly}, seed {seed}"
+        label = content.text("messages", "lengths-run", i=i + 1, total=len(missing), lx=lx, ly=ly, seed=seed,
+                             arm=content.text("lengths", f"arm-{arm.replace('_', '-')}"))
         if progress.should_stop():
             stopped = "cut"
             break
         progress.update(i / len(missing), label)
-        rec = train_one(cfg, lx, ly, arm, seed, progress.part(i / len(missing), (i + 1) / len(missing), f"{label}: "))
+        rec = train_one(cfg, lx, ly, arm, seed, progress.part(i / len(missing), (i + 1) / len(missing),
+                                                              label + colon()))
         if rec["stopped"] != "steps":
             stopped = "cut"
             break

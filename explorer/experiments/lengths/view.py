@@ -8,18 +8,45 @@ from dataclasses import replace
 
 import pandas as pd
 
+from explorer import content
 from explorer.experiments.lengths.accounting import Shape, allocation, cost_parity
 from explorer.experiments.lengths.analysis import percent
 from explorer.experiments.lengths.families import DECODER, ENCDEC
 from explorer.experiments.lengths.profiles import PROFILES, LengthsError, parse_typed, profile_pairs, read_pairs
 from explorer.experiments.lengths.runs import estimate_seconds, plan
 from explorer.experiments.lengths.toy import ARM_NAMES, FLOP_TOLERANCE, PARAM_TOLERANCE, PRESETS, ToyConfig, arm_table
-from explorer.formatting import p_label, p_text, si
+from explorer.formatting import p_label, p_text, plural, si
 
+BOOK = "lengths"  # the page's content book: the labels, tiles and table headings below are the page's text
 MAIN = PRESETS["main"]
 METRIC_NAMES = {"curve": "loss averaged over the run", "final": "loss at the last step"}
 RUN_STEPS = (100, 200, 400, 800, 1200)  # the on-demand run's steps slider
 TYPED, UPLOADED = "typed pairs", "uploaded CSV"  # the length sources besides the profiles
+
+
+def metric_name(metric: str) -> str:
+    """`METRIC_NAMES[metric]` in the page's language."""
+    return content.text(BOOK, f"metric-name-{metric}")
+
+
+def matching_name(matching: str) -> str:
+    """'parameters' or 'FLOPs' (what an encoder-decoder arm was matched in), in the page's language."""
+    return content.text(BOOK, f"matching-{'parameters' if matching == 'parameters' else 'flops'}")
+
+
+def arm_name(arm: str) -> str:
+    """`ARM_NAMES[arm]` in the page's language."""
+    return content.text(BOOK, f"arm-{arm.replace('_', '-')}")
+
+
+def source_name(source: str) -> str:
+    """A length source (a profile's name, TYPED or UPLOADED) as the page shows it."""
+    return content.text(BOOK, f"source-{source.replace(' ', '-').lower()}")
+
+
+def models(n: int) -> str:
+    """`3 models` in the page's language."""
+    return content.text(BOOK, "n-models", text=plural(n, "model"), n=f"{n:,}")
 
 
 def ratio_label(lx: int, ly: int) -> str:
@@ -53,39 +80,44 @@ def first_screen(shape: Shape, lx: int, ly: int) -> dict:
 def cost_tiles(numbers: dict) -> list[tuple[str, str, str]]:
     """(label, value, second line) of the four parameter and FLOP tiles, from `first_screen`'s numbers."""
     n = numbers
-    return [("Decoder-only params", n["decoder"], f"{n['decoder_flops']} FLOPs / example"),
-            ("Encoder-decoder params", n["encdec"], f"{n['encdec_flops']} FLOPs / example"),
-            ("Enc-dec / dec-only params", f"{n['ratio']:.2f}×", f"{n['flop_ratio']:.2f}× FLOPs"),
-            ("Params at equal FLOPs", f"{n['equal_ratio']:.2f}×", f"{n['equal_layers']:.1f} layers per stack")]
+    return [(content.text(BOOK, "tile-decoder"), n["decoder"], content.text(BOOK, "tile-per-example", flops=n["decoder_flops"])),
+            (content.text(BOOK, "tile-encdec"), n["encdec"], content.text(BOOK, "tile-per-example", flops=n["encdec_flops"])),
+            (content.text(BOOK, "tile-ratio"), f"{n['ratio']:.2f}×", content.text(BOOK, "tile-flop-ratio", ratio=n["flop_ratio"])),
+            (content.text(BOOK, "tile-equal"), f"{n['equal_ratio']:.2f}×",
+             content.text(BOOK, "tile-equal-layers", layers=n["equal_layers"]))]
 
 
 def profile_tiles(stats: dict) -> list[tuple[str, str, str]]:
     """(label, value, second line) of a length profile's four tiles: mean lengths, their ratio, the FLOP ratio."""
     flops = stats["mean_flops"]
-    return [("E[Lx], mean input", f"{stats['mean_input']:,.1f}", f"median {stats['median_input']:,.0f}"),
-            ("E[Ly], mean target", f"{stats['mean_target']:,.1f}", f"median {stats['median_target']:,.0f}"),
-            ("E[Lx] / E[Ly]", f"{stats['ratio_of_means']:,.2f}", f"{stats['share_longer_input']:.0%} of pairs Lx > Ly"),
-            ("FLOPs, enc-dec / dec-only", f"{stats['flop_ratio']:.2f}×",
-             f"{si(flops[ENCDEC])} vs {si(flops[DECODER])}")]
+    return [(content.text(BOOK, "tile-mean-input"), f"{stats['mean_input']:,.1f}",
+             content.text(BOOK, "tile-median", median=stats["median_input"])),
+            (content.text(BOOK, "tile-mean-target"), f"{stats['mean_target']:,.1f}",
+             content.text(BOOK, "tile-median", median=stats["median_target"])),
+            ("E[Lx] / E[Ly]", f"{stats['ratio_of_means']:,.2f}",
+             content.text(BOOK, "tile-longer-input", share=stats["share_longer_input"])),
+            (content.text(BOOK, "tile-profile-flops"), f"{stats['flop_ratio']:.2f}×",
+             content.text(BOOK, "tile-vs", a=si(flops[ENCDEC]), b=si(flops[DECODER])))]
 
 
 def rows_table(analysis: dict) -> list[dict]:
     """The per-ratio table: both families' losses, the gap, how many seeds agree, the exact and Holm p (short
     headings, so that the variants' table with its long names fits the page's width)."""
+    col = {name: content.text(BOOK, f"col-{name}") for name in
+           ("matched-in", "dec-loss", "encdec-loss", "gap", "lower-in", "exact-p", "holm-p")}
     return [{"Lx → Ly": ratio_label(r["lx"], r["ly"]),
-             "matched in": "parameters" if r["matching"] == "parameters" else "FLOPs",
-             "dec-only loss": f"{r['decoder_mean']:.4f} ± {r['decoder_sd']:.4f}",
-             "enc-dec loss": f"{r['encdec_mean']:.4f} ± {r['encdec_sd']:.4f}",
-             "gap": f"{percent(r['gap_mean']):+.1f}%",
-             "enc-dec lower in": f"{r['encdec_lower']} of {r['n']} seeds",
-             "exact p": p_text(r["p"]), "p, Holm-corrected": p_text(r["holm_p"])}
+             col["matched-in"]: matching_name(r["matching"]),
+             col["dec-loss"]: f"{r['decoder_mean']:.4f} ± {r['decoder_sd']:.4f}",
+             col["encdec-loss"]: f"{r['encdec_mean']:.4f} ± {r['encdec_sd']:.4f}",
+             col["gap"]: f"{percent(r['gap_mean']):+.1f}%",
+             col["lower-in"]: content.text(BOOK, "cell-lower-in", lower=r["encdec_lower"], n=r["n"]),
+             col["exact-p"]: p_text(r["p"]), col["holm-p"]: p_text(r["holm_p"])}
             for r in analysis["rows"]]
 
 
 def named(rows: list[dict]) -> list[dict]:
     """Each row's ratio and what was matched, for a list such as `12→12 (same parameters)`."""
-    return [{"ratio": ratio_label(r["lx"], r["ly"]), "matching": "parameters" if r["matching"] == "parameters"
-             else "FLOPs"} for r in rows]
+    return [{"ratio": ratio_label(r["lx"], r["ly"]), "matching": matching_name(r["matching"])} for r in rows]
 
 
 def held(claims: dict) -> list[dict]:
@@ -96,8 +128,7 @@ def held(claims: dict) -> list[dict]:
 
 def trend_line(tr: dict) -> dict:
     """One per-seed slope test of the gap against log2(Lx/Ly)."""
-    return {"metric": METRIC_NAMES[tr["metric"]], "matching": "parameters" if tr["matching"] == "parameters"
-            else "FLOPs", "slope": percent(tr["slope_mean"]), "negative": tr["negative"], "n": tr["n_seeds"],
+    return {"metric": metric_name(tr["metric"]), "matching": matching_name(tr["matching"]), "slope": percent(tr["slope_mean"]), "negative": tr["negative"], "n": tr["n_seeds"],
             "p": p_label(tr["seed_p"]), "holm": p_label(tr["seed_holm_p"])}
 
 
@@ -108,7 +139,7 @@ def verdict(claims: dict) -> dict:
     agree = []
     for metric, analysis in claims["by_metric"].items():
         mine = [r for r in analysis["rows"] if r["n"] > 1]
-        agree.append({"metric": METRIC_NAMES[metric], "lower": named([r for r in mine if r["encdec_lower"] == r["n"]]),
+        agree.append({"metric": metric_name(metric), "lower": named([r for r in mine if r["encdec_lower"] == r["n"]]),
                       "higher": named([r for r in mine if r["encdec_lower"] == 0])})
     return {"seeds": d["n_seeds"], "smallest": p_text(d["ratio_smallest_p"]), "tests": d["ratio_tests"],
             "smallest_holm": p_text(d["ratio_smallest_holm_p"]), "held": held(claims), "agree": agree,
@@ -139,7 +170,7 @@ def variant(claims: dict, metric: str, main_span: float) -> dict:
     d = claims["design"]
     losses = {(r["lx"], r["ly"]): r["decoder_mean"] for r in claims["by_metric"][metric]["rows"]}
     return {"summary": losses[(20, 4)], "expansion": losses[(4, 20)], "span": d["difficulty"][metric]["span"],
-            "main_span": main_span, "metric": METRIC_NAMES[metric], "tests": d["trend_tests"],
+            "main_span": main_span, "metric": metric_name(metric), "tests": d["trend_tests"],
             "smallest": p_text(d["trend_seed_smallest_holm_p"]), "ratio_tests": d["ratio_tests"],
             "ratio_smallest": p_text(d["ratio_smallest_holm_p"]), "held": held(claims),
             "trends": [trend_line(tr) for tr in claims["trends"] if tr["metric"] == metric],
@@ -167,8 +198,9 @@ def run_plan(cfg: ToyConfig, shipped: dict | None, limit_s: float) -> dict:
 
 def arms(cfg: ToyConfig = MAIN) -> list[dict]:
     """The toy's arms per ratio: layers, MLP width, parameters and forward FLOPs per example."""
-    return [{"Lx → Ly": ratio_label(a["lx"], a["ly"]), "arm": ARM_NAMES[a["arm"]], "layers per stack": a["layers"],
-             "d_ff": a["d_ff"], "parameters": a["parameters"], "forward FLOPs per example": a["flops_per_example"]}
+    col = {name: content.text(BOOK, f"col-{name}") for name in ("arm", "layers", "parameters", "flops")}
+    return [{"Lx → Ly": ratio_label(a["lx"], a["ly"]), col["arm"]: arm_name(a["arm"]), col["layers"]: a["layers"],
+             "d_ff": a["d_ff"], col["parameters"]: a["parameters"], col["flops"]: a["flops_per_example"]}
             for a in arm_table(cfg)]
 
 
