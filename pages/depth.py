@@ -11,6 +11,7 @@ from explorer.experiments import depth as dp
 from explorer.experiments import depth_view as view
 from explorer.experiments import layer_aligned
 from explorer.figures import depth as figs
+from explorer.formatting import plural
 from explorer.stats import smallest_p
 from ui import layout, params, render
 from ui.frame import header, page_link
@@ -67,7 +68,7 @@ with controls_col:
         st.warning(t("refused", **plan, suggestion=t("suggestion", **plan["fits"]) if plan["fits"]
                      else t("suggestion-none")))
     elif plan["models"]:  # a button that trains them in the background, beside the controls that asked for them
-        one_depth, reuse, models = replace(cfg, depths=(depth,)), SHIPPED["runs"], view.count(plan["models"], "model")
+        one_depth, reuse, models = replace(cfg, depths=(depth,)), SHIPPED["runs"], plural(plan["models"], "model")
         key = "depth-" + results.result_key("depth-run", one_depth.to_dict())
         if was_cut(key):
             st.warning(t("run-cut", limit=TIME_LIMIT_S, models=models))
@@ -121,7 +122,7 @@ if results_tab:
             st.info(t("not-measured", depth=depth))
 if depths_tab:
     with depths_tab:
-        floor = {"seeds": view.count(len(analysis["seeds"]), "seed"), "smallest": smallest_p(len(analysis["seeds"]))}
+        floor = {"seeds": plural(len(analysis["seeds"]), "seed"), "smallest": smallest_p(len(analysis["seeds"]))}
         gaps = "; ".join(t("outcome-item", **i) for i in view.outcome_items(analysis)) or t("outcome-none")
         render.figure(measured("outcome_vs_depth"), key="depth-outcome", notice=t("outcome-notice", gaps=gaps, **floor))
         if rows := view.depth_table(analysis):
@@ -173,7 +174,7 @@ if curves_tab and cells:
                       notice=t("curves-notice", drops=view.joined(t("drop-item", **d) for d in late["items"])))
         if late["wirings"]:
             ready = view.longest_ready(cfg, depth, SHIPPED["runs"])
-            hint = t("hint-ready", steps=ready[0], seeds=view.count(ready[1], "seed")) if ready else t("hint-more")
+            hint = t("hint-ready", steps=ready[0], seeds=plural(ready[1], "seed")) if ready else t("hint-more")
             st.info(t("caveat", depth=depth, **late, hint=hint))
 if probes_tab and cells:
     with probes_tab:

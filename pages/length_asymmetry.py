@@ -9,6 +9,7 @@ import streamlit as st
 
 from explorer import results
 from explorer.csv_upload import inline_code
+from explorer.formatting import plural
 from explorer.experiments import lengths as ln
 from explorer.experiments.lengths import view
 from explorer.figures import lengths as figs
@@ -112,7 +113,7 @@ def _train_another(data: dict | None, metric: str) -> None:
     need = view.run_plan(run_cfg, data, TIME_LIMIT_S)
     run_key = "lengths-" + results.result_key("lengths-run", run_cfg.to_dict())
     done = {"config": run_cfg.to_dict(), "records": need["ready"], "stopped": "steps"} if not need["models"] else None
-    models = view.models(need["models"])
+    models = plural(need["models"], "model")
     if need["too_slow"]:
         hint = t("hint-fits", steps=need["fits"]) if need["fits"] else t("hint-none")
         st.warning(t("refused", **need, hint=hint))

@@ -9,7 +9,7 @@ from explorer import content, results
 from explorer.experiments import bidirectional_scaling as scaling
 from explorer.experiments import cache as exp
 from explorer.experiments import chat_cache as chat
-from explorer.formatting import p_text, si
+from explorer.formatting import p_text, plural, si
 from explorer.progress import SILENT, Progress
 from explorer.stats import smallest_p
 
@@ -21,11 +21,6 @@ CHAT_STATES = chat.quantities(chat.DEMO_LAYERS)  # what the chat figure can show
 SWEEP = dict(histories=(16, 128, 1024), messages=(1, 8), depths=(1, 2, 4), repeats=5, seed=0)
 SIGNIFICANT = 0.05  # a Holm-corrected p below this supports a direction
 BOOK = "cache"  # the page's book: content/<lang>/cache.md
-
-
-def count(k: int, unit: str) -> str:
-    """`1 turn`, `6 turns` (in Chinese without a plural): a count with its noun, in the run's language."""
-    return content.text(BOOK, f"count-{unit}-{'one' if k == 1 else 'many'}", n=k)
 
 
 def state_label(state: str) -> str:
@@ -79,7 +74,7 @@ def measured_turns(data: dict) -> str | None:
     all do (or there are no models, so none could)."""
     if data["models"] is None or data["turns"][-1]["end"] <= data["limit"]:
         return None
-    return count(sum(turn["drift"] is not None for turn in data["turns"]), "turn")
+    return plural(sum(turn["drift"] is not None for turn in data["turns"]), "turn")
 
 
 def chat_help() -> dict:
@@ -127,7 +122,7 @@ def why_speedup(measured: dict, sweep: dict, history: int, m: int, depth: int) -
             "per_layer": fit["b_s_per_layer"] * 1e3, "gflops": fit["gflops_per_s"],
             "matrix_ms": measured["flops_cached"] / fit["gflops_per_s"] / 1e6,
             "fixed_ms": (depth * fit["b_s_per_layer"] + fit["c_s"]) * 1e3, "predicted": predicted, "extra": extra,
-            "rows": count(m, "row"), "history": history}
+            "rows": plural(m, "row"), "history": history}
 
 
 # --- drift and the stale cache -------------------------------------------------------------------------------
@@ -212,7 +207,7 @@ def scaling_watch(quick: scaling.ScalingConfig, shipped_record: dict | None) -> 
     """The quick preset a student can train here: its models (as words), widths, seeds, steps, the seconds
     it should take (from the shipped run's rates, when there is one) and its job's key."""
     return {"key": "bidirectional-scaling-quick-" + results.result_key("bidirectional-scaling-quick", quick.to_dict()),
-            "models": count(len(quick.runs()), "model"), "widths": ", ".join(map(str, quick.widths)),
+            "models": plural(len(quick.runs()), "model"), "widths": ", ".join(map(str, quick.widths)),
             "seeds": len(quick.seeds), "steps": quick.steps, "seconds": scaling.estimate_seconds(quick, shipped_record)}
 
 

@@ -36,11 +36,6 @@ def task_name(task: str) -> str:
     return content.text(BOOK, f"task-{task}")
 
 
-def count(k: int, noun: str) -> str:
-    """`3 seeds`, `1 model` (`noun`: seed, model, cached result, paired seed) in the page's language."""
-    return content.text(BOOK, f"n-{noun.replace(' ', '-')}", text=plural(k, noun), n=f"{k:,}")
-
-
 def joined(items) -> str:
     """`2 and 4 and 8`: items joined by the page's language's 'and'."""
     return f" {content.text(BOOK, 'and')} ".join(map(str, items))
@@ -100,7 +95,7 @@ def load_shipped() -> dict:
 
 def rejected_numbers(rejected: list[str]) -> dict:
     """How many cached records could not be used (they were removed), and the first reason."""
-    return {"records": count(len(rejected), "cached result"), "verb": "was" if len(rejected) == 1 else "were",
+    return {"records": plural(len(rejected), "cached result"), "verb": "was" if len(rejected) == 1 else "were",
             "first": rejected[0]}
 
 
@@ -131,14 +126,14 @@ def on_demand(cfg: dp.DepthConfig, depth: int, missing: list[tuple], shipped_sta
     too_slow = seconds > limit_s
     fits = what_fits(cfg, depth, shipped_state["runs"], shipped_state["rate"], limit_s) if too_slow else None
     return {"models": len(here), "seconds": seconds, "too_slow": too_slow, "depth": depth, "steps": cfg.steps,
-            "limit": limit_s, "fits": None if fits is None else {"steps": fits[0], "seeds": count(fits[1], "seed")}}
+            "limit": limit_s, "fits": None if fits is None else {"steps": fits[0], "seeds": plural(fits[1], "seed")}}
 
 
 def settings_numbers() -> dict:
     """The shipped presets' steps, seeds and width, for the settings' caption."""
     long = dp.PRESETS["long"]
     return {"steps": RECIPE.steps, "long_steps": long.steps, "seeds": len(RECIPE.seeds),
-            "long_seeds": count(len(long.seeds), "seed"), "width": RECIPE.d_model}
+            "long_seeds": plural(len(long.seeds), "seed"), "width": RECIPE.d_model}
 
 
 def longest_ready(cfg: dp.DepthConfig, depth: int, runs: list[dict]) -> tuple[int, int] | None:
@@ -182,7 +177,7 @@ def control_at(control: dict | None, depth: int) -> dict | None:
     """The control task's paired accuracy gap at `depth` (signed points, p, seeds), or None where not shipped."""
     row = next((r for r in dp.gaps(control) if r["depth"] == depth), None) if control else None
     return None if row is None else {"gap": signed(row["accuracy_gap"] * 100), "p": p_label(row["p_accuracy"]),
-                                     "seeds": count(row["seeds"], "seed")}
+                                     "seeds": plural(row["seeds"], "seed")}
 
 
 def at_depth(analysis: dict, depth: int) -> dict | None:
@@ -200,7 +195,7 @@ def at_depth(analysis: dict, depth: int) -> dict | None:
             "p_loss": p_text(test["loss"]["p"]), "pairs": test["loss"]["pairs"],
             "smallest": test["loss"]["smallest_p"], "mde": test["loss"]["mde"], "n_final": len(final["seeds"]),
             "has_test": math.isfinite(test["loss"]["mde"]),
-            "p": p_label(test["accuracy"]["p"]), "wins": wins, "seeds": count(n, "seed"), "n_seeds": n,
+            "p": p_label(test["accuracy"]["p"]), "wins": wins, "seeds": plural(n, "seed"), "n_seeds": n,
             "wiring": short(worse), **{k: anatomy[k]["mean"] for k in ("set_first", "symbol_first", "symbol_rest")}}
 
 
@@ -218,7 +213,7 @@ def tiles(here: dict) -> list[tuple[str, str, str | None]]:
     return [(content.text(BOOK, "tile-final", depth=here["depth"]), f"{here['final']:.1%}", None),
             (content.text(BOOK, "tile-aligned"), f"{here['aligned']:.1%}", content.text(BOOK, "points", gap=here["gap"])),
             (content.text(BOOK, "tile-loss"), f"{here['loss_gap']:+.3f} nats", None),
-            (content.text(BOOK, "tile-p", pairs=count(here["pairs"], "paired seed")), here["p_loss"], None)]
+            (content.text(BOOK, "tile-p", pairs=plural(here["pairs"], "paired seed")), here["p_loss"], None)]
 
 
 def depth_table(analysis: dict) -> list[dict]:
@@ -309,7 +304,7 @@ def lr_numbers(lr: dict) -> dict:
             "main": RECIPE.lr, "final_lr": f"{best['final']:g}", "aligned_lr": f"{best['aligned']:g}",
             "final": lr["cells"]["final"][best["final"]]["accuracy"]["mean"],
             "aligned": lr["cells"]["aligned"][best["aligned"]]["accuracy"]["mean"], "gap": test["mean_diff"] * 100,
-            "low": min(test["diffs"]) * 100, "high": max(test["diffs"]) * 100, "seeds": count(test["pairs"], "seed"),
+            "low": min(test["diffs"]) * 100, "high": max(test["diffs"]) * 100, "seeds": plural(test["pairs"], "seed"),
             "p": p_label(test["p"]), "smallest": test["smallest_p"],
             "edge": joined(short(w) for w, at_edge in lr["at_edge"].items() if at_edge),
             "other": [{"wiring": short(w), "rate": f"{rate:g}", "accuracy": accuracy[w]} for w, rate in other.items()],

@@ -9,17 +9,12 @@ import plotly.graph_objects as go
 from explorer import content
 from explorer.evidence import Evidence, Kind
 from explorer.figures.theme import CONCEPT_COLORS, OKABE_ITO, styled
-from explorer.formatting import si
+from explorer.formatting import plural, si
 
 BOOK = "fig-bidirectional-scaling"  # every word these figures show: content/<lang>/fig-bidirectional-scaling.md
 
 WIDTH_COLORS = (OKABE_ITO[5], OKABE_ITO[2], OKABE_ITO[4], OKABE_ITO[7], OKABE_ITO[3])  # by width, small to large
 ZERO_COLOR = "#777777"
-
-
-def _count(k: int, unit: str) -> str:
-    """`1 seed`, `8 seeds` (in Chinese without a plural): a count with its noun, in the run's language."""
-    return content.text(BOOK, f"count-{unit}-{'one' if k == 1 else 'many'}", n=k)
 
 
 def _width_color(i: int) -> str:
@@ -51,9 +46,9 @@ def gap_vs_compute(points: list[dict], config: dict, height: int = 500) -> go.Fi
                                   xanchor="left", yanchor="top"))
     seeds = max((p["seeds"] for p in points), default=0)
     task = config["task_name"]
-    detail = content.text(BOOK, "gap-evidence", seeds=_count(seeds, "seed"),
+    detail = content.text(BOOK, "gap-evidence", seeds=plural(seeds, "seed"),
                           task=content.text(BOOK, "task-sort") if task == "sort" else task, length=config["length"],
-                          layers=_count(config["n_layers"], "layer"))
+                          layers=plural(config["n_layers"], "layer"))
     return styled(fig, content.text(BOOK, "gap-title"), Evidence(Kind.MEASURED, detail), height=height)
 
 
@@ -76,6 +71,6 @@ def serving_cost(rows: list[dict], width: int, layers: int, height: int = 420) -
     fig.update_xaxes(title=content.text(BOOK, "serving-x-axis"), dtick=1)
     fig.update_yaxes(title=content.text(BOOK, "serving-y-axis"), rangemode="tozero")
     fig.update_layout(legend=dict(x=0.01, y=0.99, xanchor="left", yanchor="top"))
-    detail = content.text(BOOK, "serving-evidence", width=width, layers=_count(layers, "layer"), m=last["m"],
+    detail = content.text(BOOK, "serving-evidence", width=width, layers=plural(layers, "layer"), m=last["m"],
                           reencode=si(last["cum_reencode"]), cached=si(last["cum_cached"]), turns=last["turn"])
     return styled(fig, content.text(BOOK, "serving-title"), Evidence(Kind.FORMULA, detail), height=height)

@@ -14,7 +14,7 @@ from explorer.experiments.cache import (DRIFT_BATCH, DRIFT_SEED, FRACTION_BATCH,
                                         predict_seconds, turn_flops)
 from explorer.figures.heatmaps import category_heatmap, matrix_layout
 from explorer.figures.theme import CONCEPT_COLORS, OKABE_ITO, below_badge, keep_width, styled
-from explorer.formatting import si
+from explorer.formatting import plural, si
 
 BOOK = "fig-cache"  # every word these figures show: content/<lang>/fig-cache.md
 
@@ -29,13 +29,8 @@ DRIFT_STYLE = {  # model -> (colour, dash, symbol)
 }
 
 
-def _count(k: int, unit: str) -> str:
-    """`1 layer`, `6 layers` (in Chinese without a plural): a count with its noun, in the run's language."""
-    return content.text(BOOK, f"count-{unit}-{'one' if k == 1 else 'many'}", n=k)
-
-
 def _sizes(n: int, m: int, depth: int) -> str:
-    return content.text(BOOK, "sizes", n=n, m=m, layers=_count(depth, "layer"))
+    return content.text(BOOK, "sizes", n=n, m=m, layers=plural(depth, "layer"))
 
 
 def cell_names() -> list[str]:
@@ -170,7 +165,7 @@ def chat_reuse(chat: dict, shown: int, height: int | None = None) -> go.Figure:
                       margin=dict(l=150, b=80))
     below_badge(fig, 0.9)
     last = turns[-1]
-    title = content.text(BOOK, "chat-title", turn=last["turn"], new=_count(last["new"], "new-token"),
+    title = content.text(BOOK, "chat-title", turn=last["turn"], new=plural(last["new"], "new token"),
                          total=last["end"])
     if measured:
         detail = content.text(BOOK, "chat-evidence", limit=chat["limit"])
@@ -260,7 +255,7 @@ def recompute_across_turns(table: pd.DataFrame) -> go.Figure:
     _legend_right(fig)
     fig.update_xaxes(title=content.text(BOOK, "axis-chat-turn"), dtick=1)
     fig.update_yaxes(title=content.text(BOOK, "turns-y-axis"))
-    title = content.text(BOOK, "turns-title", turns=_count(len(t), "turn"), recomputed=si(total_bi),
+    title = content.text(BOOK, "turns-title", turns=plural(len(t), "turn"), recomputed=si(total_bi),
                          computed=si(total_c), ratio=total_bi / total_c)
     return styled(fig, title, Evidence(Kind.FORMULA, content.text(BOOK, "turns-evidence")), height=460)
 
@@ -288,7 +283,7 @@ def cost_per_turn(curves: pd.DataFrame, point: dict, m: int, depth: int, d_model
           "top left")
     _log_axes(fig, content.text(BOOK, "cost-x-axis"), content.text(BOOK, "cost-y-axis"), decades=True)
     _legend_right(fig)
-    title = content.text(BOOK, "cost-title", m=m, layers=_count(depth, "layer"), d=d_model)
+    title = content.text(BOOK, "cost-title", m=m, layers=plural(depth, "layer"), d=d_model)
     return styled(fig, title, Evidence(Kind.FORMULA, content.text(BOOK, "cost-evidence")))
 
 
@@ -314,7 +309,7 @@ def kv_memory(curves: pd.DataFrame, depth: int, total: int, d_model: int = 64) -
     tokens = curves["total"]
     fig = go.Figure()
     fig.add_scatter(x=tokens, y=curves["kv_cache_bytes"],
-                    name=content.text(BOOK, "memory-this-model", layers=_count(depth, "layer"), d=d_model),
+                    name=content.text(BOOK, "memory-this-model", layers=plural(depth, "layer"), d=d_model),
                     line=dict(color=CAUSAL, width=3))
     fig.add_scatter(x=tokens, y=curves["kv_cache_bytes_large"],
                     name=content.text(BOOK, "memory-large-model", layers=LARGE_MODEL.n_layers, d=LARGE_MODEL.d_model),
@@ -370,13 +365,13 @@ def overhead_fit(sweep: dict) -> go.Figure:
                                ("cached", CAUSAL, content.text(BOOK, "mode-cached"))):
         for depth, g in rows[rows["mode"] == mode].groupby("depth"):
             fig.add_scatter(x=g["flops"], y=g["median_ms"], mode="markers", legendgroup=mode,
-                            name=f"{label}, {_count(int(depth), 'layer')}",
+                            name=f"{label}, {plural(int(depth), 'layer')}",
                             marker=dict(color=color, size=11, symbol=symbols.get(depth, "circle")),
                             error_y=_iqr(g["median_ms"], g["q1_ms"], g["q3_ms"]))
     flops = np.logspace(np.log10(rows["flops"].min() / 2), np.log10(rows["flops"].max() * 2), 80)
     for i, depth in enumerate(sorted(rows["depth"].unique())):
         fig.add_scatter(x=flops, y=[predict_seconds(fit, f, int(depth)) * 1e3 for f in flops], mode="lines",
-                        name=content.text(BOOK, "fit-line", layers=_count(int(depth), "layer")), legendgroup="fit",
+                        name=content.text(BOOK, "fit-line", layers=plural(int(depth), "layer")), legendgroup="fit",
                         line=dict(color=CONCEPT_COLORS["fit"], dash="dash", width=1 + i))
     _log_axes(fig, content.text(BOOK, "fit-x-axis"), content.text(BOOK, "fit-y-axis"))
     _legend_right(fig)
@@ -405,7 +400,7 @@ def speedup_vs_ratio(sweep: dict, measured: dict | None = None) -> go.Figure:
         for m in sorted(pairs["m"].unique()):
             g = pairs[(pairs["depth"] == depth) & (pairs["m"] == m)]
             fig.add_scatter(x=g["ratio"], y=g["speedup"], mode="markers", legendgroup=f"d{depth}",
-                            name=content.text(BOOK, "speedup-measured", layers=_count(int(depth), "layer"), m=m),
+                            name=content.text(BOOK, "speedup-measured", layers=plural(int(depth), "layer"), m=m),
                             marker=dict(color=color, size=12, symbol=symbols.get(int(m), "diamond")),
                             customdata=g["history"],
                             hovertemplate=content.text(BOOK, "speedup-measured-hover", m=m))
@@ -418,7 +413,7 @@ def speedup_vs_ratio(sweep: dict, measured: dict | None = None) -> go.Figure:
                             mode="lines+text", text=[""] * (len(flops) - 1) + [f" m={m}" if last else ""],
                             textposition="middle right", textfont=dict(size=15),
                             legendgroup=f"d{depth}", showlegend=bool(m == pairs["m"].min()),
-                            name=content.text(BOOK, "speedup-model", layers=_count(int(depth), "layer")),
+                            name=content.text(BOOK, "speedup-model", layers=plural(int(depth), "layer")),
                             line=dict(color=color, dash="dash" if m == pairs["m"].min() else "longdash", width=2),
                             hovertemplate=content.text(BOOK, "speedup-model-hover", m=m))
     if measured is not None:
@@ -520,7 +515,7 @@ def task_name(task: str) -> str:
 
 def _seeds_detail(summary: pd.DataFrame) -> str:
     seeds = int(summary["seeds"].min())
-    return content.text(BOOK, "stale-seeds", seeds=_count(seeds, "seed"))
+    return content.text(BOOK, "stale-seeds", seeds=plural(seeds, "seed"))
 
 
 def stale_accuracy(summary: pd.DataFrame, n: int) -> go.Figure:

@@ -12,6 +12,7 @@ from plotly.subplots import make_subplots
 from explorer import content
 from explorer.evidence import Evidence, Kind
 from explorer.experiments.depth import WIRINGS
+from explorer.experiments.depth_view import task_name, wiring_name
 from explorer.figures.theme import CONCEPT_COLORS, styled
 from explorer.formatting import p_label
 
@@ -25,19 +26,9 @@ LEGEND_BELOW = dict(orientation="h", x=0, y=-0.3, yanchor="top")  # under the x-
 BOOK = "fig-depth"
 
 
-def _wiring(wiring: str) -> str:
-    """A wiring's full name (`WIRING_NAMES`) in the run's language."""
-    return content.text(BOOK, f"wiring-{wiring}")
-
-
 def _short(wiring: str) -> str:
     """A wiring's key as hover text shows it ('final', 'aligned') in the run's language."""
     return content.text(BOOK, f"key-{wiring}")
-
-
-def _task(task: str) -> str:
-    """A task's name (`TASK_NAMES`) in the run's language."""
-    return content.text(BOOK, f"task-{task}")
 
 
 def clipped_bars(means, sds, top: float = math.inf, thickness: float = 2, width: int = 6) -> dict:
@@ -146,7 +137,7 @@ def outcome_vs_depth(analysis: dict, selected: int | None = None) -> go.Figure:
                 dots_y += cell[metric]["per_seed"]
             color = WIRING_COLORS[wiring]
             fig.add_trace(go.Scatter(x=xs, y=[c[metric]["mean"] for c in cells], mode="lines+markers",
-                                     name=_wiring(wiring), legendgroup=wiring, showlegend=col == 1,
+                                     name=wiring_name(wiring), legendgroup=wiring, showlegend=col == 1,
                                      line=dict(color=color, width=3), marker=dict(size=11, color=color),
                                      error_y=sd_bars(cells, metric),
                                      hovertemplate=content.text(BOOK, "mean-hover", wiring=_short(wiring),
@@ -190,7 +181,7 @@ def training_curves(analysis: dict, depth: int) -> go.Figure:
                                          line=dict(color=color, width=1), opacity=0.45, customdata=flops,
                                          hovertemplate=content.text(BOOK, "curve-seed-hover", wiring=_short(wiring),
                                                                     seed=seed)), row=1, col=col)
-            fig.add_trace(go.Scatter(x=steps, y=curves.mean(0), mode="lines", name=_wiring(wiring),
+            fig.add_trace(go.Scatter(x=steps, y=curves.mean(0), mode="lines", name=wiring_name(wiring),
                                      legendgroup=wiring, showlegend=col == 1, line=dict(color=color, width=3.5),
                                      customdata=flops,
                                      hovertemplate=content.text(BOOK, "curve-mean-hover", wiring=_short(wiring))),
@@ -219,12 +210,12 @@ def probe_profile(analysis: dict, depth: int) -> go.Figure:
             sd = trained.std(0, ddof=1) if len(trained) > 1 else np.zeros(len(levels))
             if col == 1:  # the legend's sample: a filled marker, whatever level 0 shows
                 fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines+markers", legendgroup=wiring,
-                                         name=content.text(BOOK, "trained", wiring=_wiring(wiring)),
+                                         name=content.text(BOOK, "trained", wiring=wiring_name(wiring)),
                                          line=dict(color=color, width=3),
                                          marker=dict(size=11, color=color)), row=1, col=col)
             fig.add_trace(go.Scatter(
                 x=levels, y=trained.mean(0), mode="lines+markers",
-                name=content.text(BOOK, "trained", wiring=_wiring(wiring)),
+                name=content.text(BOOK, "trained", wiring=wiring_name(wiring)),
                 legendgroup=wiring, showlegend=False, line=dict(color=color, width=3),
                 marker=dict(size=11, color=[color if lv in read else "white" for lv in levels],
                             line=dict(color=color, width=2)),
@@ -273,15 +264,15 @@ def gap_by_task(analyses: dict[str, dict]) -> go.Figure:
             dots_y += diffs
         n = len(analysis["seeds"])
         fig.add_trace(go.Scatter(x=xs, y=means, mode="lines+markers+text",
-                                 name=content.text(BOOK, "task-seeds", task=_task(task), n=n),
+                                 name=content.text(BOOK, "task-seeds", task=task_name(task), n=n),
                                  legendgroup=task, line=dict(color=color, width=3), marker=dict(size=12, color=color),
                                  text=labels, textfont=dict(size=13, color=color),
                                  textposition=["bottom right"] * (len(labels) - 1) + ["bottom left"],  # inside
-                                 hovertemplate=content.text(BOOK, "task-mean-hover", task=_task(task))))
+                                 hovertemplate=content.text(BOOK, "task-mean-hover", task=task_name(task))))
         fig.add_trace(go.Scatter(x=dots_x, y=dots_y, mode="markers", legendgroup=task, showlegend=False,
                                  marker=dict(size=7, color=color, opacity=0.45, symbol="circle-open",
                                              line=dict(width=2)),
-                                 hovertemplate=content.text(BOOK, "task-seed-hover", task=_task(task))))
+                                 hovertemplate=content.text(BOOK, "task-seed-hover", task=task_name(task))))
     fig.add_hline(y=0, line=dict(color="#888888", width=1, dash="dash"))
     fig.update_xaxes(title=content.text(BOOK, "depth-axis"), tickmode="array", tickvals=[math.log2(d) for d in depths],
                      ticktext=[str(d) for d in depths],
@@ -306,7 +297,7 @@ def lr_check(analysis: dict) -> go.Figure:
             cells = [by_lr[lr] for lr in rates]
             x = [math.log10(lr) + OFFSET[wiring] / 2 for lr in rates]
             fig.add_trace(go.Scatter(
-                x=x, y=[c[metric]["mean"] for c in cells], mode="lines+markers", name=_wiring(wiring),
+                x=x, y=[c[metric]["mean"] for c in cells], mode="lines+markers", name=wiring_name(wiring),
                 legendgroup=wiring, showlegend=col == 1, line=dict(color=color, width=3),
                 marker=dict(size=[18 if lr == analysis["best"][wiring] else 10 for lr in rates], color=color,
                             symbol=["star" if lr == analysis["best"][wiring] else "circle" for lr in rates]),

@@ -8,6 +8,7 @@ from explorer.experiments import cache as exp
 from explorer.experiments import cache_view as view
 from explorer.experiments import chat_cache as chat
 from explorer.experiments import stale_cache
+from explorer.formatting import plural
 from explorer.stats import smallest_p
 
 
@@ -108,10 +109,10 @@ def test_chat_states_and_tiles_speak_the_run_language_while_the_url_values_stay_
     assert view.state_label("layer 2 keys & values") == "layer 2 keys & values"
     with i18n.using("zh"):
         assert [view.state_label(s) for s in view.CHAT_STATES][-2:] == ["第 2 层的键和值", "输出状态"]
-        assert view.count(3, "turn") == "3 轮" and view.measured_tiles(
+        assert plural(3, "turn") == "3 轮" and view.measured_tiles(
             {"time_reencode_ms": 2.0, "time_cached_ms": 1.0, "speedup": 2.0, "flop_ratio": 9.0,
              "max_abs_logit_diff": 0.0})[0] == ("重新编码", "2 ms")
-    assert view.CHAT_STATES[-1] == "output state" and view.count(1, "turn") == "1 turn"
+    assert view.CHAT_STATES[-1] == "output state" and plural(1, "turn") == "1 turn"
 
 
 def test_a_data_table_keeps_its_numbers_and_english_names_and_translates_for_chinese():

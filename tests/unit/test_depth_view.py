@@ -8,6 +8,7 @@ import pytest
 
 from explorer.experiments import depth as dp
 from explorer.experiments import depth_view as view
+from explorer.formatting import plural
 
 pytestmark = pytest.mark.skipif(not dp.SHIPPED_PATH.is_file(), reason="no shipped depth results")
 
@@ -110,8 +111,8 @@ def test_the_chinese_edition_counts_joins_and_labels_in_chinese(main):
     from explorer import i18n
     here = view.at_depth(main, 4)
     with i18n.using("zh"):
-        assert view.count(3, "seed") == "3 个随机种子" and view.joined([2, 8]) == "2 和 8"
+        assert plural(3, "seed") == "3 个随机种子" and view.joined([2, 8]) == "2 和 8"
         assert [label for label, _, _ in view.tiles(here)][1] == "准确率，逐层对齐"
         assert list(view.depth_table(main)[0])[:2] == ["深度", "接法"]
-    assert view.count(1, "seed") == "1 seed" and view.joined([2, 8]) == "2 and 8"  # English as before
+    assert plural(1, "seed") == "1 seed" and view.joined([2, 8]) == "2 and 8"  # English as before
     assert list(view.depth_table(main)[0])[:2] == ["depth", "wiring"]

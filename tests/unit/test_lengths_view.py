@@ -6,6 +6,7 @@ import pytest
 from explorer.experiments import lengths as ln
 from explorer.experiments.lengths import view
 from explorer.figures import lengths as figs
+from explorer.formatting import plural
 
 SHAPE = ln.Shape(d_model=768, n_layers=12, vocab_size=32_000)
 
@@ -67,8 +68,8 @@ def test_the_chinese_edition_names_tiles_tables_and_errors_in_chinese():
     from explorer import i18n
     numbers = view.first_screen(ln.Shape(), 256, 16)
     with i18n.using("zh"):
-        assert view.models(2) == "2 个模型" and view.source_name(view.UPLOADED) == "上传的 CSV"
+        assert plural(2, "model") == "2 个模型" and view.source_name(view.UPLOADED) == "上传的 CSV"
         assert [label for label, _, _ in view.cost_tiles(numbers)][0] == "仅解码器参数"
         assert "不是一个长度对" in view.pairs_from(view.TYPED, "300-4", None)[1]
-    assert view.models(1) == "1 model" and view.source_name(view.UPLOADED) == "uploaded CSV"
+    assert plural(1, "model") == "1 model" and view.source_name(view.UPLOADED) == "uploaded CSV"
     assert "is not a pair" in view.pairs_from(view.TYPED, "300-4", None)[1]

@@ -44,11 +44,6 @@ def source_name(source: str) -> str:
     return content.text(BOOK, f"source-{source.replace(' ', '-').lower()}")
 
 
-def models(n: int) -> str:
-    """`3 models` in the page's language."""
-    return content.text(BOOK, "n-models", text=plural(n, "model"), n=f"{n:,}")
-
-
 def ratio_label(lx: int, ly: int) -> str:
     return f"{lx}→{ly}"
 
