@@ -8,6 +8,7 @@ RUN_STAMP := $(VENV)/.installed-run
 TEST_STAMP := $(VENV)/.installed-test
 
 REPLICAS ?= 2
+DB ?= sqlite
 N ?= 2
 PORT ?= 8501
 
@@ -39,8 +40,8 @@ test-repro: $(TEST_STAMP)  # retrain every shipped result whole and compare (hou
 bench: $(TEST_STAMP)
 	$(BIN)/python -m bench
 
-serve: $(RUN_STAMP)  # a class: REPLICAS app processes behind nginx on PORT (Debian's nginx package)
-	$(BIN)/python -m deploy.serve start --replicas $(REPLICAS) --port $(PORT)
+serve: $(RUN_STAMP)  # a class: REPLICAS app processes behind nginx on PORT (Debian's nginx); DB=postgres: a local PostgreSQL
+	$(BIN)/python -m deploy.serve start --replicas $(REPLICAS) --port $(PORT) --db $(DB)
 
 stop:
 	$(BIN)/python -m deploy.serve stop

@@ -87,7 +87,7 @@ def main(slugs: list[str] | None = None) -> dict[str, dict]:
     if not Path(CHROMIUM).exists():
         print(f"browser timings: skipped, no Chromium at {CHROMIUM}")
         return {}
-    pages = [p.slug for p in available_pages() if not slugs or p.slug in slugs]
+    pages = [p.slug for p in available_pages() if p.slide_figure and (not slugs or p.slug in slugs)]
     firsts: dict[str, list[float]] = {s: [] for s in pages}
     redraws: dict[str, list[float]] = {s: [] for s in pages}
     with tempfile.TemporaryDirectory(prefix="bench-browser-") as tmp, \

@@ -52,7 +52,7 @@ def main(slugs: list[str] | None = None) -> dict[str, dict]:
     if not Path(CHROMIUM).exists():
         print(f"cold start: skipped, no Chromium at {CHROMIUM}")
         return {}
-    pages = [p.slug for p in available_pages() if not slugs or p.slug in slugs]
+    pages = [p.slug for p in available_pages() if p.slide_figure and (not slugs or p.slug in slugs)]
     times: dict[str, list[tuple[float, float]]] = {slug: [] for slug in pages}
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)

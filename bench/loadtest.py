@@ -33,7 +33,8 @@ from deploy import serve
 from explorer.lecture_map import available_pages
 
 RUN_TIMEOUT_S = 120.0
-FINISHED = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_WITH_COMPILE_ERROR)
+FINISHED = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_WITH_COMPILE_ERROR,
+            ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
 
 
 @dataclass
@@ -42,6 +43,9 @@ class RunResult:
     charts: int = 0
     exceptions: list[str] = field(default_factory=list)
     sliders: list = field(default_factory=list)  # Slider protos, in page order
+    elements: list = field(default_factory=list)  # every new element's proto, in the order it came
+    query: str | None = None  # the page's new query string, when the script changed it
+    auto_reruns: dict[str, float] = field(default_factory=dict)  # fragment id -> seconds: what a browser polls
 
 
 class Session:
@@ -63,20 +67,29 @@ class Session:
         self.ws = await websockets.connect(url, subprotocols=["streamlit"], max_size=None, open_timeout=60,
                                            additional_headers={"Cookie": cookie, "Origin": self.base_url})
 
-    async def run(self, page: str, query: str = "", widgets: list[WidgetState] = ()) -> RunResult:
-        """Ask for a script run (as a page load or a widget change does) and read until it finishes."""
+    async def run(self, page: str, query: str = "", widgets: list[WidgetState] = (), fragment: str = "") -> RunResult:
+        """Ask for a script run (as a page load or a widget change does; of one fragment when `fragment` is its
+        id, as a browser's `run_every` poll does) and read until it finishes."""
         msg = BackMsg()
         msg.rerun_script.query_string = query
         msg.rerun_script.page_name = page
         msg.rerun_script.widget_states.widgets.extend(widgets)
+        if fragment:
+            msg.rerun_script.fragment_id = fragment
+            msg.rerun_script.is_auto_rerun = True
         start = time.perf_counter()
         await self.ws.send(msg.SerializeToString())
         result = RunResult(0.0)
         while True:
             fm = ForwardMsg.FromString(await asyncio.wait_for(self.ws.recv(), RUN_TIMEOUT_S))
             kind = fm.WhichOneof("type")
-            if kind == "delta" and fm.delta.WhichOneof("type") == "new_element":
+            if kind == "page_info_changed":
+                result.query = fm.page_info_changed.query_string
+            elif kind == "auto_rerun":
+                result.auto_reruns[fm.auto_rerun.fragment_id] = fm.auto_rerun.interval
+            elif kind == "delta" and fm.delta.WhichOneof("type") == "new_element":
                 element = fm.delta.new_element
+                result.elements.append(element)
                 name = element.WhichOneof("type")
                 if name == "plotly_chart":
                     result.charts += 1
@@ -126,8 +139,13 @@ async def one_student(base_url: str, slug: str) -> dict:
         await session.close()
 
 
+def figure_pages() -> list[str]:
+    """The pages a crowd visits: those that open on a figure (class mode has its own load test)."""
+    return [p.slug for p in available_pages() if p.slide_figure]
+
+
 async def crowd(base_url: str, sessions: int, concurrency: int) -> list[dict]:
-    slugs = [p.slug for p in available_pages()]
+    slugs = figure_pages()
     gate = asyncio.Semaphore(concurrency)
 
     async def limited(i: int) -> dict:
@@ -156,7 +174,7 @@ def load_test(replicas: int, sessions: int, concurrency: int, cache_dir: Path) -
     with tempfile.TemporaryDirectory(prefix="loadtest-") as tmp:
         state = serve.start(replicas, serve._free_port(), Path(tmp), cache_dir)
         try:
-            slugs = [p.slug for p in available_pages()]
+            slugs = figure_pages()
             run_crowd(state["url"], len(slugs) * replicas, len(slugs))  # warm-up, not counted
             with contextlib.ExitStack() as watching:
                 memory = [watching.enter_context(PeakMemory(pid)) for pid in state["replica_pids"]]
@@ -177,7 +195,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--concurrency", type=int, default=20)
     parser.add_argument("--cache-dir", type=Path, default=None, help="result cache (default: a fresh one)")
     args = parser.parse_args(argv)
-    print(f"{args.sessions} sessions over {len(available_pages())} pages, {args.concurrency} at a time")
+    print(f"{args.sessions} sessions over {len(figure_pages())} pages, {args.concurrency} at a time")
     print(f"{'replicas':>8} {'errors':>6} {'ready p50':>9} {'ready p95':>9} {'rerun p50':>9} {'rerun p95':>9} {'wall':>7}"
           f" {'peak RSS':>9} {'(rise)':>8}")
     with tempfile.TemporaryDirectory(prefix="loadtest-cache-") as cache:

@@ -12,7 +12,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from explorer.lecture_map import available_pages
+from explorer.lecture_map import available_pages, page as lecture_page
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS
 from tests.load.server import app_server
 
@@ -31,7 +31,8 @@ def shoot(browser, url: str, slug: str, out: Path, first_only: bool, lang: str =
             try:
                 page = context.new_page()
                 page.goto(f"{url}/{'' if slug == 'home' else slug}?lang={lang}")
-                page.wait_for_selector(".js-plotly-plot .main-svg", state="visible")
+                if lecture_page(slug).slide_figure:  # class mode opens on its start and join forms
+                    page.wait_for_selector(".js-plotly-plot .main-svg", state="visible")
                 page.wait_for_selector(IDLE)
                 page.wait_for_timeout(500)
                 name = f"{slug}-{width}-{theme}" + ("" if lang == "en" else f"-{lang}")

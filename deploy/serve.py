@@ -4,12 +4,16 @@ Every replica is `python -m ui.launch` on its own loopback port with the same co
 XSRF cookie checks out on whichever replica it lands) and the same result-cache and job-lock folders, so a
 run finished by one replica is a cache hit on all and the run limit holds for the whole deployment.
 nginx (Debian's package) listens on the public port and keeps each session on one replica.
+The store (class mode, run slots and locks) is the SQLite file in the cache folder by default; `--db postgres`
+starts a private PostgreSQL (Debian's package, `deploy.postgres`) for the replicas, and `--db <URL>` uses
+one that already runs (what replicas on several machines share).
 State lives in a run folder (default .run/serve): pids, logs, the generated nginx.conf.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import secrets
@@ -21,6 +25,8 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+
+from deploy import postgres
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = Path(__file__).with_name("nginx.conf.template")
@@ -50,7 +56,23 @@ def nginx_config(listen: int, replica_ports: list[int]) -> str:
     return TEMPLATE.read_text().replace("{{SERVERS}}", servers).replace("{{LISTEN}}", str(listen))
 
 
-def start(replicas: int, port: int, run_dir: Path, cache_dir: Path, max_runs: int | None = None) -> dict:
+def postgres_folder(run_dir: Path) -> Path:
+    """Where `--db postgres` keeps its cluster: under /tmp, which the `postgres` user can reach when we are root."""
+    return Path("/tmp") / f"explorer-pg-{hashlib.sha256(str(run_dir.resolve()).encode()).hexdigest()[:10]}"
+
+
+def _database(db: str, run_dir: Path) -> tuple[str | None, str | None]:
+    """(the URL replicas get, the private cluster's folder): none for sqlite, a started cluster for postgres."""
+    if db == "sqlite":
+        return None, None
+    if db == "postgres":
+        folder = postgres_folder(run_dir)
+        return postgres.start(folder), str(folder)
+    return db, None
+
+
+def start(replicas: int, port: int, run_dir: Path, cache_dir: Path, max_runs: int | None = None,
+          db: str = "sqlite") -> dict:
     """Start the replicas and nginx; return the deployment's state (also written to run_dir/state.json)."""
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     if not Path(nginx).exists():
@@ -65,6 +87,9 @@ def start(replicas: int, port: int, run_dir: Path, cache_dir: Path, max_runs: in
            "STREAMLIT_SERVER_COOKIE_SECRET": secrets.token_hex(16)}
     if max_runs:
         env["EXPLORER_MAX_RUNS"] = str(max_runs)
+    db_url, pg_folder = _database(db, run_dir)
+    if db_url:
+        env["EXPLORER_DB_URL"] = db_url
     ports, procs = [_free_port() for _ in range(replicas)], []
     for i, p in enumerate(ports):
         with open(run_dir / "logs" / f"replica-{i}.log", "w") as log:
@@ -73,7 +98,7 @@ def start(replicas: int, port: int, run_dir: Path, cache_dir: Path, max_runs: in
                 cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
     pids = [proc.pid for proc in procs]
     state = {"port": port, "replica_ports": ports, "replica_pids": pids, "cache_dir": str(cache_dir),
-             "url": f"http://127.0.0.1:{port}", "run_dir": str(run_dir)}
+             "url": f"http://127.0.0.1:{port}", "run_dir": str(run_dir), "db_url": db_url, "postgres_dir": pg_folder}
     (run_dir / STATE).write_text(json.dumps(state, indent=2))
     for p, proc in zip(ports, procs):
         if not _healthy(f"http://127.0.0.1:{p}", 120, proc):
@@ -87,8 +112,9 @@ def start(replicas: int, port: int, run_dir: Path, cache_dir: Path, max_runs: in
     return state
 
 
-def stop(run_dir: Path) -> dict:
-    """Stop nginx and every replica started from `run_dir`."""
+def stop(run_dir: Path, keep_database: bool = True) -> dict:
+    """Stop nginx and every replica started from `run_dir`, and the private PostgreSQL if one was started (its
+    data stays for the next start unless `keep_database` is False: a test's throwaway deployment)."""
     path = run_dir / STATE
     if not path.exists():
         return {"stopped": False, "reason": f"nothing running from {run_dir}"}
@@ -114,6 +140,10 @@ def stop(run_dir: Path) -> dict:
                 os.killpg(pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
+    if state.get("postgres_dir"):
+        postgres.stop(Path(state["postgres_dir"]))
+        if not keep_database:
+            shutil.rmtree(state["postgres_dir"], ignore_errors=True)
     path.unlink()
     return {"stopped": True, "replicas": len(state["replica_pids"]), "port": state["port"]}
 
@@ -127,9 +157,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cache-dir", type=Path, default=ROOT / ".cache" / "results",
                         help="result cache shared by the replicas")
     parser.add_argument("--max-runs", type=int, default=None, help="training runs at once, whole deployment")
+    parser.add_argument("--db", default="sqlite",
+                        help="sqlite (a file in the cache folder), postgres (a private local PostgreSQL), "
+                             "or a PostgreSQL URL (postgresql+psycopg://user@host/db) shared by several machines")
     args = parser.parse_args(argv)
     if args.action == "start":
-        state = start(args.replicas, args.port, args.run_dir, args.cache_dir, args.max_runs)
+        state = start(args.replicas, args.port, args.run_dir, args.cache_dir, args.max_runs, args.db)
         print(f"{len(state['replica_ports'])} replicas behind nginx at {state['url']} "
               f"(stop with `make stop` or `python -m deploy.serve stop`)")
     else:

@@ -14,16 +14,15 @@ A classroom shares a few cores, so long runs go through here, and no visitor can
 - progress and cancellation that the work function polls, and a time limit the work function enforces
   through `Progress.time_left`.
 
-Locks are `fcntl.flock` on files under `$EXPLORER_JOBS_DIR` (default: `jobs/` in the result cache folder);
-the kernel releases them when a process dies, so a crashed replica never leaves a slot taken. A key's lock
-file is removed when its run ends.
+Slots and key locks are the store's named locks (`explorer.store.locks`): PostgreSQL advisory locks when the
+deployment shares a PostgreSQL (replicas on several machines), else `fcntl.flock` files under
+`$EXPLORER_JOBS_DIR` (default: `jobs/` in the result cache folder). Either way a lock dies with its holder,
+so a crashed replica never leaves a slot taken.
 """
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import hashlib
 import itertools
 import math
 import os
@@ -37,6 +36,7 @@ from typing import Callable, Iterator
 from explorer import content, i18n
 from explorer.formatting import plural
 from explorer.progress import Cancelled, Progress
+from explorer.store import locks
 
 QUEUED, RUNNING, DONE, FAILED, CANCELLED = "queued", "running", "done", "failed", "cancelled"
 POLL_S = 0.1
@@ -156,38 +156,6 @@ class JobProgress(Progress):
         self._job.partial = partial
 
 
-@contextlib.contextmanager
-def _try_lock(path: Path, remove: bool = False) -> Iterator[bool]:
-    """Hold an exclusive lock on `path` if it is free; yield whether we got it. With `remove`, the file is
-    deleted before the lock is let go; whoever locked the old file meanwhile sees it is no longer at `path`
-    and tries again."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o644)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
-            return
-        try:
-            current = os.stat(path).st_ino
-        except FileNotFoundError:
-            current = None
-        if current != os.fstat(fd).st_ino:  # removed by its last holder after we opened it
-            fcntl.flock(fd, fcntl.LOCK_UN)
-            yield False
-            return
-        try:
-            yield True
-        finally:
-            if remove:
-                with contextlib.suppress(FileNotFoundError):
-                    path.unlink()
-            fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
-
-
 class JobQueue:
     def __init__(self, max_running: int | None = None, per_owner: int = 2, lock_dir: Path | None = None,
                  per_address: int | None = None, max_active: int | None = None, abandon_after_s: float = 10.0,
@@ -272,7 +240,7 @@ class JobQueue:
         """Runs going on now across every process that shares the lock folder."""
         busy = 0
         for i in range(self.max_running):
-            with _try_lock(self._slot_path(i)) as got:
+            with self._try_lock(_slot_name(i)) as got:
                 busy += not got
         return busy
 
@@ -303,11 +271,8 @@ class JobQueue:
                     or (job.viewers and all(v.collected or not v.watching() for v in job.viewers.values()))):
                 del self._jobs[key]
 
-    def _slot_path(self, i: int) -> Path:
-        return self.lock_dir / f"slot-{i}.lock"
-
-    def _key_path(self, key: str) -> Path:
-        return self.lock_dir / "keys" / f"{hashlib.sha256(key.encode()).hexdigest()[:24]}.lock"
+    def _try_lock(self, name: str):
+        return locks.try_lock(name, self.lock_dir)
 
     def _first_in_line(self, job: Job) -> bool:
         with self._lock:
@@ -322,7 +287,7 @@ class JobQueue:
 
     def _hold_and_work(self, job: Job, work: Callable[[Progress], dict]) -> None:
         with contextlib.ExitStack() as held:
-            if not self._hold(held, job, lambda: _try_lock(self._key_path(job.key), remove=True),
+            if not self._hold(held, job, lambda: self._try_lock(f"key:{job.key}"),
                               content.text("common", "run-waiting-elsewhere")):
                 return
             job._wants_slot = True
@@ -345,7 +310,7 @@ class JobQueue:
     @contextlib.contextmanager
     def _free_slot(self) -> Iterator[bool]:
         for i in range(self.max_running):
-            with _try_lock(self._slot_path(i)) as got:
+            with self._try_lock(_slot_name(i)) as got:
                 if got:
                     yield True
                     return
@@ -367,6 +332,10 @@ class JobQueue:
                 manager.__exit__(None, None, None)
                 job.message = message
             time.sleep(POLL_S)
+
+
+def _slot_name(i: int) -> str:
+    return f"slot-{i}"
 
 
 def _retry_after(jobs: list[Job]) -> float:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from explorer import content
+
 
 @dataclass(frozen=True)
 class Step:
@@ -49,3 +51,14 @@ def figure_query(of: Step) -> str:
     """The query that shows the step's figure alone on its page, embedded and without controls."""
     extra = f"&{of.query}" if of.query else ""
     return f"figure={of.figure}&embed=true&controls=hidden{extra}"
+
+
+def prompt(number: int) -> str:
+    """Question `number` in the run's language."""
+    return content.text("path", f"q{number}")
+
+
+def choices(number: int) -> list[str]:
+    """Question `number`'s choices in the run's language (the `- ` lines of its `q<n>-choices` section)."""
+    return [line[2:].strip() for line in content.text("path", f"q{number}-choices").splitlines()
+            if line.startswith("- ")]

@@ -36,6 +36,7 @@ class PageInfo:
     slides: str
     stage: str  # Stage.key
     file: str  # relative to the project root
+    slide_figure: bool = True  # opens on a figure of the lecture; class mode opens on a form until a question is asked
 
     @property
     def title(self) -> str:
@@ -72,6 +73,7 @@ PAGES = (
     PageInfo("cache", "64-66", "cost", "pages/cache_reuse.py"),
     PageInfo("audit", "67", "audit", "pages/bias_audit.py"),
     PageInfo("path", "1-67", "home", "pages/path.py"),
+    PageInfo("class", "1-67", "home", "pages/classroom.py", slide_figure=False),
     PageInfo("glossary", "1-67", "home", "pages/glossary.py"),
 )
 

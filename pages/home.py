@@ -14,6 +14,7 @@ render.figure(argument_chain(), key="chain", notice=t("chain-notice"))
 say("takeaway")
 page_link("path", t("start-path"))
 page_link("glossary", t("glossary-link"))
+page_link("class", t("class-link"))
 
 pages_tab, badges_tab = layout.sections([t("tab-pages"), t("tab-badges")])
 if pages_tab:

@@ -16,10 +16,6 @@ from ui.text import say, t
 STEP_KEY = "q"  # URL: ?q=3 opens question 3; ?p1=1&p2=0... are the predictions made so far
 
 
-def _choices(number: int) -> list[str]:
-    return [line[2:].strip() for line in t(f"q{number}-choices").splitlines() if line.startswith("- ")]
-
-
 def _prediction(number: int) -> int | None:
     """The choice recorded in the URL for question `number`, if any (an unusable value counts as none)."""
     raw = st.query_params.get(f"p{number}", "")
@@ -46,7 +42,7 @@ outcomes = [lp.outcome(_prediction(s.number), s) for s in lp.STEPS]
 render.figure(path_progress(outcomes, number), key="path-progress")
 
 st.subheader(f"{number}. {t(f'q{number}')}")
-options = _choices(number)
+options = lp.choices(number)
 picked = st.radio(t("pick"), range(len(options)), index=_prediction(number), format_func=lambda i: options[i],
                   key=f"pick-{number}", on_change=_record, args=(number,))
 if picked is None:

@@ -11,7 +11,7 @@ from explorer.lecture_map import available_pages
 from tests.e2e.conftest import TIMEOUT_MS, assert_no_exception, shoot
 
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
-SLUGS = [p.slug for p in available_pages()]
+SLUGS = [p.slug for p in available_pages() if p.slide_figure]  # class mode: tests/e2e/test_class_browser.py
 LANGS = {slug: "zh" if i % 2 else "en" for i, slug in enumerate(SLUGS)}
 # At 390 px every figure's title and badge (text above it) lie inside the screen, and every chart either fits
 # the screen or sits in a frame that scrolls it sideways (a multi-panel figure kept at a readable width).

@@ -5,9 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.loadtest import run_crowd, summarize
+from bench.loadtest import figure_pages, run_crowd, summarize
 from deploy import serve
-from explorer.lecture_map import available_pages
 from tests.e2e.conftest import assert_no_exception, wait_for_app
 
 # a class's deployment: `make test-load` runs it with the classroom load test (CI runs both make targets)
@@ -25,10 +24,10 @@ def deployment(tmp_path_factory):
 
 
 def test_every_page_serves_real_sessions_through_the_balancer(deployment):
-    rows = run_crowd(deployment["url"], 2 * len(available_pages()), 5)
+    rows = run_crowd(deployment["url"], 2 * len(figure_pages()), 5)
     summary = summarize(rows, 0.0)
     assert summary["errors"] == 0, summary["error_samples"]
-    assert all(r["charts"] > 0 for r in rows) and sum("rerun_s" in r for r in rows) >= len(available_pages())
+    assert all(r["charts"] > 0 for r in rows) and sum("rerun_s" in r for r in rows) >= len(figure_pages())
 
 
 def test_an_upload_reaches_the_replica_that_holds_the_session(deployment, page, tmp_path):

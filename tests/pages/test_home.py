@@ -33,9 +33,10 @@ def test_each_section_opens_from_the_url_and_draws_only_its_own_figures():
     charts = at.get("plotly_chart")
     assert len(charts) == 1 and "schematic" in charts[0].proto.spec  # the chain, on every view
     assert not at.subheader  # the closed section's boxes and their links are not drawn: only the guide's is left
-    labels = [link.proto.label for link in at.get("page_link")]  # the path, the glossary and the guide's next page
+    labels = [link.proto.label for link in at.get("page_link")]  # path, glossary, class mode, the guide's next page
     assert labels[0].startswith("New here? Start the learning path") and labels[1].startswith("Terms in English")
-    assert [x.endswith("→") for x in labels] == [False, False, True]
+    assert labels[2].startswith("Teaching with it? Class mode")
+    assert [x.endswith("→") for x in labels] == [False, False, False, True]
     assert "**by construction**" in " ".join(m.value for m in at.markdown)
 
 
@@ -43,7 +44,7 @@ def test_home_links_exactly_the_pages_that_exist():
     at = _home()
     linked = sorted(Path(link.proto.page).name for link in at.get("page_link")  # the page's URL path
                     if not link.proto.label.endswith("→"))  # not the guide's "next page" link
-    assert linked == sorted(p.slug for p in available_pages() if p.slug != "home")  # path, glossary: links of their own
+    assert linked == sorted(p.slug for p in available_pages() if p.slug != "home")  # path, glossary, class: their own
 
 
 def test_router_runs_the_default_page():

@@ -29,7 +29,7 @@ from tests.pages.conftest import figures, run_page
 from tests.pages.test_lecture_mode import EMBED_FIGURES
 from ui.lecture import HEIGHT_RANGE
 
-FILES = {p.slug: p.file.removeprefix("pages/") for p in PAGES if p.exists}
+FILES = {p.slug: p.file.removeprefix("pages/") for p in PAGES if p.exists and p.slide_figure}
 # Views that draw controls the default view hides, or read a text input the default view ignores; their own keys
 # stay as given while those controls and every text input turn hostile.
 VIEWS = {"lengths": ({"profile": "typed pairs"},), "audit": ({"xsrc": "my own numbers"},)}

@@ -14,7 +14,7 @@ EMBED_FIGURES = {"home": "chain", "method": "method-fall", "compute": "compute-t
                  "four-steps": "four-steps-mask", "lengths": "lengths-allocation", "depth": "depth-outcome",
                  "cache": "cache-chat", "audit": "audit-decision", "path": "path-progress",
                  "glossary": "glossary-map"}
-FILES = {p.slug: p.file.removeprefix("pages/") for p in PAGES if p.exists}
+FILES = {p.slug: p.file.removeprefix("pages/") for p in PAGES if p.exists and p.slide_figure}
 
 
 def _ids(at) -> list[str]:

@@ -4,6 +4,7 @@ import time
 import pytest
 
 from explorer.jobs import CANCELLED, DONE, FAILED, JobQueue, QueueFull
+from tests.store import postgres_url, store  # noqa: F401 (fixtures: the cross-process tests run on both stores)
 
 # Every queue here has its own lock folder: a page test's background run elsewhere in this worker must not
 # hold the slot these tests count on.
@@ -125,9 +126,9 @@ def test_time_left_counts_down_from_the_limit(tmp_path):
     assert 29 < job.result["left"] <= 30
 
 
-# --- across server processes: two queues sharing one lock folder stand in for two app replicas ---------------
+# --- across server processes: two queues sharing one store (lock files or PostgreSQL) stand in for two replicas ---
 
-def test_the_run_limit_holds_across_processes(tmp_path):
+def test_the_run_limit_holds_across_processes(store, tmp_path):
     a, b = JobQueue(max_running=1, lock_dir=tmp_path), JobQueue(max_running=1, lock_dir=tmp_path)
     gate = threading.Event()
     first = a.submit("one", lambda p: gate.wait(5) and {})
@@ -139,7 +140,7 @@ def test_the_run_limit_holds_across_processes(tmp_path):
     assert _wait(second).state == DONE and a.busy_slots() == 0
 
 
-def test_the_same_key_in_another_process_waits_for_the_first_run(tmp_path):
+def test_the_same_key_in_another_process_waits_for_the_first_run(store, tmp_path):
     a, b = JobQueue(max_running=2, lock_dir=tmp_path), JobQueue(max_running=2, lock_dir=tmp_path)
     gate, order = threading.Event(), []
     first = a.submit("same", lambda p: gate.wait(5) and order.append("a") or {})
@@ -152,7 +153,7 @@ def test_the_same_key_in_another_process_waits_for_the_first_run(tmp_path):
     assert order == ["a", "b"]  # b ran after a: a real page's work then reads a's cached result
 
 
-def test_a_job_waiting_for_another_process_can_be_cancelled(tmp_path):
+def test_a_job_waiting_for_another_process_can_be_cancelled(store, tmp_path):
     a, b = JobQueue(max_running=1, lock_dir=tmp_path), JobQueue(max_running=1, lock_dir=tmp_path)
     gate = threading.Event()
     a.submit("busy", lambda p: gate.wait(5) and {})
@@ -171,7 +172,7 @@ def test_a_crashed_process_leaves_no_slot_taken(tmp_path):
     script = ("import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_CREAT | os.O_RDWR); "
               "fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); time.sleep(60)")
     queue = JobQueue(max_running=1, lock_dir=tmp_path)
-    child = subprocess.Popen([sys.executable, "-c", script, str(queue._slot_path(0))], stdout=subprocess.PIPE,
+    child = subprocess.Popen([sys.executable, "-c", script, str(tmp_path / "slot-0.lock")], stdout=subprocess.PIPE,
                              text=True)
     assert child.stdout.readline().strip() == "held" and queue.busy_slots() == 1
     child.kill()
@@ -256,9 +257,9 @@ def test_a_cut_run_is_not_the_answer_for_its_key_for_ever(tmp_path):
     assert second is not first and second.result == {"stopped": "steps"}
 
 
-def test_a_run_leaves_no_lock_file_for_its_key(tmp_path):
+def test_a_run_leaves_no_lock_file_behind(tmp_path):
     q = JobQueue(max_running=1, lock_dir=tmp_path)
     for i in range(5):
         _wait(q.submit(f"key{i}", lambda p: {}))
     time.sleep(0.1)
-    assert sorted(p.name for p in tmp_path.rglob("*.lock")) == ["slot-0.lock"]
+    assert sorted(p.name for p in tmp_path.rglob("*.lock")) == []  # neither its key's nor its slot's
