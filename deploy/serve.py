@@ -1,10 +1,10 @@
 """Start or stop N app replicas behind nginx on one port: `python -m deploy.serve start --replicas 2`.
 
 Every replica is `python -m ui.launch` on its own loopback port with the same cookie secret (so a session's
-XSRF cookie checks out on whichever replica it lands) and the same result-cache and job-lock folders, so a
-run finished by one replica is a cache hit on all and the run limit holds for the whole deployment.
+XSRF cookie checks out on whichever replica it lands) and the same store and lock folder, so a run finished by
+one replica is a cache hit on all and the run limit holds for the whole deployment.
 nginx (Debian's package) listens on the public port and keeps each session on one replica.
-The store (class mode, run slots and locks) is the SQLite file in the cache folder by default; `--db postgres`
+The store (result cache, class mode, run locks) is the SQLite file in the cache folder by default; `--db postgres`
 starts a private PostgreSQL (Debian's package, `deploy.postgres`) for the replicas, and `--db <URL>` uses
 one that already runs (what replicas on several machines share).
 State lives in a run folder (default .run/serve): pids, logs, the generated nginx.conf.

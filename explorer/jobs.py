@@ -4,7 +4,7 @@ A classroom shares a few cores, so long runs go through here, and no visitor can
 - at most `max_running` runs at once across the whole deployment: a run holds one of that many slot
   lock files in a shared folder (several app replicas behind a load balancer share it);
 - one run per key: two students asking for the same settings share a run in one process, and a second
-  process waits on the key's lock file, then finds the first one's result in the on-disk result cache;
+  process waits on the key's lock, then finds the first one's result in the store's result cache;
 - caps on what is queued: per browser session (`per_owner`), per client address (`per_address`: a free new
   session does not get round it) and in all (`max_active`); a refusal says which cap and when to retry;
 - a run nobody watches any more is cancelled: every session that asked for it is a viewer, and once none of
@@ -16,7 +16,7 @@ A classroom shares a few cores, so long runs go through here, and no visitor can
 
 Slots and key locks are the store's named locks (`explorer.store.locks`): PostgreSQL advisory locks when the
 deployment shares a PostgreSQL (replicas on several machines), else `fcntl.flock` files under
-`$EXPLORER_JOBS_DIR` (default: `jobs/` in the result cache folder). Either way a lock dies with its holder,
+`$EXPLORER_JOBS_DIR` (default: `jobs/` in the local cache folder). Either way a lock dies with its holder,
 so a crashed replica never leaves a slot taken.
 """
 
@@ -37,6 +37,7 @@ from explorer import content, i18n
 from explorer.formatting import plural
 from explorer.progress import Cancelled, Progress
 from explorer.store import locks
+from explorer.store.local import cache_dir
 
 QUEUED, RUNNING, DONE, FAILED, CANCELLED = "queued", "running", "done", "failed", "cancelled"
 POLL_S = 0.1
@@ -54,8 +55,6 @@ def default_max_running() -> int:
 
 
 def jobs_dir() -> Path:
-    from explorer.results import cache_dir
-
     return Path(os.environ.get("EXPLORER_JOBS_DIR") or cache_dir() / "jobs")
 
 

@@ -1,10 +1,11 @@
-"""On-disk result cache keyed by the full configuration and the code version.
+"""The result cache, keyed by the full configuration and the code version, in the store (`explorer.store`).
 
-Results are plain JSON (never pickle), written atomically (temp file + rename), so a crash mid-write
-leaves no half file, and a file that does not parse or does not have its result's shape is treated as
-missing and recomputed. Files are readable by the group (0644 less the umask): replicas running as other
-users of one group can share a cache volume. The code
-version is a hash of the explorer sources: editing the library invalidates every cached result.
+A result is a plain JSON record (never a pickle) in the store's `results` table: the SQLite file of one machine
+by default, or the PostgreSQL every replica shares, so a result one replica computed is a hit on every machine.
+A record that does not parse, was made for another configuration, or lacks its result's declared shape is a
+miss: it is deleted and recomputed. The code version is a hash of the explorer sources, so editing the library
+invalidates every cached result. `write_json_atomic` writes the JSON files that are still files (shipped
+results, checkpoint sidecars).
 """
 
 from __future__ import annotations
@@ -13,19 +14,19 @@ import hashlib
 import json
 import os
 import tempfile
+import time
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+
 from explorer import shapes
+from explorer.store import db
+from explorer.store.schema import RESULTS
 
 PACKAGE_DIR = Path(__file__).resolve().parent
-DEFAULT_DIR = PACKAGE_DIR.parent / ".cache" / "results"
-
-
-def cache_dir() -> Path:
-    """`$EXPLORER_CACHE_DIR` if set (tests, shared deployments), else `.cache/results` in the project."""
-    return Path(os.environ.get("EXPLORER_CACHE_DIR", DEFAULT_DIR))
 
 
 @lru_cache(maxsize=1)
@@ -42,29 +43,32 @@ def result_key(kind: str, config: dict) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
 
-def _path(kind: str, config: dict) -> Path:
-    return cache_dir() / kind / f"{result_key(kind, config)}.json"
+def _forget(key: str) -> None:
+    with db.engine().begin() as conn:
+        conn.execute(sa.delete(RESULTS).where(RESULTS.c.key == key))
 
 
 def inspect(kind: str, config: dict, shape: object = dict) -> tuple[dict | None, str | None]:
-    """(the stored result, None) if its file parses, was made for `config` and has `shape` (`explorer.shapes`);
-    else (None, why not), None for a plain miss. A broken or tampered file is removed, so the next result
+    """(the stored result, None) if its record parses, was made for `config` and has `shape` (`explorer.shapes`);
+    else (None, why not), None for a plain miss. A broken or tampered record is deleted, so the next result
     replaces it."""
-    path = _path(kind, config)
-    try:
-        record = json.loads(path.read_text())
-    except FileNotFoundError:
+    key = result_key(kind, config)
+    with db.reads() as conn:
+        text = conn.execute(sa.select(RESULTS.c.record).where(RESULTS.c.key == key)).scalar_one_or_none()
+    if text is None:
         return None, None
-    except (OSError, ValueError) as err:
-        path.unlink(missing_ok=True)
-        return None, f"{path.name} does not parse ({type(err).__name__})"
+    try:
+        record = json.loads(text)
+    except ValueError as err:
+        _forget(key)
+        return None, f"{kind}/{key} does not parse ({type(err).__name__})"
     if not isinstance(record, dict) or record.get("config") != json.loads(json.dumps(config, default=str)):
-        return None, None  # a hash collision or another version's file: not ours to remove
+        return None, None  # a hash collision or another version's record: not ours to remove
     try:
         shapes.check(record.get("result"), shape, "result")
     except shapes.ShapeError as err:
-        path.unlink(missing_ok=True)
-        return None, f"{path.name}: {err}"
+        _forget(key)
+        return None, f"{kind}/{key}: {err}"
     return record["result"], None
 
 
@@ -99,10 +103,17 @@ def write_json_atomic(path: Path, payload: object) -> None:
         raise
 
 
-def save(kind: str, config: dict, result: dict) -> Path:
-    path = _path(kind, config)
-    write_json_atomic(path, {"kind": kind, "config": config, "code": code_version(), "result": result})
-    return path
+def save(kind: str, config: dict, result: dict) -> str:
+    """Store `result` for (kind, config), replacing what was there; returns its key. Two processes saving the
+    same key at once both succeed: the last record stays, and both were computed from the same settings."""
+    key = result_key(kind, config)
+    record = json.dumps({"kind": kind, "config": config, "code": code_version(), "result": result}, default=str)
+    values = {"kind": kind[:64], "record": record, "saved_at": time.time()}
+    with db.engine().begin() as conn:
+        insert = (postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert)(RESULTS)
+        conn.execute(insert.values(key=key, **values).on_conflict_do_update(index_elements=[RESULTS.c.key],
+                                                                           set_=values))
+    return key
 
 
 def cached(kind: str, config: dict, compute: Callable[[], dict], shape: object = dict) -> dict:

@@ -1,6 +1,6 @@
 """Untrusted JSON checked against a declared shape before any page uses it.
 
-A cache file can be edited by anyone who can write the cache folder, and a stale or hand-made one must not
+A cached record can be edited by anyone who can write the store, and a stale or hand-made one must not
 crash a page for every visitor with those settings. A shape is written like the data it describes:
 `int`, `float` (an int is a float too), `str`, `bool`; `[shape]` for a list of such items; `{key: shape}`
 for a dict with at least those keys (more are allowed); a tuple of shapes for "any of these". Every list

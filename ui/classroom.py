@@ -37,9 +37,13 @@ def refused(err: classroom.ClassError) -> None:
     st.error(content.text(BOOK, f"error-{err.reason}", **err.params))
 
 
+def typed_text_html(text: str, size_rem: float = 1.3) -> str:
+    """A line of typed text as HTML that shows it as text: everything escaped, never Markdown or markup."""
+    return f'<div style="font-size:{float(size_rem):.2f}rem;font-weight:600;line-height:1.35">{html.escape(text)}</div>'
+
+
 def plain(text: str, size_rem: float = 1.3) -> None:
-    """Typed text shown as text (escaped), never as Markdown or HTML."""
-    st.html(f'<div style="font-size:{size_rem}rem;font-weight:600;line-height:1.35">{html.escape(text)}</div>')
+    st.html(typed_text_html(text, size_rem))
 
 
 def answers(room: classroom.Room, question: classroom.Question) -> None:

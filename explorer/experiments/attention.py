@@ -27,10 +27,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from explorer import checkpoints, content, masks, results, shipped, tokenizer
+from explorer import checkpoints, content, masks, shipped, tokenizer
 from explorer.layouts import greedy_decode, make_batch
 from explorer.model import Transformer, TransformerConfig
 from explorer.progress import SILENT, Progress
+from explorer.store.local import cache_dir
 from explorer.train import TrainConfig, config_dict, train
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -163,7 +164,7 @@ def train_demo(spec: DemoSpec, progress: Progress = SILENT) -> tuple[Transformer
 
 def on_demand_dir() -> Path:
     """Where the page stores models it had to train itself (never over the shipped ones)."""
-    return results.cache_dir() / "demo_models"
+    return cache_dir() / "demo_models"
 
 
 def demo_path(arch: str, directory: Path) -> Path:

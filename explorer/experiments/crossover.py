@@ -163,7 +163,7 @@ def window_kernel_flops(cfg: SweepConfig, window: int, width: int) -> int:
     return cfg.flops_per_step(width) - TRAIN_FLOPS_PER_FORWARD * cfg.batch_size * saved
 
 
-# --- reuse: shipped results, the on-disk cache, and what is left to train ----------------------------
+# --- reuse: shipped results, the result cache, and what is left to train ------------------------------
 
 def run_key(cfg: SweepConfig, run: Run) -> dict:
     """The cache key of one run's record: every setting, with only this window, width and lr."""

@@ -18,14 +18,14 @@ import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config
 
-from explorer.results import cache_dir
+from explorer.store.local import cache_dir
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 MIGRATION_LOCK = 0x45585052  # the advisory-lock id migrations hold on PostgreSQL ("EXPR")
 
 
 def database_url() -> str:
-    """`$EXPLORER_DB_URL` (e.g. postgresql+psycopg://host/db), else a SQLite file in the result cache folder."""
+    """`$EXPLORER_DB_URL` (e.g. postgresql+psycopg://host/db), else a SQLite file in the local cache folder."""
     return os.environ.get("EXPLORER_DB_URL") or f"sqlite:///{cache_dir() / 'explorer.sqlite3'}"
 
 
@@ -49,6 +49,7 @@ def _engine(url: str) -> sa.Engine:
         path.parent.mkdir(parents=True, exist_ok=True)
         made = sa.create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
         sa.event.listen(made, "connect", _sqlite_pragmas)
+        sa.event.listen(made, "begin", _sqlite_begin)
     _migrate(made)
     return made
 
@@ -59,12 +60,22 @@ def reads() -> sa.Connection:
 
 
 def _sqlite_pragmas(connection, _record) -> None:
-    """WAL lets readers go on while one writer writes; foreign keys are off in SQLite unless asked for."""
+    """WAL lets readers go on while one writer writes; foreign keys are off in SQLite unless asked for. The
+    driver's own transaction handling is turned off: `_sqlite_begin` starts every transaction."""
+    connection.isolation_level = None
     cursor = connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
+
+
+def _sqlite_begin(connection: sa.Connection) -> None:
+    """A write transaction takes SQLite's write lock when it begins (BEGIN IMMEDIATE), so two processes that
+    read and then write wait for each other (busy timeout) instead of one failing with "database is locked";
+    `reads()` connections run in autocommit and take no lock."""
+    if connection.get_execution_options().get("isolation_level") != "AUTOCOMMIT":
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 def _migrate(made: sa.Engine) -> None:

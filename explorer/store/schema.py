@@ -51,3 +51,11 @@ ANSWERS = sa.Table(
     sa.UniqueConstraint("question_id", "student"),  # one answer each: the database enforces it
     sa.Index("answers_by_question", "question_id"),
 )
+
+RESULTS = sa.Table(
+    "results", METADATA,
+    sa.Column("key", sa.String(24), primary_key=True),  # explorer.results.result_key: kind, config and code version
+    sa.Column("kind", sa.String(64), nullable=False),
+    sa.Column("record", sa.Text, nullable=False),  # JSON: {"kind", "config", "code", "result"}; never a pickle
+    sa.Column("saved_at", sa.Float, nullable=False),
+)

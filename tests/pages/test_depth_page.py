@@ -187,12 +187,13 @@ def test_a_tampered_cache_record_counts_as_missing_with_a_message_and_the_page_r
     cfg = replace(dp.PRESETS["main"], steps=300, seeds=(0,), d_model=32)
     good = {**_shipped_run("final"), "steps_done": 300}
     results.save(dp.CACHE_KIND, dp.run_key(cfg, 2, "final", 0), good)  # the control: a usable record
-    path = results.save(dp.CACHE_KIND, dp.run_key(cfg, 2, "aligned", 0), TAMPERED[name](_shipped_run("aligned")))
+    results.save(dp.CACHE_KIND, dp.run_key(cfg, 2, "aligned", 0), TAMPERED[name](_shipped_run("aligned")))
     at = run_page(PAGE, depth="2", steps="300", seeds="1", width="32", sections="all")
     assert_clean(at)
     warning = next(w.value for w in at.warning if "could not be used" in w.value)
     assert warning.startswith("1 cached result for these settings could not be used and was removed")
-    assert not path.exists() and [m for m in dp.available(cfg)[1] if m[0] == 2] == [(2, "aligned", 0)]  # the good one is used
+    assert results.load(dp.CACHE_KIND, dp.run_key(cfg, 2, "aligned", 0)) is None  # removed: the next run replaces it
+    assert [m for m in dp.available(cfg)[1] if m[0] == 2] == [(2, "aligned", 0)]  # the good one is used
     assert train_buttons(at)[0].label.startswith("Train 1 model (about ") and len(figures(at)) >= 3
 
 

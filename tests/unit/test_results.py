@@ -1,9 +1,27 @@
 import json
 
+import sqlalchemy as sa
+
 from explorer import results
+from explorer.store import db
+from explorer.store.schema import RESULTS
+from tests.store import postgres_url, store  # noqa: F401 (fixtures)
 
 
-def test_cached_computes_once_then_reads_from_disk():
+def _plant(kind: str, config: dict, record: str) -> str:
+    """Overwrite the stored record for (kind, config) with `record`, as a crash or an attacker might."""
+    key = results.result_key(kind, config)
+    with db.engine().begin() as conn:
+        conn.execute(sa.update(RESULTS).where(RESULTS.c.key == key).values(record=record))
+    return key
+
+
+def _stored(key: str) -> bool:
+    with db.reads() as conn:
+        return conn.execute(sa.select(RESULTS.c.key).where(RESULTS.c.key == key)).first() is not None
+
+
+def test_cached_computes_once_then_reads_from_the_store(store):
     calls = []
     config = {"a": 1, "nested": [1, 2]}
     compute = lambda: calls.append(1) or {"value": 42}
@@ -16,25 +34,29 @@ def test_a_different_config_is_a_different_entry():
     assert results.result_key("unit", {"a": 1}) != results.result_key("unit", {"a": 2})
 
 
-def test_a_corrupt_file_is_detected_and_recomputed():
+def test_a_corrupt_record_is_detected_and_recomputed(store):
     config = {"corrupt": True}
     results.save("unit", config, {"value": 1})
-    path = results._path("unit", config)
-    path.write_text('{"kind": "unit", "result": {"val')  # a crash mid-write would look like this
-    assert results.load("unit", config) is None
-    assert not path.exists()
+    key = _plant("unit", config, '{"kind": "unit", "result": {"val')  # a cut-off record would look like this
+    assert results.inspect("unit", config) == (None, f"unit/{key} does not parse (JSONDecodeError)")
+    assert not _stored(key)
     assert results.cached("unit", config, lambda: {"value": 2}) == {"value": 2}
-    assert json.loads(path.read_text())["result"] == {"value": 2}
+    assert results.load("unit", config) == {"value": 2}
 
 
-def test_atomic_write_leaves_no_temporary_files():
-    results.save("unit", {"clean": 1}, {"v": 1})
-    leftovers = [p for p in results.cache_dir().rglob("*.tmp")]
-    assert leftovers == []
+def test_saving_the_same_key_again_replaces_the_record(store):
+    results.save("unit", {"again": 1}, {"v": 1})
+    results.save("unit", {"again": 1}, {"v": 2})
+    assert results.load("unit", {"again": 1}) == {"v": 2}
+
+
+def test_atomic_write_leaves_no_temporary_files(tmp_path):
+    results.write_json_atomic(tmp_path / "out" / "record.json", {"v": 1})
+    assert [p.name for p in tmp_path.rglob("*")] == ["out", "record.json"]
 
 
 def test_a_result_computed_by_one_process_is_read_by_another(tmp_path):
-    """Replicas share the cache folder: the second process finds the first one's result without computing."""
+    """Replicas share the store: the second process finds the first one's result without computing."""
     import os
     import subprocess
     import sys
@@ -53,17 +75,17 @@ def test_a_record_without_its_shape_is_a_miss_and_is_removed():
     shape = {"loss": float, "history": [{"step": int}]}
     for bad in ([1, 2], {"loss": 1.0, "history": "many"}, {"history": []}, {"loss": "x", "history": []},
                 {"loss": 1.0, "history": [{"step": 1}] * 10_001}):
-        path = results.save("shaped", {"case": repr(bad)[:40]}, bad)
+        key = results.save("shaped", {"case": repr(bad)[:40]}, bad)
         record, problem = results.inspect("shaped", {"case": repr(bad)[:40]}, shape)
-        assert record is None and problem and path.name in problem and not path.exists(), bad
+        assert record is None and problem and key in problem and not _stored(key), bad
     good = {"loss": 1, "history": [{"step": 3}], "extra": None}  # an int is a number; more keys are allowed
     results.save("shaped", {"case": "good"}, good)
     assert results.cached("shaped", {"case": "good"}, lambda: {"never": 1}, shape) == good
 
 
-def test_cache_files_are_readable_by_the_group(tmp_path, monkeypatch):
-    """A shared volume: replicas running as other users of one group read what any of them wrote."""
-    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path))
-    path = results.save("perm", {"a": 1}, {"x": 1})
+def test_json_files_are_readable_by_the_group(tmp_path):
+    """Shipped results and checkpoint sidecars on a shared volume: other users of one group read them."""
+    path = tmp_path / "perm.json"
+    results.write_json_atomic(path, {"x": 1})
     assert path.stat().st_mode & 0o777 == 0o666 & ~results._UMASK
     assert path.stat().st_mode & 0o040  # with the usual umask 022: rw-r--r--

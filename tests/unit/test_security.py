@@ -111,7 +111,7 @@ def _module_constants(tree: ast.Module) -> dict[str, int]:
     return {name: bound.count(name) for name in literal}
 
 
-ESCAPING = {"header_html"}  # builders that escape every text they put in (tested below)
+ESCAPING = {"header_html", "typed_text_html"}  # builders that escape every text they put in (tested below)
 
 
 def test_html_is_only_ever_a_fixed_string_or_escaped():
@@ -130,6 +130,13 @@ def test_html_is_only_ever_a_fixed_string_or_escaped():
                 if not fixed:
                     bad.append(_where(path, call))
     assert checked and not bad  # ui/lecture.py draws lecture mode's CSS this way
+
+
+def test_class_mode_shows_typed_text_as_text():
+    from ui.classroom import typed_text_html
+
+    out = typed_text_html('<img src=x onerror=alert(1)> **bold** "quoted"')
+    assert "<img" not in out and "&lt;img src=x onerror=alert(1)&gt; **bold** &quot;quoted&quot;" in out
 
 
 def test_a_figure_header_escapes_its_title_and_badge_and_keeps_plotly_formatting():
@@ -180,13 +187,21 @@ def test_no_eval_exec_or_shell_on_data():
 
 def test_the_result_cache_is_json_and_never_unpickles(tmp_path, monkeypatch):
     """A pickle planted where a cached result lives is dropped as corrupt, and nothing in it runs."""
+    import sqlalchemy as sa
+
+    from explorer.store import db
+    from explorer.store.schema import RESULTS
+
     monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path))
     marker = tmp_path / "unpickled"
-    results.save("kind", {"a": 1}, {"value": 1})
-    path = results._path("kind", {"a": 1})
+    key = results.save("kind", {"a": 1}, {"value": 1})
     assert results.load("kind", {"a": 1}) == {"value": 1}
-    path.write_bytes(pickle.dumps(_Payload(marker)))
-    assert results.load("kind", {"a": 1}) is None and not path.exists() and not marker.exists()
+    with db.engine().begin() as conn:
+        conn.execute(sa.update(RESULTS).where(RESULTS.c.key == key)
+                     .values(record=pickle.dumps(_Payload(marker)).decode("latin-1")))
+    assert results.load("kind", {"a": 1}) is None and not marker.exists()
+    with db.reads() as conn:
+        assert conn.execute(sa.select(RESULTS).where(RESULTS.c.key == key)).first() is None
 
 
 def test_the_library_never_imports_streamlit():

@@ -21,7 +21,23 @@ def test_the_migrations_build_the_schema_the_code_queries(store):
         columns = {c["name"]: c["nullable"] for c in inspector.get_columns(table.name)}
         assert columns == {c.name: c.nullable for c in table.columns}, table.name
     with db.engine().connect() as conn:
-        assert conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalar() == "0001"
+        assert conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalar() == "0002"
+
+
+def test_a_database_made_by_an_older_version_is_migrated_forward(store):
+    """A class's database from the first version (no result cache table) gains it when the app opens it."""
+    from alembic import command
+    from alembic.config import Config
+
+    engine = db.engine()
+    config = Config()
+    config.set_main_option("script_location", str(db.MIGRATIONS))
+    with engine.begin() as conn:
+        config.attributes["connection"] = conn
+        command.downgrade(config, "0001")
+    assert "results" not in sa.inspect(engine).get_table_names()
+    db._engine.cache_clear()  # a new process opening the database
+    assert "results" in sa.inspect(db.engine()).get_table_names()
 
 
 def test_a_lock_is_held_once(store, tmp_path):
