@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -29,9 +30,10 @@ from urllib.parse import parse_qs
 import sqlalchemy as sa
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-from bench.loadtest import RunResult, Session
+from bench.loadtest import RunResult, Session, run_async
 from bench.stats import percentiles
 from deploy import serve
+from explorer import classroom
 from explorer.store import db
 from explorer.store.schema import ANSWERS
 
@@ -219,20 +221,33 @@ async def class_session(room: Class, students: int, kill_pid: int | None, ramp_s
     return killed
 
 
+@contextlib.contextmanager
+def _database(url: str):
+    """The store of the deployment under test, for this process, for as long as the block runs."""
+    before = os.environ.get("EXPLORER_DB_URL")
+    os.environ["EXPLORER_DB_URL"] = url
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("EXPLORER_DB_URL", None)
+        else:
+            os.environ["EXPLORER_DB_URL"] = before
+
+
 def run_class(url: str, db_url: str, students: int, answer_window_s: float, kill_pid: int | None = None,
               ramp_s: float = 15.0) -> dict:
     """One class against a running deployment; the class is made in its database, as the lecturer's Start does."""
-    os.environ["EXPLORER_DB_URL"] = db_url
-    from explorer import classroom  # after the URL is set: the store opens the deployment's database
-
-    room_row, token = classroom.start()
-    question = classroom.ask_own(room_row, "Re-encoding a chat: what grows with (n+m)^2?", CHOICES)
-    room = Class(url, room_row.code, token, answer_window_s)
-    cpu_before = time.process_time()
-    killed = asyncio.run(class_session(room, students, kill_pid, ramp_s))
-    generator_cpu = time.process_time() - cpu_before
-    with db.reads() as conn:
-        stored = set(conn.execute(sa.select(ANSWERS.c.student).where(ANSWERS.c.question_id == question.id)).scalars())
+    with _database(db_url):
+        room_row, token = classroom.start()
+        question = classroom.ask_own(room_row, "Re-encoding a chat: what grows with (n+m)^2?", CHOICES)
+        room = Class(url, room_row.code, token, answer_window_s)
+        cpu_before = time.process_time()
+        killed = run_async(class_session(room, students, kill_pid, ramp_s))
+        generator_cpu = time.process_time() - cpu_before
+        with db.reads() as conn:
+            stored = set(conn.execute(sa.select(ANSWERS.c.student)
+                                      .where(ANSWERS.c.question_id == question.id)).scalars())
     ready = latencies(list(room.acks.values()), room.seen)
     p50, p95 = percentiles(ready, 50, 95) if ready else (float("nan"), float("nan"))
     last = max(room.acks.values(), default=0.0)

@@ -154,11 +154,15 @@ async def crowd(base_url: str, sessions: int, concurrency: int) -> list[dict]:
     return await asyncio.gather(*(limited(i) for i in range(sessions)))
 
 
-def run_crowd(base_url: str, sessions: int, concurrency: int) -> list[dict]:
-    """`crowd` on its own event loop in its own thread, so it also runs where a loop is already running
+def run_async(coroutine):
+    """Run `coroutine` on its own event loop in its own thread, so it also runs where a loop is already running
     (beside Playwright's sync API in the browser tests, or in a notebook)."""
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, crowd(base_url, sessions, concurrency)).result()
+        return pool.submit(asyncio.run, coroutine).result()
+
+
+def run_crowd(base_url: str, sessions: int, concurrency: int) -> list[dict]:
+    return run_async(crowd(base_url, sessions, concurrency))
 
 
 def summarize(rows: list[dict], wall_s: float) -> dict:
