@@ -88,6 +88,11 @@ def _typed(text: object) -> str:
     return " ".join(str(text).split()).replace("<", "\ufe64").replace(">", "\ufe65")
 
 
+def lettered(choices: list[str] | tuple[str, ...]) -> list[str]:
+    """"A. ...", "B. ...": how every view names the choices, so a class can call them out by letter."""
+    return [f"{chr(65 + i)}. {choice}" for i, choice in enumerate(choices)]
+
+
 def normalize_code(code: str) -> str:
     """What a student typed, as a code: upper case, no spaces or dashes."""
     return "".join(ch for ch in str(code).upper() if ch.isascii() and ch.isalnum())[:CODE_LENGTH + 2]

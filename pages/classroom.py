@@ -7,7 +7,8 @@ import streamlit as st
 from explorer import classroom
 from explorer import learning_path as lp
 from ui import layout
-from ui.classroom import CODE_KEY, HOST_KEY, STUDENT_KEY, answers, join_link, plain, refused, room_from_url, wording
+from ui.classroom import (CODE_KEY, HOST_KEY, answers, device_token, join_link, plain, refused, room_from_url,
+                          wording)
 from ui.frame import header
 from ui.text import say, t
 
@@ -44,7 +45,8 @@ def ask(room: classroom.Room) -> None:
     with st.form("ask", border=True):
         if own:
             prompt = st.text_input(t("ask-prompt"), max_chars=classroom.PROMPT_CHARS)
-            choices = st.text_area(t("ask-choices"), help=t("ask-choices-help"), height=110)
+            choices = st.text_area(t("ask-choices"), help=t("ask-choices-help"), height=110,
+                                   max_chars=(classroom.MAX_CHOICES + 1) * (classroom.CHOICE_CHARS + 1))
             unit = st.text_input(t("ask-unit"), max_chars=classroom.UNIT_CHARS)
         else:
             number = st.selectbox(t("ask-step"), range(1, len(lp.STEPS) + 1),
@@ -64,8 +66,9 @@ def reveal(room: classroom.Room, question: classroom.Question) -> None:
     if question.kind == "number":
         value = st.number_input(t("reveal-value"), value=None, format="%g", key=f"value-{question.id}")
     elif question.kind == "choice":
-        correct = st.selectbox(t("reveal-correct"), range(len(question.choices)), key=f"correct-{question.id}",
-                               format_func=lambda i: f"{chr(65 + i)}. {question.choices[i]}", index=None)
+        labels = classroom.lettered(question.choices)
+        correct = st.selectbox(t("reveal-correct"), range(len(labels)), key=f"correct-{question.id}",
+                               format_func=labels.__getitem__, index=None)
     if st.button(t("reveal-button"), type="primary", key=f"reveal-{question.id}"):
         try:
             classroom.reveal(room, question, value=value, correct=correct)
@@ -100,17 +103,6 @@ def lecturer(room: classroom.Room) -> None:
         lecturer_live(room)
 
 
-def _device(room: classroom.Room) -> str:
-    """This device's student token: joined once per session (a reload keeps it through the URL's `me`)."""
-    known = st.session_state.get("class-device")
-    if known and known[0] == room.id:
-        return known[1]
-    me = classroom.join(room, st.query_params.get(STUDENT_KEY, ""))
-    st.session_state["class-device"] = (room.id, me)
-    st.query_params[STUDENT_KEY] = me
-    return me
-
-
 def _showing(question: classroom.Question | None) -> tuple | None:
     return None if question is None else (question.id, question.revealed)
 
@@ -125,7 +117,7 @@ def follow(room: classroom.Room, shown: tuple | None) -> None:
 
 def student(room: classroom.Room) -> None:
     try:
-        me = _device(room)
+        me = device_token(room)
     except classroom.ClassError as err:
         refused(err)
         return
@@ -144,8 +136,8 @@ def student(room: classroom.Room) -> None:
     else:
         with st.form(f"answer-{question.id}"):
             if choices:
-                picked = st.radio(t("your-answer"), range(len(choices)), index=None,
-                                  format_func=lambda i: f"{chr(65 + i)}. {choices[i]}")
+                labels = classroom.lettered(choices)
+                picked = st.radio(t("your-answer"), range(len(labels)), index=None, format_func=labels.__getitem__)
             else:
                 picked = st.number_input(t("your-number", unit=question.unit), value=None, format="%g")
             if st.form_submit_button(t("submit"), type="primary"):

@@ -22,6 +22,17 @@ def room_from_url() -> classroom.Room | None:
     return classroom.find(code) if code else None
 
 
+def device_token(room: classroom.Room) -> str:
+    """This device's student token: joined once per session (a reload keeps it through the URL's `me`)."""
+    known = st.session_state.get("class-device")
+    if known and known[0] == room.id:
+        return known[1]
+    me = classroom.join(room, st.query_params.get(STUDENT_KEY, ""))
+    st.session_state["class-device"] = (room.id, me)
+    st.query_params[STUDENT_KEY] = me
+    return me
+
+
 def join_link(room: classroom.Room) -> str:
     return f"{page_url('class')}?{CODE_KEY}={room.code}&lang={i18n.current()}"
 

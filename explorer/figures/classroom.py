@@ -6,7 +6,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from explorer import content
-from explorer.classroom import Tally
+from explorer.classroom import Tally, lettered
 from explorer.evidence import Evidence, Kind
 from explorer.figures.theme import OKABE_ITO, styled, wrap_text
 
@@ -22,7 +22,7 @@ def answers_figure(title: str, choices: list[str], tally: Tally, correct: int | 
     lecturer: `explorer.classroom` has already taken markup out of them."""
     fig = go.Figure()
     if choices:
-        labels = ["<br>".join(wrap_text(f"{chr(65 + i)}. {c}", LABEL_CHARS)) for i, c in enumerate(choices)]
+        labels = ["<br>".join(wrap_text(label, LABEL_CHARS)) for label in lettered(choices)]
         colors = [SUPPORTED_COLOR if i == correct else CHOICE_COLOR for i in range(len(choices))]
         fig.add_trace(go.Bar(y=labels, x=list(tally.counts), orientation="h", marker_color=colors,
                              text=[str(c) for c in tally.counts], textposition="outside", cliponaxis=False,

@@ -8,10 +8,11 @@ import plotly.graph_objects as go
 
 from explorer import content
 from explorer.evidence import Evidence, Kind
-from explorer.figures.theme import OKABE_ITO, styled
+from explorer.figures.theme import OKABE_ITO, keep_width, styled, wrap_text
 from explorer.lecture_map import PAGES, STAGES, slides_label
 
 BOOK = "fig-home"  # content/<lang>/fig-home.md
+BOX_CHARS = 11  # a stage's name wraps at this many columns inside its box
 
 
 def argument_chain() -> go.Figure:
@@ -24,9 +25,10 @@ def argument_chain() -> go.Figure:
         color = OKABE_ITO[i % len(OKABE_ITO)]
         fig.add_shape(type="rect", x0=x0, x1=x0 + width, y0=0, y1=1, line=dict(color=color, width=3),
                       fillcolor="rgba(255,255,255,0)")
-        fig.add_annotation(x=x0 + width / 2, y=0.78, text=f"<b>{stage.title}</b>", showarrow=False,
-                           font=dict(size=18, color=color))
-        fig.add_annotation(x=x0 + width / 2, y=0.28, text=slides_label(stage.slides), showarrow=False,
+        title = "<br>".join(wrap_text(stage.title, BOX_CHARS))  # two short lines fit a box on a phone's 640 px
+        fig.add_annotation(x=x0 + width / 2, y=0.72, text=f"<b>{title}</b>", showarrow=False,
+                           font=dict(size=15, color=color))
+        fig.add_annotation(x=x0 + width / 2, y=0.22, text=slides_label(stage.slides), showarrow=False,
                            font=dict(size=14, color="#444444"))
         if i < n - 1:
             fig.add_annotation(x=x0 + width + gap - 0.03, y=0.5, ax=x0 + width + 0.03, ay=0.5, xref="x", yref="y",
@@ -34,8 +36,9 @@ def argument_chain() -> go.Figure:
                                arrowcolor="#555555", text="")
     fig.update_xaxes(visible=False, range=[-0.1, n * (width + gap) - gap + 0.1])
     fig.update_yaxes(visible=False, range=[-0.1, 1.1])
-    return styled(fig, content.text(BOOK, "chain-title"),
-                  Evidence(Kind.SCHEMATIC, content.text(BOOK, "chain-evidence")), height=260)
+    # five boxes in a row: a phone scrolls them sideways instead of squeezing their names into each other
+    return keep_width(styled(fig, content.text(BOOK, "chain-title"),
+                             Evidence(Kind.SCHEMATIC, content.text(BOOK, "chain-evidence")), height=260))
 
 
 PATH_COLORS = {"open": "#BBBBBB", "right": OKABE_ITO[2], "wrong": OKABE_ITO[3]}
