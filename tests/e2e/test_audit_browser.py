@@ -38,10 +38,10 @@ def _type_into_structure(page, row: int, text: str) -> None:
     page.wait_for_timeout(500)  # let the scroll settle before clicking into the canvas
     box = grid.bounding_box()
     page.mouse.dblclick(box["x"] + STRUCTURE_X, box["y"] + ROW_HEIGHT * (row + 1) + ROW_HEIGHT / 2)
-    expect(page.locator("textarea.gdg-input")).to_be_visible()
-    page.keyboard.press("Control+A")
-    page.keyboard.type(text)
-    expect(page.locator("textarea.gdg-input")).to_have_value(text)
+    editor = page.locator("textarea.gdg-input")
+    expect(editor).to_be_visible()
+    editor.fill(text)  # one input event: typed key by key, a loaded machine once dropped a letter ("Mixture-of-exerts")
+    expect(editor).to_have_value(text)
     page.wait_for_timeout(400)  # the grid reads the overlay's text a frame later; an earlier Enter commits the old one
     page.keyboard.press("Enter")
 
