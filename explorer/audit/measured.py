@@ -12,18 +12,9 @@ from pathlib import Path
 from explorer import content
 from explorer.audit.decision import sci
 from explorer.audit.workbook import PENDING, Measured
+from explorer.formatting import seed_list
 
 BOOK = "audit"  # the measured cells' sentences and configs: content/<lang>/audit.md
-
-
-def seed_list(seeds) -> str:
-    """`seed 0`, `seeds 0-4` for a run of consecutive seeds, else `seeds 0, 2, 5`, in the run's language."""
-    seeds = sorted(seeds)
-    if len(seeds) == 1:
-        return content.text(BOOK, "seeds-one", seed=seeds[0])
-    if seeds == list(range(seeds[0], seeds[0] + len(seeds))):
-        return content.text(BOOK, "seeds-run", first=seeds[0], last=seeds[-1])
-    return content.text(BOOK, "seeds-list", seeds=", ".join(map(str, seeds)))
 
 
 def _join(parts: list[str]) -> str:

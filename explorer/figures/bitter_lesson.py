@@ -13,6 +13,7 @@ from explorer import content
 from explorer.evidence import Evidence, Kind
 from explorer.experiments import bitter_lesson as bl
 from explorer.figures.theme import BADGE_CHARS, styled
+from explorer.formatting import seed_list
 
 BOOK = "fig-bitter-lesson"
 COLORS = {"hand-built": "#E69F00", "transformer": "#0072B2"}
@@ -34,18 +35,8 @@ def axis_title(axis: str) -> str:
     return content.text(BOOK, f"axis-{axis}")
 
 
-def _seeds(seeds: list[int]) -> str:
-    """`seed 0`, `seeds 0-4` for a run of consecutive seeds, else `seeds 0, 2, 5` (in the run's language)."""
-    seeds = sorted(seeds)
-    if len(seeds) == 1:
-        return content.text(BOOK, "seed-one", seed=seeds[0])
-    if seeds == list(range(seeds[0], seeds[0] + len(seeds))):
-        return content.text(BOOK, "seed-range", first=seeds[0], last=seeds[-1])
-    return content.text(BOOK, "seed-list", seeds=", ".join(map(str, seeds)))
-
-
 def _detail(cfg: dict, seeds: list[int]) -> str:
-    return content.text(BOOK, "detail", seeds=_seeds(seeds), steps=cfg["steps"], batch=cfg["batch_size"],
+    return content.text(BOOK, "detail", seeds=seed_list(seeds), steps=cfg["steps"], batch=cfg["batch_size"],
                         layers=cfg["n_layers"], d_model=cfg["d_model"], width=cfg["hand_width"],
                         eval_size=cfg["eval_size"])
 

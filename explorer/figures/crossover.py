@@ -13,6 +13,7 @@ from plotly.subplots import make_subplots
 from explorer import content
 from explorer.evidence import Evidence, Kind
 from explorer.figures.theme import BADGE_CHARS, SEQUENTIAL, styled
+from explorer.formatting import seed_list
 
 BOOK = "fig-crossover"
 BUDGET_COLOR = "#D55E00"
@@ -40,8 +41,7 @@ def recipe_name(analysis: dict) -> str:
 def _detail(analysis: dict) -> str:
     cfg = analysis["config"]
     seeds = analysis["seeds"]
-    seed_text = (content.text(BOOK, "seed-one", seed=seeds[0]) if len(seeds) == 1
-                 else content.text(BOOK, "seed-range", first=seeds[0], last=seeds[-1]))
+    seed_text = seed_list(seeds)
     return content.text(BOOK, "detail", layers=cfg["n_layers"], widths=", ".join(map(str, analysis["widths"])),
                         heads=cfg["n_heads"], recipe=recipe_name(analysis), steps=max(analysis["steps"]),
                         seeds=seed_text)
