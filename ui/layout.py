@@ -4,7 +4,7 @@ run only when opened."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Mapping, Sequence
 
 import streamlit as st
 
@@ -38,6 +38,14 @@ def sections(labels: Sequence[str]) -> list:
             st.session_state[SECTIONS_KEY] = translated
     tabs = st.tabs(list(labels), key=SECTIONS_KEY, on_change="rerun", bind="query-params")
     return [tab if tab.open else None for tab in tabs]
+
+
+def show_sections(bodies: Mapping[str, Callable[[], None]]) -> None:
+    """`sections` for pages whose sections stand alone: one tab per label, and only the open tab's body runs."""
+    for tab, body in zip(sections(list(bodies)), bodies.values()):
+        if tab:
+            with tab:
+                body()
 
 
 def _in_this_language(label: str) -> str | None:
