@@ -8,10 +8,12 @@ from ui.text import common
 
 # Streamlit's top padding (6rem) halved: the slide's figure then fits a 1440x900 first screen under the title.
 # A multi-panel figure (ui.render._scroll_frame) keeps 640 px and scrolls sideways in a narrower column.
-# A page's section tabs wrap onto a second line instead of hiding the last ones behind a scroll.
+# A page's section tabs wrap onto a second line instead of hiding the last ones behind a scroll, and a link to
+# another page wraps too: Streamlit keeps it on one line and cuts it ("Start the learning path: ten questions fr…").
 APP_CSS = """<style>
 [data-testid='stMainBlockContainer'] { padding-top: 3rem; }
 [data-testid='stTabs'] [role='tablist'] { flex-wrap: wrap; }
+[data-testid='stPageLink'] a span, [data-testid='stPageLink'] a p { white-space: normal; overflow: visible; }
 [class*='st-key-scroll-'] { overflow-x: auto; }
 [class*='st-key-wide-'] { min-width: 640px; }
 </style>"""

@@ -8,6 +8,10 @@ server's "script finished" for the rerun it caused has arrived, the app is idle 
 have passed (the browser has drawn the figure). Medians and p95 are printed; targets: first chart within 3 s,
 a slider redraw within 0.5 s at p95.
 
+A reference row times the same first visit to `bench/reference_app.py` (Streamlit, one small Plotly chart, nothing
+else), in the same rounds: most of a first visit is Streamlit's page and its Plotly bundle (4.7 MB of script the
+browser must run before any chart), which no page can undercut.
+
 `python -m bench.bench_browser [slug ...]` times only the pages named.
 """
 
@@ -26,12 +30,14 @@ from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS
 from tests.load.server import app_server
 from tests.load.test_classroom import FINISHED, SLIDERS
 
+REFERENCE_APP = Path(__file__).with_name("reference_app.py")
 ROUNDS = 3
 PRESSES = 6  # per page and round
 TIMEOUT_MS = 120_000
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 DRAWN = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))"
 TARGET_FIRST_S, TARGET_REDRAW_S = 3.0, 0.5
+REFERENCE = "reference"  # the row of bench/reference_app.py
 
 
 def _finished_times(page) -> list[float]:
@@ -49,14 +55,15 @@ def _finished_times(page) -> list[float]:
 
 
 def visit(browser, url: str, slug: str) -> tuple[float, list[float]]:
-    """(seconds to the first visible chart, seconds per slider press until the figure is redrawn)."""
+    """(seconds to the first visible chart, seconds per slider press until the figure is redrawn); `url` is the
+    page's own address."""
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     context.set_default_timeout(TIMEOUT_MS)
     try:
         page = context.new_page()
         finished = _finished_times(page)
         start = time.perf_counter()
-        page.goto(url if slug == "home" else f"{url}/{slug}")
+        page.goto(url)
         page.wait_for_selector(".js-plotly-plot .main-svg", state="visible")
         page.evaluate(DRAWN)
         first = time.perf_counter() - start
@@ -87,18 +94,21 @@ def main(slugs: list[str] | None = None) -> dict[str, dict]:
     if not Path(CHROMIUM).exists():
         print(f"browser timings: skipped, no Chromium at {CHROMIUM}")
         return {}
-    pages = [p.slug for p in available_pages() if p.slide_figure and (not slugs or p.slug in slugs)]
+    pages = [p.slug for p in available_pages() if p.slide_figure and (not slugs or p.slug in slugs)] + [REFERENCE]
     firsts: dict[str, list[float]] = {s: [] for s in pages}
     redraws: dict[str, list[float]] = {s: [] for s in pages}
     with tempfile.TemporaryDirectory(prefix="bench-browser-") as tmp, \
-            app_server(Path(tmp), Path(tmp) / "server.log") as url, sync_playwright() as pw:
+            app_server(Path(tmp), Path(tmp) / "server.log") as url, \
+            app_server(Path(tmp), Path(tmp) / "reference.log", script=REFERENCE_APP) as reference, \
+            sync_playwright() as pw:
+        urls = {s: reference if s == REFERENCE else url if s == "home" else f"{url}/{s}" for s in pages}
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
             for slug in pages:  # warm-up: models load, caches fill
-                visit(browser, url, slug)
+                visit(browser, urls[slug], slug)
             for _ in range(ROUNDS):
                 for slug in pages:
-                    first, presses = visit(browser, url, slug)
+                    first, presses = visit(browser, urls[slug], slug)
                     firsts[slug].append(first)
                     redraws[slug] += presses
         finally:
@@ -115,7 +125,8 @@ def main(slugs: list[str] | None = None) -> dict[str, dict]:
             row.update(redraw_p50_s=p50, redraw_p95_s=p95)
         out[slug] = row
         shown = f"{row['redraw_p50_s']:12.2f} {row['redraw_p95_s']:12.2f}" if redraws[slug] else f"{'-':>12s} {'-':>12s}"
-        print(f"  {slug:15s} {first:13.2f} {shown}  {SLIDERS.get(slug, '(no slider)')}")
+        what = "Streamlit + one small Plotly chart: the floor" if slug == REFERENCE else SLIDERS.get(slug, "(no slider)")
+        print(f"  {slug:15s} {first:13.2f} {shown}  {what}")
     return out
 
 

@@ -56,13 +56,7 @@ def live_run() -> tuple[dict | None, bool]:
     key = "bitter-" + results.result_key("bitter-run", QUICK.to_dict())
     if was_cut(key):
         st.warning(t("run-cut", limit=TIME_LIMIT_S))
-    lang = i18n.current()  # the run's progress messages speak the language of the student who starts it
-
-    def work(progress):
-        with i18n.using(lang):
-            return bl.run(QUICK, progress.part(reserve_s=3.0))
-
-    done = run_in_background(key, work, t("run-label", case=view.case_name(QUICK.cases[0]), seeds=len(QUICK.seeds),
+    done = run_in_background(key, lambda progress: bl.run(QUICK, progress.part(reserve_s=3.0)), t("run-label", case=view.case_name(QUICK.cases[0]), seeds=len(QUICK.seeds),
                                           steps=QUICK.steps),
                              time_limit_s=TIME_LIMIT_S, button=t("run-button", seconds=QUICK_SECONDS),
                              live=figs.live_curves)

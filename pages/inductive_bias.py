@@ -79,13 +79,7 @@ def watch() -> None:
         seconds=seconds)
     key = "crossover-quick-" + results.result_key("crossover-quick", QUICK.to_dict())
     cut = was_cut(key)
-    lang = i18n.current()  # the run's progress messages speak the language of the student who starts it
-
-    def work(progress):
-        with i18n.using(lang):
-            return xo.sweep(QUICK, use_cache=False, progress=progress.part(reserve_s=3))
-
-    run = run_in_background(key, work, t("run-label", seconds=seconds), time_limit_s=TIME_LIMIT_S, live=live_figure,
+    run = run_in_background(key, lambda progress: xo.sweep(QUICK, use_cache=False, progress=progress.part(reserve_s=3)), t("run-label", seconds=seconds), time_limit_s=TIME_LIMIT_S, live=live_figure,
                             button=t("run-button", models=models, seconds=seconds)) or cut
     if run is None:
         return

@@ -19,6 +19,7 @@ import streamlit as st
 from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from explorer import i18n
 from explorer.jobs import ABANDONED, CANCELLED, DONE, FAILED, QUEUE, QueueFull
 from explorer.progress import Progress
 from ui.lecture import controls_hidden
@@ -105,6 +106,15 @@ def _show_ended(key: str, label: str) -> bool:
     return True
 
 
+def _in_language(work: Callable[[Progress], dict], lang: str) -> Callable[[Progress], dict]:
+    """`work` run in `lang`: a run's thread starts in English, and its progress messages should speak the
+    language of the student who started it."""
+    def run(progress: Progress) -> dict:
+        with i18n.using(lang):
+            return work(progress)
+    return run
+
+
 def run_in_background(key: str, work: Callable[[Progress], dict], label: str, time_limit_s: float = 90.0,
                       button: str | None = None, live: Callable[[dict], go.Figure] | None = None) -> dict | None:
     """The result of the run for `key` once it is done; until then its button, or its progress, and None.
@@ -132,7 +142,7 @@ def run_in_background(key: str, work: Callable[[Progress], dict], label: str, ti
             return None
     state[_ASKED + key] = True
     try:
-        job = QUEUE.submit(key, work, label=label, owner=session_id, time_limit_s=time_limit_s,
+        job = QUEUE.submit(key, _in_language(work, i18n.current()), label=label, owner=session_id, time_limit_s=time_limit_s,
                            address=client_address(), alive=alive)
     except QueueFull as err:
         state.pop(_ASKED + key, None)  # pressing again later retries

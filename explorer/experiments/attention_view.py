@@ -27,6 +27,18 @@ def mask_counts(arch: str, n_in: int, m: int, causal_input: bool) -> tuple[int, 
     return int((codes != att.BLOCKED).sum()), int(codes.size)
 
 
+def masks_notice(arch: str) -> str:
+    """What to notice under the masks: how this architecture's masks read, and what an empty cell means."""
+    return (content.text(BOOK, f"masks-notice-{arch.replace('_', '-')}") + " "
+            + content.text(BOOK, "masks-empty-cells"))
+
+
+def variants_note(arch: str) -> str:
+    """The sentence the help of each step-4 variant ends with: none for an encoder-decoder, else that the
+    variants (disabled here) rewire one."""
+    return "" if arch == "encoder_decoder" else " " + content.text(BOOK, "only-encoder-decoder")
+
+
 def takeaway(arch: str, causal_input: bool, ids: tuple[int, ...]) -> tuple[str, dict]:
     """(kind, values) of the sentence under the masks: how many pairs the mask allows, and who reads whom.
     The kind is the architecture's name in the content file (`encoder-decoder-causal` after step 4)."""
@@ -55,6 +67,15 @@ def output_summary(read: dict, meta: dict) -> dict:
             "accuracy": accuracy and {"strings": accuracy["strings"], "max": att.MAX_CHARS,
                                       "chars": accuracy["char_accuracy"], "exact": accuracy["exact_match"]},
             "stopped_at_limit": meta.get("training", {}).get("stopped") == "time_budget"}
+
+
+def accuracy_caption(said: dict) -> str | None:
+    """The held-out accuracy under the output (`output_summary`), saying so when training stopped at its time
+    limit; None when the model's file does not record it."""
+    if not said["accuracy"]:
+        return None
+    note = " " + content.text(BOOK, "stopped-at-limit") if said["stopped_at_limit"] else ""
+    return content.text(BOOK, "accuracy", **said["accuracy"], note=note)
 
 
 def overview_role(arch: str, read: dict) -> str:

@@ -21,6 +21,7 @@ CHAT_STATES = chat.quantities(chat.DEMO_LAYERS)  # what the chat figure can show
 SWEEP = dict(histories=(16, 128, 1024), messages=(1, 8), depths=(1, 2, 4), repeats=5, seed=0)
 SIGNIFICANT = 0.05  # a Holm-corrected p below this supports a direction
 BOOK = "cache"  # the page's book: content/<lang>/cache.md
+CHAT_VIEW, SIZES_VIEW = "Chat (slide 66)", "Any size (n, m, T)"  # the first screen's two views (the URL's values)
 
 
 def state_label(state: str) -> str:
@@ -30,6 +31,11 @@ def state_label(state: str) -> str:
         return state
     return content.text(BOOK, "state-output") if i == len(CHAT_STATES) - 1 else content.text(BOOK, "state-layer",
                                                                                             layer=i + 1)
+
+
+def view_label(view: str) -> str:
+    """One of the views (CHAT_VIEW, SIZES_VIEW: the URL's values) as the page shows it."""
+    return content.text(BOOK, "view-chat") if view == CHAT_VIEW else content.text(BOOK, "view-sizes")
 
 
 # --- the first screen ----------------------------------------------------------------------------------------
@@ -125,6 +131,14 @@ def why_speedup(measured: dict, sweep: dict, history: int, m: int, depth: int) -
             "rows": plural(m, "row"), "history": history}
 
 
+def why_paragraph(measured: dict, sweep: dict, history: int, m: int, depth: int) -> str:
+    """`why_speedup` as the paragraph under the timing tiles: the overhead fit's account, the sentence its
+    `extra` asks for (none when the measurement is near the prediction) and what a wider model changes."""
+    why = why_speedup(measured, sweep, history, m, depth)
+    extra = [content.text(BOOK, f"why-{why['extra']}", **why)] if why["extra"] else []
+    return " ".join([content.text(BOOK, "why", **why), *extra, content.text(BOOK, "why-wider")])
+
+
 # --- drift and the stale cache -------------------------------------------------------------------------------
 
 def drift_numbers(n: int, m: int) -> dict:
@@ -201,6 +215,17 @@ def scaling_findings(data: dict) -> dict:
                   "large": large["width"], "large_gap": large["gap"], "turns": serve["turn"], "m": serve["m"],
                   "ratio": serve["ratio"], "reencode": si(serve["cum_reencode"]), "cached": si(serve["cum_cached"]),
                   "serve_width": cfg["widths"][-1]}}
+
+
+def scaling_paragraphs(data: dict) -> list[str]:
+    """The slide-64 findings (`scaling_findings`) as the page's paragraphs, in order: what the toy shows, the
+    verdict over widths, the verdict over budgets, the caveat and the weighing against the serving cost."""
+    found = scaling_findings(data)
+    return [content.text(BOOK, "scaling-findings", **found["findings"]),
+            content.text(BOOK, f"scaling-{found['width_verdict']}", **found["verdict"]),
+            content.text(BOOK, f"scaling-budget-{found['budget_verdict']}"),
+            content.text(BOOK, "scaling-caveat", **found["caveat"]),
+            content.text(BOOK, "scaling-weigh", **found["weigh"])]
 
 
 def scaling_watch(quick: scaling.ScalingConfig, shipped_record: dict | None) -> dict:

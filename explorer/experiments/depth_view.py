@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from explorer import content, environment, shipped
+from explorer import content, environment, results, shipped
 from explorer.experiments import depth as dp
 from explorer.formatting import p_label, p_text, plural, seed_list
 from explorer.stats import holm, smallest_p
@@ -119,6 +119,18 @@ def what_fits(cfg: dp.DepthConfig, depth: int, runs: list[dict], rate: tuple[flo
     return None
 
 
+def ready_keys(swept: dict) -> tuple[tuple, ...]:
+    """(depth, wiring, seed) of every run ready at these settings (`dp.available`): with the settings, what keys
+    their analysis, so a run finished in the background shows at once."""
+    return tuple((r["depth"], r["wiring"], r["seed"]) for r in swept["runs"])
+
+
+def one_depth(cfg: dp.DepthConfig, depth: int) -> tuple[dp.DepthConfig, str]:
+    """The settings of an on-demand run at `depth` alone, and its job key (one job per settings, whoever asks)."""
+    run = replace(cfg, depths=(depth,))
+    return run, "depth-" + results.result_key("depth-run", run.to_dict())
+
+
 def on_demand(cfg: dp.DepthConfig, depth: int, missing: list[tuple], shipped_state: dict, limit_s: float) -> dict:
     """What an on-demand run at `depth` would train (`models`, `seconds`), whether it is refused as too slow,
     and the (steps, seeds) that would fit instead (`fits`: None when nothing does)."""
@@ -129,11 +141,26 @@ def on_demand(cfg: dp.DepthConfig, depth: int, missing: list[tuple], shipped_sta
             "limit": limit_s, "fits": None if fits is None else {"steps": fits[0], "seeds": plural(fits[1], "seed")}}
 
 
+def refusal(plan: dict) -> str:
+    """Why an on-demand run (`on_demand`) is refused as too slow, with the smaller run that would fit, if any."""
+    suggestion = content.text(BOOK, "suggestion", **plan["fits"]) if plan["fits"] else \
+        content.text(BOOK, "suggestion-none")
+    return content.text(BOOK, "refused", **plan, suggestion=suggestion)
+
+
 def settings_numbers() -> dict:
     """The shipped presets' steps, seeds and width, for the settings' caption."""
     long = dp.PRESETS["long"]
     return {"steps": RECIPE.steps, "long_steps": long.steps, "seeds": len(RECIPE.seeds),
             "long_seeds": plural(len(long.seeds), "seed"), "width": RECIPE.d_model}
+
+
+def more_training_hint(cfg: dp.DepthConfig, depth: int, runs: list[dict]) -> str:
+    """What to do when a wiring is still improving: set the longest run already measured at `depth`, or train
+    longer."""
+    ready = longest_ready(cfg, depth, runs)
+    return content.text(BOOK, "hint-ready", steps=ready[0], seeds=plural(ready[1], "seed")) if ready else \
+        content.text(BOOK, "hint-more")
 
 
 def longest_ready(cfg: dp.DepthConfig, depth: int, runs: list[dict]) -> tuple[int, int] | None:
@@ -161,6 +188,11 @@ def gap_items(analysis: dict) -> list[dict]:
             for r in dp.gaps(analysis)]
 
 
+def gap_list(analysis: dict) -> str:
+    """`gap_items` as running text ("depth 2: +1.0 points, p = ...; depth 4: ..."), for the control section."""
+    return "; ".join(content.text(BOOK, "gap-item", **i) for i in gap_items(analysis))
+
+
 def outcome_items(analysis: dict) -> list[dict]:
     """Per depth with both wirings: layer-aligned minus final-only mean accuracy (points) and the loss test's p."""
     items = []
@@ -171,6 +203,15 @@ def outcome_items(analysis: dict) -> list[dict]:
                                               - cells["final"]["accuracy"]["mean"]) * 100,
                           "p": p_label(analysis["tests"][d]["loss"]["p"])})
     return items
+
+
+def outcome_notice(analysis: dict) -> str:
+    """The across-depths figure's notice: the gap at every depth with both wirings, and how low the seeds' p
+    can go."""
+    gaps = "; ".join(content.text(BOOK, "outcome-item", **i) for i in outcome_items(analysis)) or \
+        content.text(BOOK, "outcome-none")
+    n = len(analysis["seeds"])
+    return content.text(BOOK, "outcome-notice", gaps=gaps, seeds=plural(n, "seed"), smallest=smallest_p(n))
 
 
 def control_at(control: dict | None, depth: int) -> dict | None:
@@ -199,6 +240,32 @@ def at_depth(analysis: dict, depth: int) -> dict | None:
             "wiring": short(worse), **{k: anatomy[k]["mean"] for k in ("set_first", "symbol_first", "symbol_rest")}}
 
 
+def takeaway(here: dict, control: dict | None, meanwhile: bool) -> str:
+    """The sentence under the schematic: the gap at `here`'s depth (in the shipped run while the student's
+    settings lack it: `meanwhile`), then the `control` task's gap at that depth where it was shipped."""
+    depth = content.text(BOOK, "depth-shipped", depth=here["depth"]) if meanwhile else here["depth"]
+    said = content.text(BOOK, "takeaway", **{**here, "depth": depth})
+    on_control = control_at(control, here["depth"])
+    return said + (" " + content.text(BOOK, "takeaway-control", **on_control) if on_control else "")
+
+
+def coverage_notes(analysis: dict, cfg: dp.DepthConfig, meanwhile: bool) -> list[str]:
+    """The captions over the results: the shipped run standing in `meanwhile`, or the depths and seeds these
+    settings have not trained (`coverage`)."""
+    if meanwhile:
+        return [content.text(BOOK, "meanwhile", **settings_numbers())]
+    shown = coverage(analysis, cfg)
+    untrained = [content.text(BOOK, "untrained", **shown)] if shown["untrained"] else []
+    return untrained + ([content.text(BOOK, "seeds-shown", **shown)] if shown["seeds"] else [])
+
+
+def wins_text(here: dict) -> str:
+    """In how many seeds layer-aligned has the lower loss at this depth, and what these seeds could detect (one
+    seed per wiring: no test)."""
+    power = content.text(BOOK, "detectable", **here) if here["has_test"] else content.text(BOOK, "no-test")
+    return content.text(BOOK, "wins", **here) + " " + power
+
+
 def coverage(analysis: dict, cfg: dp.DepthConfig) -> dict:
     """The slider's depths not trained at these settings, and the seeds shown when not all asked for are there
     (empty strings when nothing is missing)."""
@@ -208,12 +275,15 @@ def coverage(analysis: dict, cfg: dp.DepthConfig) -> dict:
             "seeds": "" if analysis["seeds"] == list(cfg.seeds) else ", ".join(map(str, analysis["seeds"]))}
 
 
-def tiles(here: dict) -> list[tuple[str, str, str | None]]:
-    """(label, value, change) of the four tiles at one depth, from `at_depth`'s numbers."""
-    return [(content.text(BOOK, "tile-final", depth=here["depth"]), f"{here['final']:.1%}", None),
-            (content.text(BOOK, "tile-aligned"), f"{here['aligned']:.1%}", content.text(BOOK, "points", gap=here["gap"])),
-            (content.text(BOOK, "tile-loss"), f"{here['loss_gap']:+.3f} nats", None),
-            (content.text(BOOK, "tile-p", pairs=plural(here["pairs"], "paired seed")), here["p_loss"], None)]
+def tiles(here: dict) -> list[tuple[str, str, str | None, str | None]]:
+    """(label, value, change, help) of the four tiles at one depth, from `at_depth`'s numbers; the p tile's help
+    names its test."""
+    return [(content.text(BOOK, "tile-final", depth=here["depth"]), f"{here['final']:.1%}", None, None),
+            (content.text(BOOK, "tile-aligned"), f"{here['aligned']:.1%}",
+             content.text(BOOK, "points", gap=here["gap"]), None),
+            (content.text(BOOK, "tile-loss"), f"{here['loss_gap']:+.3f} nats", None, None),
+            (content.text(BOOK, "tile-p", pairs=plural(here["pairs"], "paired seed")), here["p_loss"], None,
+             content.text(BOOK, "help-p", **here))]
 
 
 def depth_table(analysis: dict) -> list[dict]:
@@ -228,6 +298,16 @@ def depth_table(analysis: dict) -> list[dict]:
             for r in dp.table(analysis)]
 
 
+def table_caption(analysis: dict) -> str:
+    """The across-depths table's caption: the exact tests' floor, after the shared cost when both wirings have it."""
+    n = len(analysis["seeds"])
+    caption = content.text(BOOK, "table-caption", seeds=n, smallest=smallest_p(n))
+    if flops := same_cost(analysis):
+        per_depth = ", ".join(content.text(BOOK, "flops-item", **f) for f in flops)
+        caption = content.text(BOOK, "same-cost", flops=per_depth) + " " + caption
+    return caption
+
+
 def same_cost(analysis: dict) -> list[dict] | None:
     """Training FLOPs per step by depth when both wirings cost the same at every depth, else None."""
     rows = dp.table(analysis)
@@ -238,10 +318,11 @@ def same_cost(analysis: dict) -> list[dict] | None:
 
 
 def late_drops(cells: dict) -> dict:
-    """How much each wiring's held-out loss still fell over the last sixth of training, and which still improve."""
+    """How much each wiring's held-out loss still fell over the last sixth of training (`said`, for the curves'
+    notice), and which still improve with their drops (for the caveat; empty when none does)."""
     drops = {w: c["late_drop"]["mean"] for w, c in cells.items()}
     still = [w for w, v in drops.items() if v > STILL_IMPROVING]
-    return {"items": [{"drop": v, "wiring": short(w)} for w, v in drops.items()],
+    return {"said": joined(content.text(BOOK, "drop-item", drop=v, wiring=short(w)) for w, v in drops.items()),
             "wirings": joined(short(w) for w in still), "drops": joined(f"{drops[w]:.2f}" for w in still)}
 
 
@@ -257,6 +338,11 @@ def probe_lines(cells: dict) -> list[dict]:
                       "token_min": token.min(), "bit_first": bit[0], "bit_best": bit[best], "level": best,
                       "bit_top": bit[-1], "untrained": untrained[-1]})
     return lines
+
+
+def probe_text(cells: dict) -> str:
+    """`probe_lines` as the probes section's Markdown list, one line per wiring."""
+    return "\n".join(content.text(BOOK, "probe-line", **line) for line in probe_lines(cells))
 
 
 def anatomy_table(cells: dict) -> list[dict]:
@@ -296,10 +382,13 @@ def control_numbers(main: dict, control: dict) -> dict:
 
 def lr_numbers(lr: dict) -> dict:
     """The learning-rate check's values: the grid, each wiring's best rate, the paired test at those rates, the
-    wirings whose best rate is at the grid's edge, and the best rates by accuracy where those differ."""
+    wirings whose best rate is at the grid's edge, and the best rates by accuracy where those differ (`rates`,
+    running text; empty when none does)."""
     best, test = lr["best"], lr["tests"]["accuracy"]
     other = {w: rate for w, rate in lr["most_accurate"].items() if rate != best[w]}
     accuracy = {w: lr["cells"][w][rate]["accuracy"]["mean"] for w, rate in {**best, **other}.items()}
+    rates = [content.text(BOOK, "rate-item", wiring=short(w), rate=f"{rate:g}", accuracy=accuracy[w])
+             for w, rate in other.items()]
     return {"depth": lr["depth"], "lrs": ", ".join(f"{v:g}" for v in lr["lrs"]), "n_seeds": len(lr["seeds"]),
             "main": RECIPE.lr, "final_lr": f"{best['final']:g}", "aligned_lr": f"{best['aligned']:g}",
             "final": lr["cells"]["final"][best["final"]]["accuracy"]["mean"],
@@ -307,7 +396,7 @@ def lr_numbers(lr: dict) -> dict:
             "low": min(test["diffs"]) * 100, "high": max(test["diffs"]) * 100, "seeds": plural(test["pairs"], "seed"),
             "p": p_label(test["p"]), "smallest": test["smallest_p"],
             "edge": joined(short(w) for w, at_edge in lr["at_edge"].items() if at_edge),
-            "other": [{"wiring": short(w), "rate": f"{rate:g}", "accuracy": accuracy[w]} for w, rate in other.items()],
+            "rates": ", ".join(rates),
             "other_gap": (accuracy["aligned"] - accuracy["final"]) * 100}
 
 
@@ -317,6 +406,22 @@ def task_numbers() -> dict:
     return {"length": task.length, "symbols": task.n_symbols,
             "last_small": dp.symbol_text(task, FIRST_SYMBOL + task.n_symbols // 2 - 1),
             "last_large": dp.symbol_text(task, FIRST_SYMBOL + task.n_symbols - 1)}
+
+
+def examples_text(n: int = 3, seed: int = 3) -> str:
+    """`n` examples of the task (input, target, how many large symbols) as a Markdown list."""
+    return "\n".join(content.text(BOOK, "example", **e, length=RECIPE.task.length)
+                     for e in dp.examples(RECIPE.task, n, seed))
+
+
+def how_text(analysis: dict, depth: int, runs: dict[str, dict], long_vs_main: tuple[dict, dict] | None) -> str:
+    """The how-it-was-measured list: the recipe behind `analysis`, the long run against the main one (their
+    analyses, where the long run is shipped), and how each shipped run (`runs`, by preset) was made."""
+    parts = [content.text(BOOK, "how-measured", **how_numbers(analysis, depth))]
+    if long_vs_main:
+        parts.append(content.text(BOOK, "long-run", **long_run_numbers(*long_vs_main)))
+    parts += [content.text(BOOK, "shipped-run", **shipped_run_numbers(name, run)) for name, run in runs.items()]
+    return "\n".join(parts)
 
 
 def how_numbers(analysis: dict, depth: int) -> dict:

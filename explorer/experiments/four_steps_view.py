@@ -20,6 +20,7 @@ TASKS = ("sort", "reverse", "copy")
 LENGTHS = (4, 6, 8, 10, 12)
 STEP_BUDGETS = (50, 100, 150, 200, 250, 300, 400, 600)
 SHIPPED_BUDGETS = {"250 steps": "main", "500 steps": "long"}  # English label -> shipped preset
+REFUSALS = ("shipped", "too-big", "too-long")  # rerun plans that say why nothing trains: `rerun-<kind>` texts
 BOOK = "four-steps"  # the page's content file holds every phrase this module puts into a table or a sentence
 
 
@@ -39,6 +40,13 @@ WHY = (  # separate parameters: against step 0 at the matched width, so the mode
     {"structure": "Decoder reads only the encoder's final layer", "step": 3, "compare": ("3", "2"), "related": "depth"},
     {"structure": "Bidirectional input", "step": 4, "compare": ("4", "3"), "related": "cache"},
 )
+WHY_COLUMNS = ("structure", "helped", "changed", "test", "removed")  # `why-col-<name>` headings
+
+
+def step_help() -> str:
+    """Every step's title, for the step slider's help: the slider shows plain numbers (a select_slider with
+    names would bind to the URL by its label)."""
+    return " · ".join(fs.step_title(k) for k in range(FINAL_STEP + 1))
 
 
 def masks(step: int) -> list[tuple[str, dict]]:
@@ -70,6 +78,13 @@ def stored_check(base, shipped_check: dict | None) -> dict | None:
     return results.load(fs.CHECK_KIND, settings, fs.CHECK_SHAPE)
 
 
+def check_refusal(check: dict | None, counts: dict[str, int]) -> str | None:
+    """Why the check does not run here: nothing is stored and step 0 is over the live limit; None when it may."""
+    if check is not None or counts["0"] <= fs.LIVE_PARAM_LIMIT:
+        return None
+    return content.text(BOOK, "check-too-big", limit=f"{fs.LIVE_PARAM_LIMIT:,}", n=f"{counts['0']:,}")
+
+
 def check_key(base) -> str:
     """The job key of the check at these sizes (one job per settings, whoever asks)."""
     return f"four-steps-check-{results.result_key(fs.CHECK_KIND, fs.check_settings(base))}"
@@ -94,15 +109,15 @@ def relative(r: float) -> str:
 
 
 def check_numbers(check: dict, step: int) -> dict:
-    """The check at `step`: the three tiles (label, value), whether steps 0-2 leave the difference exactly in
+    """The check at `step`: the three tiles (label, value, help), whether steps 0-2 leave the difference exactly in
     place (`sharing`, said only at steps 0-2), and the values of the sentence on step 4 and the final change."""
     row = check["steps"][step]
     diffs = [r["max_abs_logit_diff_f64"] for r in check["steps"]]
     four, final = check["steps"][4], check["steps"][FINAL_STEP]
-    return {"tiles": [(content.text(BOOK, "tile-f32", step=step), f"{row['max_abs_logit_diff']:.3g}"),
-                      ("float64", f"{row['max_abs_logit_diff_f64']:.3g}"),
-                      (content.text(BOOK, "tile-relative"), f"{row['relative_diff']:.2g}")],
-            "largest": check["max_abs_logit"],
+    return {"tiles": [(content.text(BOOK, "tile-f32", step=step), f"{row['max_abs_logit_diff']:.3g}", None),
+                      ("float64", f"{row['max_abs_logit_diff_f64']:.3g}", None),
+                      (content.text(BOOK, "tile-relative"), f"{row['relative_diff']:.2g}",
+                       content.text(BOOK, "help-largest", largest=check["max_abs_logit"]))],
             "sharing": step <= 2 and max(diffs[:3]) - min(diffs[:3]) <= 1e-9 * max(diffs[:3]),
             "result": {"four": four["max_abs_logit_diff"], "relative": relative(four["relative_diff"]),
                        "final": final["max_abs_logit_diff"], "final64": final["max_abs_logit_diff_f64"]}}
@@ -127,6 +142,25 @@ def analysis(record: dict) -> dict:
     settings = fs.AblationSettings.from_dict(record["settings"])
     return {"paired": fs.paired_analysis(record["runs"]), "functions": fs.function_summary(record),
             "parameters": fs.parameter_table(settings.base, settings.variants)}
+
+
+def ablation_key(preset: str) -> str:
+    """The figure keys' prefix of a shipped preset's ablation: the main one keeps its original keys."""
+    return "four-steps-ablation" if preset == "main" else f"four-steps-ablation-{preset}"
+
+
+def stopped_note(record: dict) -> str | None:
+    """The warning over a record whose runs were cut short (why, and how many finished); None when complete."""
+    if record.get("complete", True):
+        return None
+    return content.text(BOOK, "ablation-stopped", why=record.get("stopped") or content.text(BOOK, "incomplete"),
+                        runs=len(record["runs"]))
+
+
+def same_function_note(record: dict) -> str | None:
+    """How close the final change and decoder-only trained, seed by seed; None when the record has no such seeds."""
+    exact = record["summary"].get("final_vs_decoder")
+    return content.text(BOOK, "same-function", gap=exact["max_same_seed_gap"]) if exact and exact["seeds"] else None
 
 
 def pairs_table(paired: dict) -> list[dict]:
@@ -178,6 +212,12 @@ def rerun_plan(settings: fs.AblationSettings, shipped: dict | None, step0_parame
             "key": f"four-steps-ablation-{results.result_key(fs.ABLATION_KIND, settings.to_dict())}"}
 
 
+def rerun_notice(plan: dict) -> str | None:
+    """What the rerun part says instead of training (the shipped settings, or a refusal with its numbers); None
+    when the plan shows a stored record or trains."""
+    return content.text(BOOK, f"rerun-{plan['kind']}", **plan) if plan["kind"] in REFUSALS else None
+
+
 def measured(shipped: dict | None, pair: tuple[str, str]) -> dict | str:
     """The shipped ablation's paired difference in held-out loss for `pair` (a, b, diff, p, n), or why there
     is none."""
@@ -190,6 +230,21 @@ def measured(shipped: dict | None, pair: tuple[str, str]) -> dict | str:
     row = rows.get(pair) or {**rows[pair[::-1]], "mean_diff": -rows[pair[::-1]]["mean_diff"]}
     return {"a": fs.variant_short(pair[0]), "b": fs.variant_short(pair[1]), "diff": row["mean_diff"],
             "p": row["paired_p"], "n": row["n"]}
+
+
+def why_header() -> list[str]:
+    """The headings of the why table's columns, bold."""
+    return [f"**{content.text(BOOK, f'why-col-{label}')}**" for label in WHY_COLUMNS]
+
+
+def why_cells(row: dict, shipped: dict | None) -> list[str]:
+    """The why table's text cells for one structure (`WHY` row): name, what it helped, what changed, and the
+    test that would show it with what the shipped ablation measured."""
+    step, found = row["step"], measured(shipped, row["compare"])
+    found = content.text(BOOK, "measured", **found) if isinstance(found, dict) else found
+    return [f"**{content.text(BOOK, f'why-{step}-structure')}**", content.text(BOOK, f"why-{step}-helped"),
+            content.text(BOOK, f"why-{step}-changed"),
+            content.text(BOOK, "why-test", test=content.text(BOOK, f"why-{step}-test"), measured=found)]
 
 
 # --- separate or shared parameters (slides 53-55) ------------------------------------------------------------

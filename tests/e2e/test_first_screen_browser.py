@@ -24,6 +24,8 @@ NARROW_OVERFLOWS = """() => {
     }
     return out;
 }"""
+CUT_LINKS = """() => [...document.querySelectorAll('[data-testid="stPageLink"] a span')]
+    .filter(el => el.scrollWidth > el.clientWidth + 1).map(el => el.innerText)"""
 WIDTH = """() => {
     const main = document.querySelector('[data-testid="stMain"]');
     return Math.max(document.documentElement.scrollWidth, main ? main.scrollWidth : 0);
@@ -62,6 +64,7 @@ def test_first_screen_phone_width_and_no_outside_request(browser, app_url, slug,
         shoot(pg, tmp_path / f"{slug}-390.png")
         assert wide <= 390, f"{slug}: the page is {wide} px wide on a 390 px screen"
         assert pg.evaluate(NARROW_OVERFLOWS) == [], f"{slug}: cut at the right edge of a 390 px screen"
+        assert pg.evaluate(CUT_LINKS) == [], f"{slug}: links to other pages cut on a 390 px screen"
         assert outside == [], f"{slug} asked other hosts: {outside[:5]}"
     finally:
         context.close()

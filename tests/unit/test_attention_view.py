@@ -33,6 +33,23 @@ def test_encoder_only_reads_its_padded_window():
     assert kind == "encoder" and values == {"cells": att.MAX_CHARS ** 2, "slots": att.MAX_CHARS}
 
 
+@pytest.mark.parametrize("arch", att.ARCHS)
+def test_the_masks_notice_reads_the_architecture_and_then_the_empty_cells(arch):
+    notice = view.masks_notice(arch)
+    assert notice.endswith("Target labels here assume the right answer.") and notice.count("Empty cells") == 1
+    assert notice.startswith("One causal stack over") == (arch == "decoder")
+    with i18n.using("zh"):
+        assert view.masks_notice(arch).endswith("这里的目标标签假定模型给出了正确答案。")
+
+
+def test_the_variants_help_says_they_need_an_encoder_decoder_only_where_they_are_disabled():
+    assert view.variants_note("encoder_decoder") == ""
+    assert view.variants_note("decoder") == (" These variants rewire an encoder-decoder: choose Encoder-decoder to use "
+                                             "them.")
+    with i18n.using("zh"):
+        assert view.variants_note("prefix_lm").startswith(" 这些变体改的是编码器-解码器的连接")
+
+
 def _read(output: str, expected: str) -> dict:
     ids = lambda s: [tokenizer.encode(c).ids[0] for c in s]  # noqa: E731 - one character at a time
     got, want = ids(output), ids(expected)
@@ -52,6 +69,19 @@ def test_the_output_summary_lists_the_wrong_positions_from_one_and_counts_the_re
     assert wrong["wrong"].count("wrote") == view.WRONG_SHOWN
     assert wrong["accuracy"] == {"strings": 448, "max": att.MAX_CHARS, "chars": 0.99, "exact": 0.9}
     assert wrong["stopped_at_limit"]
+
+
+def test_the_accuracy_caption_quotes_the_held_out_run_and_says_when_training_was_cut():
+    assert view.accuracy_caption(view.output_summary(_read("olleh", "olleh"), {})) is None
+    accuracy = {"strings": 448, "char_accuracy": 0.99, "exact_match": 0.9}
+    cut = view.accuracy_caption(view.output_summary(_read("ab", "ab"), {"accuracy": accuracy,
+                                                                          "training": {"stopped": "time_budget"}}))
+    assert cut.startswith(f"This model, measured on 448 held-out random strings of 1-{att.MAX_CHARS} characters: 99.0%")
+    assert cut.endswith("90.0% of whole strings right (greedy decoding). It was trained on demand and stopped at the "
+                        "time limit.")
+    done = view.accuracy_caption(view.output_summary(_read("ab", "ab"), {"accuracy": accuracy,
+                                                                           "training": {"stopped": "steps"}}))
+    assert done.endswith("(greedy decoding).")
 
 
 @pytest.mark.parametrize("arch, role", [("encoder_decoder", "cross"), ("decoder", "decoder_self")])

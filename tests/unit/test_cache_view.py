@@ -21,6 +21,15 @@ def test_the_takeaway_counts_every_entry_of_the_current_turn():
     assert numbers["ratio"] == pytest.approx(100 / 19)
 
 
+def test_the_view_choice_shows_its_url_values_in_the_run_language():
+    from explorer import i18n
+
+    views = (view.CHAT_VIEW, view.SIZES_VIEW)
+    assert [view.view_label(v) for v in views] == ["Chat (slide 66)", "Any size (n, m, T)"]
+    with i18n.using("zh"):
+        assert [view.view_label(v) for v in views] == ["对话（幻灯片 66）", "任意规模（n, m, T）"]
+
+
 def _turn(text: str, end: int, old: int, drift: dict | None) -> dict:
     return {"turn": 2, "text": text, "old": old, "new": end - old, "end": end, "drift": drift}
 
@@ -51,18 +60,32 @@ def test_timing_is_refused_past_its_limits_inline_when_quick_and_in_the_backgrou
     assert slow["problem"] is None and not slow["inline"]
 
 
+FIT = {"b_s_per_layer": 1e-3, "c_s": 0.5e-3, "gflops_per_s": 10.0, "a_s_per_flop": 1e-10}  # an overhead fit
+SWEEP = {"fit": FIT, "rows": [{}] * 12}  # its 12 timings
+
+
 def test_the_speedup_is_explained_by_the_overhead_fit_and_flagged_when_far_from_its_prediction():
-    fit = {"b_s_per_layer": 1e-3, "c_s": 0.5e-3, "gflops_per_s": 10.0, "a_s_per_flop": 1e-10}
-    sweep = {"fit": fit, "rows": [{}] * 12}
-    predicted = exp.predicted_speedup(fit, 512, 8, 2)
+    predicted = exp.predicted_speedup(FIT, 512, 8, 2)
     base = {"flop_ratio": 65.0, "flops_cached": 2e6}
-    near = view.why_speedup({**base, "speedup": predicted}, sweep, 512, 8, 2)
+    near = view.why_speedup({**base, "speedup": predicted}, SWEEP, 512, 8, 2)
     assert near["extra"] is None and near["predicted"] == pytest.approx(predicted) and near["timings"] == 12
     assert near["fixed_ms"] == pytest.approx(2.5) and near["matrix_ms"] == pytest.approx(0.2)
-    assert view.why_speedup({**base, "speedup": 0.5 * predicted}, sweep, 512, 8, 2)["extra"] == "thin"
-    assert view.why_speedup({**base, "speedup": 2 * predicted}, sweep, 512, 8, 2)["extra"] == "fast"
-    assert near["rows"] == "8 rows" and view.why_speedup({**base, "speedup": predicted}, sweep, 512, 1, 2)[
+    assert view.why_speedup({**base, "speedup": 0.5 * predicted}, SWEEP, 512, 8, 2)["extra"] == "thin"
+    assert view.why_speedup({**base, "speedup": 2 * predicted}, SWEEP, 512, 8, 2)["extra"] == "fast"
+    assert near["rows"] == "8 rows" and view.why_speedup({**base, "speedup": predicted}, SWEEP, 512, 1, 2)[
         "rows"] == "1 row"
+
+
+def test_the_why_paragraph_adds_the_sentence_its_distance_from_the_prediction_asks_for():
+    predicted = exp.predicted_speedup(FIT, 512, 8, 2)
+    base = {"flop_ratio": 65.0, "flops_cached": 2e6}
+    near, thin, fast = (view.why_paragraph({**base, "speedup": factor * predicted}, SWEEP, 512, 8, 2)
+                        for factor in (1.0, 0.5, 2.0))
+    assert near.startswith(f"**Why {predicted:.1f}x and not 65.0x:** fitted over 12 timings")
+    assert all(text.endswith("read of the weights serves all.") for text in (near, thin, fast))
+    assert "thin products" not in near and "faster than the model expects" not in near
+    assert "(8 rows against every weight matrix and all 512" in thin and "faster" not in thin
+    assert "This size runs faster than the model expects" in fast and "thin products" not in fast
 
 
 def test_a_trend_verdict_needs_a_holm_corrected_p_below_the_threshold():
@@ -84,6 +107,22 @@ def test_the_slide_64_findings_quote_the_shipped_points_at_the_longest_budget():
     assert sizes["widths"] == ", ".join(map(str, data["config"]["widths"]))
     watch = view.scaling_watch(scaling.PRESETS["quick"], None)
     assert watch["models"].endswith("models") and watch["seconds"] > 0
+
+
+@pytest.mark.skipif(scaling.load_shipped() is None, reason="no shipped slide-64 sweep")
+def test_the_slide_64_paragraphs_follow_the_findings_and_their_verdicts_in_order():
+    data = scaling.analyse(scaling.load_shipped())
+    found = view.scaling_findings(data)
+    findings, width, budget, caveat, weigh = view.scaling_paragraphs(data)
+    assert findings.startswith(f"**What this toy shows.** After {data['config']['budgets'][-1]} steps the gap is "
+                               f"{found['findings']['small_gap']:+.3f} nats")
+    verdicts = {"shrinks": "benefit of bidirectional input shrinks", "grows": "Here the gap does not shrink",
+                "unclear": "These seeds cannot say"}
+    assert width.startswith("**The verdict.**") and verdicts[found["width_verdict"]] in width
+    assert budget.startswith({"grows": "Training longer does the opposite", "shrinks": "Training longer works the same",
+                              "unclear": "Over training budgets"}[found["budget_verdict"]])
+    assert caveat.startswith("Two things temper the width trend.") and f"once its {len(data['points'])}" in caveat
+    assert weigh.startswith("**Quality gained against cost paid.**") and f"{found['weigh']['ratio']:.1f}×" in weigh
 
 
 @pytest.mark.skipif(stale_cache.load() is None, reason="no shipped stale-cache runs")

@@ -13,6 +13,7 @@ from explorer.lecture_map import ROOT, available_pages
 MAX_LABEL_CHARS = 100  # a slider label, a tab name, a short status line; anything longer is prose
 TEXT_CALLS = {"t", "say"}  # ui.text's two readers
 PAGES = {p.slug: ROOT / p.file for p in available_pages()}
+SECTIONS = {slug: ROOT / "ui" / "sections" / path.name for slug, path in PAGES.items()}  # they read the page's book
 
 
 def _literal_length(node: ast.AST) -> int:
@@ -79,7 +80,7 @@ def _asked_in(path: Path, page_slug: str | None) -> list[tuple[str, str | re.Pat
 
 def _all_asked() -> dict[str, tuple[set[str], list[re.Pattern]]]:
     """Every book's asked sections, over the pages, ui/ and explorer/."""
-    by_file = {path: slug for slug, path in PAGES.items()}
+    by_file = {path: slug for slug, path in [*PAGES.items(), *SECTIONS.items()]}
     files = sorted({*PAGES.values(), ROOT / "app.py", *(ROOT / "ui").rglob("*.py"), *(ROOT / "explorer").rglob("*.py")})
     asked: dict[str, tuple[set[str], list[re.Pattern]]] = {}
     for path in files:
@@ -95,12 +96,13 @@ BOOKS = sorted(p.stem for p in (content.ROOT / "en").glob("*.md"))
 
 @pytest.mark.parametrize("slug", sorted(PAGES))
 def test_a_page_file_holds_labels_not_paragraphs(slug):
-    tree = ast.parse(PAGES[slug].read_text())
-    docs = _docstrings(tree)
-    long = [(node.lineno, _literal_length(node)) for node in ast.walk(tree)
-            if id(node) not in docs and _literal_length(node) > MAX_LABEL_CHARS]
-    assert not long, f"{PAGES[slug].name}: strings longer than a label at (line, chars) {long}; move them to " \
-                     f"content/en/{slug}.md"
+    for path in [p for p in (PAGES[slug], SECTIONS[slug]) if p.is_file()]:  # the page and its sections module
+        tree = ast.parse(path.read_text())
+        docs = _docstrings(tree)
+        long = [(node.lineno, _literal_length(node)) for node in ast.walk(tree)
+                if id(node) not in docs and _literal_length(node) > MAX_LABEL_CHARS]
+        assert not long, f"{path.name}: strings longer than a label at (line, chars) {long}; move them to " \
+                         f"content/en/{slug}.md"
 
 
 @pytest.mark.parametrize("book", BOOKS)

@@ -10,6 +10,7 @@ from explorer import i18n, shipped
 from explorer.experiments import four_steps as fs
 from explorer.experiments import four_steps_view as view
 from explorer.experiments import shared_params as sp
+from explorer.steps import FINAL_STEP
 
 
 @pytest.fixture(scope="module")
@@ -23,6 +24,12 @@ def test_the_masks_show_the_step_beside_decoder_only_and_the_takeaway_names_its_
     panels = view.masks(3)
     assert [name for name, _ in panels] == ["step 3", "decoder-only"]
     assert view.takeaway(0) == {"title": "Step 0: encoder-decoder", "slides": "slide 40"}
+
+
+def test_the_step_sliders_help_names_every_step_in_order():
+    titles = view.step_help().split(" · ")
+    assert titles[0] == "step 0: encoder-decoder" and titles[-1] == "final change: one joint softmax"
+    assert len(titles) == FINAL_STEP + 1
 
 
 def test_a_logit_difference_is_said_relative_to_the_largest_logit():
@@ -39,9 +46,19 @@ def test_the_check_numbers_come_from_the_shipped_check_at_its_sizes():
         numbers = view.check_numbers(check, step)
         assert numbers["tiles"][0][1] == f"{check['steps'][step]['max_abs_logit_diff']:.3g}"
         assert numbers["result"]["final64"] == check["steps"][-1]["max_abs_logit_diff_f64"]
+        assert [help_text for _, _, help_text in numbers["tiles"]] == [
+            None, None, f"largest |decoder-only logit| on this batch: {check['max_abs_logit']:.1f}"]
     assert view.check_numbers(check, 0)["sharing"]  # copied weights: steps 0-2 compute the same function
     assert not view.check_numbers(check, 4)["sharing"]  # said only at steps 0-2
     assert view.check_key(base).startswith("four-steps-check-")
+
+
+def test_the_check_is_refused_only_when_nothing_is_stored_and_step_0_is_over_the_live_limit():
+    over, under = {"0": fs.LIVE_PARAM_LIMIT + 1}, {"0": fs.LIVE_PARAM_LIMIT}
+    refusal = view.check_refusal(None, over)
+    assert f"up to {fs.LIVE_PARAM_LIMIT:,} parameters" in refusal and f"{fs.LIVE_PARAM_LIMIT + 1:,}. Lower" in refusal
+    assert view.check_refusal(None, under) is None
+    assert view.check_refusal({"steps": []}, over) is None  # a stored check is shown whatever its size
 
 
 def test_the_tables_hold_every_pair_and_every_variant_of_the_shipped_ablation(ablation):
@@ -53,6 +70,31 @@ def test_the_tables_hold_every_pair_and_every_variant_of_the_shipped_ablation(ab
     assert view.run_caption({"runs": [1, 2], "wall_seconds": 61.2, "threads": 1}) == \
         "Measured: 2 runs in 61 s wall time, 1 thread."
     assert view.run_caption({"runs": [1]}) == "Measured: 1 runs."
+
+
+def test_a_cut_record_is_flagged_and_the_final_change_is_compared_with_decoder_only_seed_by_seed(ablation):
+    assert view.stopped_note(ablation) is None
+    cut = view.stopped_note({**ablation, "complete": False, "runs": ablation["runs"][:3]})
+    assert cut == "This run stopped early (incomplete): 3 runs finished; they are shown but not cached."
+    assert view.stopped_note({"complete": False, "stopped": "the 600 s limit", "runs": []}).startswith(
+        "This run stopped early (the 600 s limit): 0 runs")
+    gap = ablation["summary"]["final_vs_decoder"]["max_same_seed_gap"]
+    assert f"differ by at most {gap:.1e} per seed" in view.same_function_note(ablation)
+    assert view.same_function_note({"summary": {"final_vs_decoder": {"seeds": 0}}}) is None
+    assert view.same_function_note({"summary": {}}) is None
+    assert (view.ablation_key("main"), view.ablation_key("long")) == ("four-steps-ablation", "four-steps-ablation-long")
+
+
+def test_the_why_table_heads_its_columns_and_quotes_the_measured_pair(ablation):
+    assert view.why_header() == ["**Structure**", "**Where it helped**", "**What changed**", "**The test**",
+                                 "**Removed at**"]
+    row = next(r for r in view.WHY if r["step"] == 3)
+    cells = view.why_cells(row, ablation)
+    assert cells[0] == "**Decoder reads only the encoder's final layer**" and len(cells) == 4
+    found = view.measured(ablation, ("3", "2"))
+    assert cells[3].endswith(f"*Measured here:* step 3 vs step 2: {found['diff']:+.3f} held-out loss (exact paired "
+                             f"p = {found['p']:.2g}, {found['n']} seeds).")
+    assert view.why_cells(row, None)[3].endswith("*Measured here:* no shipped results.")
 
 
 def test_a_structure_is_measured_by_its_pair_either_way_round(ablation):
@@ -76,6 +118,15 @@ def test_a_rerun_is_the_shipped_one_refused_when_too_big_or_too_long_or_trained_
     long = replace(small, steps=fs.MAX_ABLATION_STEPS, seeds=tuple(range(fs.MAX_SEEDS)), width=256, depth=4)
     too_long = view.rerun_plan(long, ablation, 1000)
     assert too_long["kind"] == "too-long" and too_long["seconds"] > too_long["limit"]
+
+
+def test_a_rerun_says_why_it_does_not_train_only_when_it_is_shipped_or_refused():
+    assert view.rerun_notice({"kind": "shipped"}) == "These are the shipped settings: their results are shown above."
+    big = view.rerun_notice({"kind": "too-big", "limit": "2,000,000", "n": "3,100,000"})
+    assert big.startswith("Reruns train models up to 2,000,000 parameters at step 0; the sizes chosen give 3,100,000.")
+    long = view.rerun_notice({"kind": "too-long", "runs": 36, "steps": 600, "seconds": 901.4, "limit": 600.0})
+    assert long.startswith("36 runs of 600 steps would take about 901 s here; the limit is 600 s.")
+    assert view.rerun_notice({"kind": "stored", "record": {}}) is None and view.rerun_notice({"kind": "run"}) is None
 
 
 @pytest.mark.skipif(sp.load() is None, reason="no shipped shared-parameters runs")

@@ -1,5 +1,6 @@
 """The length-asymmetry page's numbers (explorer.experiments.lengths.view): the first screen's takeaway quotes
-what its figure draws, the verdict's decisions follow the tests, and an on-demand plan knows what is shipped."""
+what its figure draws, the verdict's decisions follow the tests, an on-demand plan knows what is shipped, and the
+page's sentences, labels and file names are built from those numbers."""
 
 import pytest
 
@@ -73,3 +74,75 @@ def test_the_chinese_edition_names_tiles_tables_and_errors_in_chinese():
         assert "不是一个长度对" in view.pairs_from(view.TYPED, "300-4", None)[1]
     assert plural(1, "model") == "1 model" and view.source_name(view.UPLOADED) == "uploaded CSV"
     assert "is not a pair" in view.pairs_from(view.TYPED, "300-4", None)[1]
+
+
+# --- the page's sentences, built from the numbers above ------------------------------------------------------------
+
+def test_named_rows_and_slope_tests_read_as_a_list():
+    rows = view.named([{"lx": 12, "ly": 12, "matching": "parameters"}, {"lx": 4, "ly": 20, "matching": "flops"}])
+    assert view.named_text(rows) == "12→12 (same parameters), 4→20 (same FLOPs)"
+    assert view.named_text([]) == "none"
+    line = {"metric": "loss at the last step", "matching": "FLOPs", "slope": -1.25, "negative": 5, "n": 6,
+            "p": "p = 0.031", "holm": "p = 0.125"}
+    assert view.trends_text([line, line]).splitlines() == [
+        "- loss at the last step, same FLOPs: -1.2% per doubling of Lx/Ly on average, negative in 5",
+        "  of 6 seeds (p = 0.031; Holm-corrected p = 0.125)."] * 2
+
+
+@pytest.mark.skipif(ln.load_shipped("main") is None, reason="no shipped toy run")
+def test_the_verdict_reads_what_holds_where_seeds_agree_the_slopes_and_what_it_cannot_say():
+    verdict = view.verdict(ln.claims(ln.load_shipped("main")))
+    paragraphs = view.verdict_text(verdict).split("\n\n")
+    assert paragraphs[0].startswith("**What the toy can say, ratio by ratio.**")
+    assert paragraphs[0].endswith(f"**{view.named_text(verdict['held'])}**.")
+    for paragraph, agree in zip(paragraphs[1:], verdict["agree"]):  # one line per loss measure
+        assert agree["metric"] in paragraph
+        assert (view.named_text(agree["lower"]) in paragraph) == bool(agree["lower"] or agree["higher"])
+    slopes = paragraphs[1 + len(verdict["agree"])]
+    assert slopes.startswith("**Does the gap move") and slopes.endswith(view.trends_text(verdict["trends"]))
+    assert paragraphs[-1].startswith("**What it cannot say.**") and len(paragraphs) == len(verdict["agree"]) + 4
+    without = view.verdict_text({**verdict, "trends": []}).split("\n\n")  # no slope tests: no slope paragraphs
+    assert len(without) == len(verdict["agree"]) + 2 and not any("Does the gap move" in p for p in without)
+
+
+@pytest.mark.skipif(ln.load_shipped("matched") is None, reason="no shipped variant run")
+def test_a_variant_reads_its_difficulty_its_slopes_direction_and_what_holds():
+    claims = ln.claims(ln.load_shipped("matched"))
+    found = view.variant(claims, "curve", 24.0)
+    head, reading, held = view.variant_text("Matched difficulty", found).split("\n\n")
+    assert head.startswith("**Matched difficulty.** Decoder-only loss averaged over the run: ")
+    assert head.endswith(view.trends_text(found["trends"])) and "against 24× in the main run" in head
+    assert reading.startswith({"reverse": "Every slope that holds after the correction (by either loss measure) is "
+                                          "positive", "predicted": "Every slope that holds after the correction (by "
+                               "either loss measure) is negative", "mixed": "After the correction, no slope"}[found["reading"]])
+    assert held.endswith(f"**{view.named_text(found['held'])}**.")
+    rows = view.variant_rows("Matched difficulty", claims, "final")
+    assert [r["variant"] for r in rows] == ["Matched difficulty"] * len(claims["by_metric"]["final"]["rows"])
+    assert [{k: v for k, v in r.items() if k != "variant"} for r in rows] == view.rows_table(claims["by_metric"]["final"])
+
+
+@pytest.mark.skipif(ln.load_shipped("main") is None, reason="no shipped toy run")
+def test_a_shipped_run_is_ready_at_once_and_a_refusal_says_what_would_fit():
+    shipped = ln.load_shipped("main")
+    cfg = view.run_settings(20, 4, 2, view.MAIN.steps)
+    ready = view.ready_result(cfg, view.run_plan(cfg, shipped, 90))
+    assert ready["stopped"] == "steps" and ready["config"] == cfg.to_dict() and len(ready["records"]) == 2 * 3
+    slow = view.run_settings(24, 24, len(view.MAIN.seeds), 1200)
+    need = view.run_plan(slow, shipped, 1)
+    assert view.ready_result(slow, need) is None
+    assert view.refused_text(need).startswith(f"Refused: {need['models']} models × 1200 steps would take about")
+    assert view.refused_text(need).endswith("even 100 steps would not fit; use fewer seeds or a shorter Lx + Ly.")
+    assert "With these seeds, 400 steps would fit." in view.refused_text({**need, "fits": 400})
+
+
+def test_profiles_are_named_and_downloaded_by_their_source_and_an_upload_names_its_file_in_problems():
+    profile = next(iter(ln.PROFILES))
+    assert view.profile_label(profile, "x.csv") == view.source_name(profile)
+    assert view.profile_label(view.TYPED, None) == "your typed pairs"
+    assert view.profile_label(view.UPLOADED, "mine.csv") == "mine.csv"
+    assert view.download_name("academic benchmark", None) == "lengths-academic-benchmark.csv"
+    assert view.download_name(view.TYPED, "x.csv") == "lengths-your-typed-pairs.csv"
+    assert view.download_name(view.UPLOADED, "my lengths.csv") == "lengths-my-lengths.csv.csv"
+    assert view.problem_text("no pairs.", view.UPLOADED, "my*file.csv") == "`my*file.csv`: no pairs."
+    assert view.problem_text("no pairs.", view.TYPED, "my*file.csv") == "no pairs."  # typed text names no file
+    assert view.problem_text("no pairs.", view.UPLOADED, None) == "no pairs."

@@ -9,13 +9,14 @@ from dataclasses import replace
 import pandas as pd
 
 from explorer import content
+from explorer.csv_upload import inline_code
 from explorer.experiments.lengths.accounting import Shape, allocation, cost_parity
 from explorer.experiments.lengths.analysis import percent
 from explorer.experiments.lengths.families import DECODER, ENCDEC
 from explorer.experiments.lengths.profiles import PROFILES, LengthsError, parse_typed, profile_pairs, read_pairs
 from explorer.experiments.lengths.runs import estimate_seconds, plan
-from explorer.experiments.lengths.toy import ARM_NAMES, FLOP_TOLERANCE, PARAM_TOLERANCE, PRESETS, ToyConfig, arm_table
-from explorer.formatting import p_label, p_text, plural, si
+from explorer.experiments.lengths.toy import FLOP_TOLERANCE, PARAM_TOLERANCE, PRESETS, ToyConfig, arm_table
+from explorer.formatting import p_label, p_text, si
 
 BOOK = "lengths"  # the page's content book: the labels, tiles and table headings below are the page's text
 MAIN = PRESETS["main"]
@@ -57,6 +58,24 @@ def pairs_from(source: str, typed: str, raw: bytes | None) -> tuple[pd.DataFrame
         return (parse_typed(typed) if source == TYPED else None if raw is None else read_pairs(raw)), None
     except LengthsError as err:
         return None, str(err)
+
+
+def problem_text(problem: str, source: str, upload_name: str | None) -> str:
+    """What is wrong with the lengths (`pairs_from`'s problem), led by the uploaded file's name when it is a file's."""
+    return (f"{inline_code(upload_name, 60)}: " if source == UPLOADED and upload_name else "") + problem
+
+
+def profile_label(source: str, upload_name: str | None) -> str:
+    """The lengths' name in the profile figures' titles: the profile's, the typed pairs', or the uploaded file's."""
+    if source in PROFILES:
+        return source_name(source)
+    return content.text(BOOK, "your-typed") if source == TYPED else upload_name
+
+
+def download_name(source: str, upload_name: str | None) -> str:
+    """The file name a length profile downloads as (in English, whatever the page's language)."""
+    name = source if source in PROFILES else ("your typed pairs" if source == TYPED else upload_name)
+    return f"lengths-{name.replace(' ', '-')}.csv"
 
 
 def first_screen(shape: Shape, lx: int, ly: int) -> dict:
@@ -115,6 +134,11 @@ def named(rows: list[dict]) -> list[dict]:
     return [{"ratio": ratio_label(r["lx"], r["ly"]), "matching": matching_name(r["matching"])} for r in rows]
 
 
+def named_text(items: list[dict]) -> str:
+    """`named` rows as one list in a sentence ('none' when there are none)."""
+    return ", ".join(content.text(BOOK, "named-item", **i) for i in items) or content.text(BOOK, "named-none")
+
+
 def held(claims: dict) -> list[dict]:
     """The per-ratio differences (either loss measure) that hold after Holm's correction, `named`."""
     alpha = claims["design"]["alpha"]
@@ -125,6 +149,11 @@ def trend_line(tr: dict) -> dict:
     """One per-seed slope test of the gap against log2(Lx/Ly)."""
     return {"metric": metric_name(tr["metric"]), "matching": matching_name(tr["matching"]), "slope": percent(tr["slope_mean"]), "negative": tr["negative"], "n": tr["n_seeds"],
             "p": p_label(tr["seed_p"]), "holm": p_label(tr["seed_holm_p"])}
+
+
+def trends_text(lines: list[dict]) -> str:
+    """`trend_line`s as a Markdown list, one slope test a line."""
+    return "\n".join(content.text(BOOK, "trend-line", **line) for line in lines)
 
 
 def verdict(claims: dict) -> dict:
@@ -141,6 +170,19 @@ def verdict(claims: dict) -> dict:
             "trends": [trend_line(tr) for tr in claims["trends"]], "trend_tests": d["trend_tests"],
             "ratios": d["n_ratios"], "ratio_smallest": p_text(d["trend_ratio_smallest_p"]),
             "span": d["difficulty"]["curve"]["span"], "symbols": claims["config"]["n_symbols"]}
+
+
+def verdict_text(v: dict) -> str:
+    """A `verdict` as the toy section's paragraphs: what holds per ratio, where every seed agrees per loss
+    measure, the slope tests and the limit of their few ratios (when there are slopes), then what it cannot say."""
+    lines = [content.text(BOOK, "verdict-per-ratio", **{**v, "held": named_text(v["held"])})]
+    lines += [content.text(BOOK, "verdict-agree", metric=a["metric"], lower=named_text(a["lower"]),
+                           higher=named_text(a["higher"]))
+              if a["lower"] or a["higher"] else content.text(BOOK, "verdict-agree-none", **a) for a in v["agree"]]
+    if v["trends"]:
+        lines += [content.text(BOOK, "verdict-trend", tests=v["trend_tests"]) + "\n" + trends_text(v["trends"]),
+                  content.text(BOOK, "verdict-ratios", ratios=v["ratios"], smallest=v["ratio_smallest"])]
+    return "\n\n".join([*lines, content.text(BOOK, "verdict-cannot", **v)])
 
 
 def slope_reading(trends: list[dict], alpha: float) -> str:
@@ -172,6 +214,21 @@ def variant(claims: dict, metric: str, main_span: float) -> dict:
             "reading": slope_reading(claims["trends"], d["alpha"])}
 
 
+def variant_text(name: str, w: dict) -> str:
+    """A `variant` as its paragraphs: its difficulty and slope tests, which way the slopes point, and the
+    per-ratio differences that hold."""
+    reading = {"reverse": content.text(BOOK, "variant-reverse"), "predicted": content.text(BOOK, "variant-predicted")}
+    return "\n\n".join([content.text(BOOK, "variant-head", name=name, **w) + "\n" + trends_text(w["trends"]),
+                         reading.get(w["reading"]) or content.text(BOOK, "variant-mixed"),
+                         content.text(BOOK, "variant-held", tests=w["ratio_tests"], smallest=w["ratio_smallest"],
+                                      held=named_text(w["held"]))])
+
+
+def variant_rows(name: str, claims: dict, metric: str) -> list[dict]:
+    """A variant's `rows_table` for `metric`, each row led by the variant's name, for the variants' joint table."""
+    return [{content.text(BOOK, "col-variant"): name, **row} for row in rows_table(claims["by_metric"][metric])]
+
+
 def run_settings(lx: int, ly: int, seeds: int, steps: int) -> ToyConfig:
     """The main recipe at one ratio; ValueError when its arms cannot be matched in parameters or FLOPs."""
     cfg = replace(MAIN, ratios=((lx, ly),), seeds=tuple(range(seeds)), steps=steps)
@@ -189,6 +246,18 @@ def run_plan(cfg: ToyConfig, shipped: dict | None, limit_s: float) -> dict:
         if seconds > limit_s else []
     return {"ready": list(planned.ready.values()), "models": len(missing), "seconds": seconds,
             "too_slow": seconds > limit_s, "fits": max(fits) if fits else None, "steps": cfg.steps, "limit": limit_s}
+
+
+def refused_text(need: dict) -> str:
+    """Why a `run_plan` too slow to run is refused, and the most steps that would fit (if any would)."""
+    hint = content.text(BOOK, "hint-fits", steps=need["fits"]) if need["fits"] else content.text(BOOK, "hint-none")
+    return content.text(BOOK, "refused", **need, hint=hint)
+
+
+def ready_result(cfg: ToyConfig, need: dict) -> dict | None:
+    """The run's result without training when `run_plan` found every model it needs shipped or cached (None
+    while some are missing): it is shown at once, with no button."""
+    return None if need["models"] else {"config": cfg.to_dict(), "records": need["ready"], "stopped": "steps"}
 
 
 def arms(cfg: ToyConfig = MAIN) -> list[dict]:

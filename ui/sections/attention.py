@@ -1,0 +1,153 @@
+"""The attention page's sections under its first screen: what a trained demo model reads, the whole sequence in
+one matrix with the step-3/4 wiring, and the text's tokens and vectors. Each runs only while its tab is open."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Callable
+
+import streamlit as st
+
+from explorer import checkpoints, i18n, tokenizer
+from explorer.experiments import attention as att, attention_view as view
+from explorer.figures import attention as figs
+from ui import jobs, params, render
+from ui.text import say, t
+
+ON_DEMAND_LIMIT_S = 480.0  # a missing model trains for at most this long (the full recipe fits on a free server)
+SPEC = att.demo_spec("encoder_decoder")  # every demo model has the same depth and head count
+N_LAYERS, N_HEADS = SPEC.model.n_layers, SPEC.model.n_heads
+
+Model = tuple[str, int, dict]  # (path, stamp, sidecar) of a demo model's file
+
+
+@st.cache_resource(show_spinner=False)
+def _load(path: str, stamp: int):
+    """One shared, read-only model per checkpoint file version (`stamp` = its modification time)."""
+    return checkpoints.load(path)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _read(path: str, stamp: int, ids: tuple[int, ...]) -> dict:
+    model, _ = _load(path, stamp)
+    return att.read_text(model, ids)
+
+
+# Figures that do not depend on the layer and head are cached, so a slider move redraws only two figures; their
+# words are in the page's language, so the language is part of each key (`lang`).
+@st.cache_data(show_spinner=False, max_entries=128)
+def _embedding_figure(path: str, stamp: int, ids: tuple[int, ...], detail: str, lang: str):
+    model, _ = _load(path, stamp)
+    return figs.embedding_figure(att.embedding_rows(model, ids), detail)
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def _sequence_figures(arch: str, ids: tuple[int, ...], causal_input: bool, aligned: bool, lang: str) -> tuple:
+    """The combined [input ; target] view (None for encoder-only) and the wiring (None unless encoder-decoder)."""
+    inputs, targets, _ = view.labels(arch, ids)
+    n_in, m = len(inputs), len(targets)
+    combined = figs.combined_view(arch, att.combined_categories(arch, n_in, m, causal_input), inputs + targets,
+                                  n_in) if m else None
+    wiring = figs.wiring_figure(att.wiring(N_LAYERS, aligned, causal_input)) if arch == "encoder_decoder" else None
+    return combined, wiring
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def _overview(path: str, stamp: int, ids: tuple[int, ...], role: str, detail: str, lang: str):
+    return figs.head_overview(_read(path, stamp, ids), role, detail)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _weights_figure(path: str, stamp: int, ids: tuple[int, ...], layer: int, head: int, detail: str, lang: str):
+    return figs.attention_maps(_read(path, stamp, ids), layer, head, detail)
+
+
+def _model(arch: str) -> Model | None:
+    """(path, stamp, sidecar) of the demo model, training it in the background when no file is there."""
+    path = att.find_demo(arch)
+    if path is not None:
+        try:
+            stamp = path.stat().st_mtime_ns
+            with st.spinner(t("loading-model")):
+                _, sidecar = _load(str(path), stamp)
+            return str(path), stamp, sidecar
+        except (ValueError, OSError) as err:
+            st.warning(t("load-failed", name=path.name, error=err))
+    name = figs.arch_name(arch)
+    st.info(t("not-on-disk", name=name))
+    result = jobs.run_in_background(f"attention-demo-{arch}", lambda progress: att.train_on_demand(arch, progress),
+                                    label=t("train-label", name=name), time_limit_s=ON_DEMAND_LIMIT_S,
+                                    button=t("train-button", name=name, limit=ON_DEMAND_LIMIT_S))
+    if result is None:
+        return None
+    path = Path(result["path"])
+    stamp = path.stat().st_mtime_ns
+    return str(path), stamp, _load(str(path), stamp)[1]
+
+
+def demo_model(arch: str) -> Callable[[], Model | None]:
+    """The demo model, looked up once per run when a section first asks: that (open) section tells that the
+    model is missing and trains it on demand, and a later one (all sections open) shares what it found."""
+    return cache(lambda: _model(arch))
+
+
+def _output_panel(read: dict, sidecar: dict) -> None:
+    """What the model wrote against the right answer, and how often it is right on held-out strings."""
+    said = view.output_summary(read, sidecar.get("meta", {}))
+    c1, c2, c3 = st.columns(3)
+    c1.markdown(f"{t('out-input')}  \n`{said['input']}`")
+    c2.markdown(f"{t('out-expected')}  \n`{said['expected']}`")
+    c3.markdown(f"{t('out-model', verdict=said['verdict'])}  \n`{said['output']}`")
+    if said["wrong"]:
+        st.caption(t("wrong", shown=said["wrong"], more=said["more"]))
+    if (accuracy := view.accuracy_caption(said)) is not None:
+        st.caption(accuracy)
+
+
+@st.fragment
+def weights(arch: str, ids: tuple[int, ...], model: Model | None, variant: bool) -> None:
+    """What a trained model reads: its output, every head at a glance, and one head's weights."""
+    say("models-intro")
+    row = st.columns(2, gap="large")
+    layer = params.slider(t("label-layer"), "layer", 1, N_LAYERS, N_LAYERS, where=row[0])
+    head = params.slider(t("label-head"), "head", 1, N_HEADS, 1, where=row[1])
+    if model is None:
+        st.info(t("weights-wait"))
+        return
+    if variant:
+        st.caption(t("variants-caption"))
+    path, stamp, sidecar = model
+    detail = att.config_text(sidecar)
+    read = _read(path, stamp, ids)
+    _output_panel(read, sidecar)
+    lang = i18n.current()
+    render.figure(figs.frame_head(_overview(path, stamp, ids, view.overview_role(arch, read), detail, lang),
+                                  layer - 1, head - 1, N_HEADS),
+                  key="attention-heads", notice=t("heads-notice"))
+    render.figure(_weights_figure(path, stamp, ids, layer - 1, head - 1, detail, lang), key="attention-weights",
+                  notice=t("weights-notice"))
+
+
+def sequence(arch: str, ids: tuple[int, ...], causal_input: bool, aligned: bool) -> None:
+    """The whole [input ; target] sequence in one matrix (slide 37) and the step-3/4 wiring."""
+    combined, wiring = _sequence_figures(arch, ids, causal_input, aligned, i18n.current())
+    if combined is not None:
+        render.figure(combined, key="attention-combined", notice=t("combined-notice"))
+    else:
+        st.caption(t("encoder-combined"))
+    if wiring is not None:
+        render.figure(wiring, key="attention-wiring", notice=t("wiring-notice"))
+    else:
+        st.caption(t("wiring-caption"))
+
+
+def tokens(encoding: tokenizer.Encoding, ids: tuple[int, ...], model: Model | None) -> None:
+    """Text, tokens, ids and the vectors entering layer 1 (slides 18, 21)."""
+    say("tokenizer", name=tokenizer.display_name(), vocab=tokenizer.VOCAB_SIZE)
+    st.dataframe(view.token_table(encoding), width="stretch")
+    if model is not None:
+        path, stamp, sidecar = model
+        render.figure(_embedding_figure(path, stamp, ids, att.config_text(sidecar), i18n.current()),
+                      key="attention-embeddings",
+                      notice=t("embedding-notice"))
