@@ -20,6 +20,9 @@ ROOT = Path(__file__).resolve().parent.parent / "content"
 DEFAULT_LANGUAGE = i18n.DEFAULT
 _SECTION = re.compile(r"^## ([a-z0-9][a-z0-9-]*)\s*$", re.MULTILINE)
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?::([^}]*))?\}\}")
+_WIDE = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]")  # CJK characters and punctuation
+_BLOCK = re.compile(r"\s*([-*+]\s|[>|#]|\d+[.)]\s|$)")  # a line that opens a Markdown block (or is blank)
+_EMPHASIS = "*_`"  # Markdown marks around a word: "**双向**" still ends in a Chinese character
 
 
 class ContentError(LookupError):
@@ -42,7 +45,23 @@ def sections(page: str, lang: str = DEFAULT_LANGUAGE) -> dict[str, str]:
         twice = sorted({n for n in names if names.count(n) > 1})
         raise ContentError(f"{source.name}: sections named twice: {', '.join(twice)}")
     bodies = _SECTION.split(raw)[2::2]  # split gives [preamble, name, body, name, body, ...]
-    return {name: body.strip() for name, body in zip(names, bodies)}
+    return {name: _join_wide_lines(body.strip()) for name, body in zip(names, bodies)}
+
+
+def _join_wide_lines(body: str) -> str:
+    """A paragraph's line breaks between two Chinese characters removed: a browser shows a soft break as a space,
+    which Chinese text does not have ("花在 数据不同"). Breaks into or out of a Markdown block stay."""
+    lines = body.split("\n")
+    joined = lines[:1]
+    for line in lines[1:]:
+        last = joined[-1]
+        end, start = last.rstrip(_EMPHASIS)[-1:], line.lstrip(_EMPHASIS)[:1]
+        if (_WIDE.match(end) and _WIDE.match(start) and not _BLOCK.match(line)
+                and not last.lstrip().startswith(("#", "|"))):
+            joined[-1] = last + line
+        else:
+            joined.append(line)
+    return "\n".join(joined)
 
 
 def placeholders(template: str) -> set[str]:

@@ -20,7 +20,7 @@ from explorer import content
 from explorer.evidence import Evidence, Kind
 from explorer.experiments.lengths import ARMS, DECODER, ENCDEC, MATCHINGS, percent
 from explorer.experiments.lengths.view import ratio_label
-from explorer.figures.theme import CONCEPT_COLORS, OKABE_ITO, below_badge, keep_width, styled
+from explorer.figures.theme import CONCEPT_COLORS, OKABE_ITO, below_badge, keep_width, styled, wrap_axis_title
 from explorer.formatting import p_label, p_text, si
 
 ROLE_COLORS = {"causal": CONCEPT_COLORS["causal"], "bidirectional": CONCEPT_COLORS["bidirectional"],
@@ -29,6 +29,7 @@ FAMILY_COLORS = {DECODER: CONCEPT_COLORS["causal"], ENCDEC: CONCEPT_COLORS["bidi
 ARM_COLORS = {"decoder": CONCEPT_COLORS["causal"], "encdec_params": CONCEPT_COLORS["bidirectional"],
               "encdec_flops": OKABE_ITO[4]}
 BOOK = "fig-lengths"
+PANEL_TITLE_CHARS = 12  # display width of a y-axis title that fits one allocation panel on one line
 MAX_POINTS = 2_000  # pairs drawn in the distribution scatter (the statistics use every pair)
 
 
@@ -106,7 +107,8 @@ def allocation_chart(alloc: dict, title: str | None = None, height: int = 620) -
         fig.add_annotation(text=text, x=1.0, xref="x domain", y=y, yref=f"y{'' if row == 1 else row}",
                            xanchor="right", yanchor="bottom", showarrow=False, font=dict(size=13, color="#555555"))
     top = (lx + ly) * 1.12
-    fig.update_yaxes(title_text=content.text(BOOK, "tokens-read"), range=[0, top])
+    # each panel is about 100 px tall on the first screen: a longer title (Chinese) takes two lines, not two panels
+    fig.update_yaxes(title_text=wrap_axis_title(content.text(BOOK, "tokens-read"), chars=PANEL_TITLE_CHARS), range=[0, top])
     fig.update_xaxes(title_text=content.text(BOOK, "allocation-x"), row=2, col=1)
     plot_px = height - 200  # about: the title and badge rows above the plot, the axis title below it
     fig.update_layout(bargap=0, uniformtext=dict(minsize=10, mode="hide"),  # legend 84 px under the plot

@@ -127,6 +127,15 @@ def test_placeholders_fill_with_format_specs_and_leave_latex_alone():
         content.fill(template, {"years": 1})
 
 
+def test_chinese_lines_of_one_paragraph_join_without_a_space_and_markdown_blocks_stay():
+    """A soft line break shows as a space, which Chinese text has none of: "的变化。 双向注意力"."""
+    notice = content.text("cache", "chat-notice", lang="zh")
+    assert "只需计算新的一轮。双向注意力" in notice and "悬停在格子上，可以看到" in notice and "\n" not in notice
+    assert content.text("cache", "chat-notice", lang="en").count("\n") >= 1  # English keeps its breaks (spaces)
+    body = "甲\n乙，\n**丙**\n- 一\n- 二\n\n段落\n| 表 |\n| 格 |\n数字\n16 个\nKV 缓存"
+    assert content._join_wide_lines(body) == "甲乙，**丙**\n- 一\n- 二\n\n段落\n| 表 |\n| 格 |\n数字\n16 个\nKV 缓存"
+
+
 def test_a_section_name_used_twice_or_a_missing_section_is_an_error(tmp_path, monkeypatch):
     monkeypatch.setattr(content, "ROOT", tmp_path)
     (tmp_path / "en").mkdir()
