@@ -270,7 +270,7 @@ def for_dark(fig: go.Figure) -> go.Figure:
                 if getattr(part, path[-1], None) is not None:
                     setattr(part, path[-1], _lifted(getattr(part, path[-1])))
     for note in out.layout.annotations:
-        note.font.color = _lifted(note.font.color)
+        note.font.color = _readable_on_dark(_lifted(note.font.color))
         if _is_light(note.bgcolor):  # a white label box would hide its now light text: the panel shows through
             note.bgcolor = "rgba(14,17,23,0.8)"
         if note.showarrow is not False:  # Plotly's default arrow is dark grey
@@ -296,6 +296,30 @@ def _is_light(color: str | None) -> bool:
     found = _RGB_FUNCTION.match(color.strip()) if isinstance(color, str) else None
     rgb = tuple(int(v) for v in found.groups()) if found else (255,) * 3 if color == "white" else _rgb(color)
     return rgb is not None and min(rgb) >= 0xD8
+
+
+TEXT_CONTRAST = 4.5  # WCAG's minimum for normal text against its background
+
+
+def _luminance(rgb: tuple[int, int, int]) -> float:
+    """WCAG relative luminance of an sRGB colour."""
+    linear = [c / 255 / 12.92 if c <= 10 else ((c / 255 + 0.055) / 1.055) ** 2.4 for c in rgb]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def _readable_on_dark(color):
+    """A label colour mixed towards white until it reads on the dark panel: the palette's blue or green (#0072B2,
+    #009E73) are fine as bars and lines there but too dim as small text ("decoder side reads Ly = 16")."""
+    rgb = _rgb(color)
+    if rgb is None:
+        return color
+    panel = _luminance(_rgb(DARK["paper"]))
+    mixed = rgb
+    for step in range(11):
+        mixed = tuple(round(c + (255 - c) * step / 10) for c in rgb)
+        if (_luminance(mixed) + 0.05) / (panel + 0.05) >= TEXT_CONTRAST:
+            break
+    return color if mixed == rgb else "#" + "".join(f"{c:02X}" for c in mixed)
 
 
 def _lifted(color):

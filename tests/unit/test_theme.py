@@ -132,6 +132,22 @@ def test_a_long_y_axis_title_wraps_at_its_middle_and_axes_make_room_for_their_la
     assert axes.xaxis.automargin and axes.yaxis.automargin  # tick labels and titles push the margin, not get cut
 
 
+def test_the_dark_copy_lightens_label_text_that_would_be_too_dim_on_the_dark_panel():
+    from explorer.figures.theme import CONCEPT_COLORS, DARK, TEXT_CONTRAST, _luminance, _rgb, for_dark
+
+    fig = go.Figure()
+    for color in (CONCEPT_COLORS["causal"], "#009E73", "#E69F00", "#FAFAFA"):
+        fig.add_annotation(x=0, y=0, text=color, font=dict(color=color))
+    dark = for_dark(fig)
+    panel = _luminance(_rgb(DARK["paper"]))
+    for light, shown in zip(fig.layout.annotations, dark.layout.annotations):
+        contrast = (_luminance(_rgb(shown.font.color)) + 0.05) / (panel + 0.05)
+        assert contrast >= TEXT_CONTRAST, (light.font.color, shown.font.color, contrast)
+    assert dark.layout.annotations[0].font.color != CONCEPT_COLORS["causal"]  # the blue label is lightened
+    assert [a.font.color for a in dark.layout.annotations[2:]] == ["#E69F00", "#FAFAFA"]  # bright ones are kept
+    assert fig.layout.annotations[0].font.color == CONCEPT_COLORS["causal"]  # the export keeps the palette
+
+
 def test_the_dark_copy_veils_white_label_boxes_given_as_rgba():
     from explorer.figures.theme import for_dark
 
