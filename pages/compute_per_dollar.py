@@ -132,9 +132,10 @@ if mine is not None and mine.problem:
 
 upload_rows, upload_fit = (mine.rows, mine.fit) if mine else (None, None)
 with figure_col:
-    render.figure(trend_chart(view.shown, (start, end), view.fit, horizon, show_reference, upload_rows, upload_fit,
-                              precision, height=FIRST_SCREEN_HEIGHT),
-                  key="compute-trend", notice=t("trend-notice"))
+    figure_key = ("trend", start, end, series, precision, horizon, show_reference, uploaded and uploaded.file_id)
+    render.figure(render.built_once(figure_key, lambda: trend_chart(
+        view.shown, (start, end), view.fit, horizon, show_reference, upload_rows, upload_fit, precision,
+        height=FIRST_SCREEN_HEIGHT)), key="compute-trend", notice=t("trend-notice"))
     for kind, values in trend_view.takeaway(view, start, end) if series else []:
         say(f"takeaway-{kind}", **values)
 

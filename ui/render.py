@@ -9,6 +9,7 @@ import traceback
 from typing import Any, Callable, Iterator
 
 import plotly.graph_objects as go
+import plotly.io as pio
 import streamlit as st
 
 from explorer import export, i18n
@@ -30,15 +31,71 @@ def section(name: str) -> Iterator[None]:
         st.warning(common("section-failed", name=name, error=f"{type(err).__name__}: {str(err)[:200]}"))
 
 
+MEMO_MAX_CHARS = 500_000  # a figure with a longer spec (a long text's heatmaps) is themed afresh, not held in memory
+
+
+class _FigureData(dict):
+    """A built figure as plain data, the way the cache holds it: Plotly re-validates a whole Figure when one is
+    unpickled (30 ms for the depth schematic), while this copies out in a fraction of a millisecond."""
+
+
+def _packed(value: Any) -> Any:
+    if isinstance(value, go.Figure):
+        return _FigureData(value.__reduce__()[1][0])  # its properties and its subplot grid, as pickling keeps them
+    if isinstance(value, (tuple, list)):
+        return type(value)(_packed(v) for v in value)
+    if type(value) is dict:
+        return {k: _packed(v) for k, v in value.items()}
+    return value
+
+
+def _unpacked(value: Any) -> Any:
+    if isinstance(value, _FigureData):
+        return _trusted(value)
+    if isinstance(value, (tuple, list)):
+        return type(value)(_unpacked(v) for v in value)
+    if type(value) is dict:
+        return {k: _unpacked(v) for k, v in value.items()}
+    return value
+
+
+def _trusted(data: dict) -> go.Figure:
+    """A Figure of data that Plotly validated when the figure was first built (its check is not run again)."""
+    return go.Figure(dict(data), _validate=False)
+
+
 @st.cache_data(show_spinner=False, max_entries=2048)
 def _built(page_slug: str, lang: str, key: tuple, _build: Callable[[], Any]) -> Any:
-    return _build()
+    return _packed(_build())
 
 
 def built_once(key: tuple, build: Callable[[], Any]) -> Any:
     """`build()` once per `key` on this page (a figure's id and everything it is drawn from, or a table's): a
     Plotly figure costs more to build than to copy out of the cache, and a slider move rebuilds only what moved."""
-    return _built(lecture.current_page(), i18n.current(), key, build)
+    return _unpacked(_built(lecture.current_page(), i18n.current(), key, build))
+
+
+def _as_shown(fig: go.Figure, dark: bool, split: bool) -> tuple[go.Figure, Header | None]:
+    """The figure as the page draws it: in the dark theme's colours, and (`split`) its title and badge taken out to
+    be written as text. Theming a figure is slower than drawing it (for_dark: 0.1 s for the depth schematic), so
+    each distinct figure is themed once per server: a slider moved back, another student, a tab reopened reuse it."""
+    spec = pio.to_json(fig, validate=False)
+    if len(spec) > MEMO_MAX_CHARS:
+        return _themed(fig, dark, split)
+    data, header = _themed_spec(spec, dark, split, fig)
+    return _trusted(data), header
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _themed_spec(spec: str, dark: bool, split: bool, _fig: go.Figure) -> tuple[dict, Header | None]:
+    """Keyed by the figure's spec; `_fig` is that figure (not hashed)."""
+    chart, header = _themed(_fig, dark, split)
+    return chart.to_dict(), header
+
+
+def _themed(fig: go.Figure, dark: bool, split: bool) -> tuple[go.Figure, Header | None]:
+    chart = for_dark(fig) if dark else fig
+    return split_header(chart) if split else (chart, None)
 
 
 def _filename(title: str) -> str:
@@ -67,9 +124,10 @@ def figure(fig: go.Figure, key: str, notice: str = "", slides: str | None = None
     width, height = SLIDE_SIZE
     config = {"displaylogo": False,
               "toImageButtonOptions": {"format": "svg", "filename": name, "width": width, "height": height}}
-    chart = for_dark(fig) if _dark() else fig  # the export below keeps the light original
-    if not alone:  # an embedded figure is a slide's whole picture, its title and badge inside it, like an export
-        chart, header = split_header(chart)
+    # the export below keeps the light original; an embedded figure (`alone`) is a slide's whole picture, its
+    # title and badge inside it, like an export
+    chart, header = _as_shown(fig, _dark(), split=not alone)
+    if header is not None:
         st.html(header_html(header, lecture.presentation()))
     with _scroll_frame(key) if needs_width(chart) else contextlib.nullcontext():
         st.plotly_chart(chart, theme=None, key=key, config=config)
@@ -83,7 +141,7 @@ def figure(fig: go.Figure, key: str, notice: str = "", slides: str | None = None
 def live_figure(fig: go.Figure, key: str) -> None:
     """A run's figure while it trains (redrawn at every poll): themed like `figure`, without the share tools, so
     the student watches the curves grow in the place where the finished run's figure will stand."""
-    chart, header = split_header(for_dark(fig) if _dark() else fig)
+    chart, header = _themed(fig, _dark(), split=True)  # each poll's figure is new: nothing to reuse
     st.html(header_html(header, lecture.presentation()))
     with _scroll_frame(key) if needs_width(chart) else contextlib.nullcontext():
         st.plotly_chart(chart, theme=None, key=key, config={"displaylogo": False, "staticPlot": True})

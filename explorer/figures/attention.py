@@ -66,6 +66,12 @@ def _two_lines(name: str) -> str:
     return f"{name[:cut]}<br>{name[cut + 1:]}"
 
 
+# The room under the panels for the key axis's tick labels and its title, set rather than found: Plotly's automargin
+# on these square-celled panels redraws a figure three or four times (0.19 s in Chromium instead of 0.05 s, at
+# every slider move), and the room a title needs is known from its lines.
+KEY_TITLE_PX, TITLE_LINE_PX = 62, 22
+
+
 def _matrix_grid(panels: Sequence[tuple[str, Sequence[str], Sequence[str]]], horizontal_spacing: float = 0.08
                  ) -> go.Figure:
     """One row of square-celled matrix panels (name, rows, cols), widths in proportion to their key counts.
@@ -81,9 +87,11 @@ def _matrix_grid(panels: Sequence[tuple[str, Sequence[str], Sequence[str]]], hor
         key = content.text(BOOK, "axis-key")
         heatmaps.matrix_layout(fig, rows, cols, row=1, col=i, x_title=f"<b>{title}</b><br>{key}" if name else key,
                                y_title=content.text(BOOK, "axis-query") if i == 1 else "")
-        fig.update_xaxes(tickfont=dict(size=_tick_size(len(cols))), constrain="domain", automargin=True, row=1, col=i)
+        fig.update_xaxes(tickfont=dict(size=_tick_size(len(cols))), constrain="domain", automargin=False, row=1, col=i)
         fig.update_yaxes(tickfont=dict(size=_tick_size(len(rows))), row=1, col=i,
                          scaleanchor=f"x{'' if i == 1 else i}", constrain="domain")
+    lines = max(axis.title.text.count("<br>") + 1 for axis in fig.select_xaxes())
+    fig.update_layout(margin=dict(b=KEY_TITLE_PX + TITLE_LINE_PX * lines))
     return fig
 
 
@@ -197,9 +205,8 @@ def embedding_figure(emb: dict, detail: str) -> go.Figure:
                   height=_matrix_height(len(labels)))
 
 
-def head_overview(read: dict, role: str, detail: str, layer: int | None = None, head: int | None = None
-                  ) -> go.Figure:
-    """Every layer (rows) and head (columns) of one role as small maps, the selected one framed: where to look."""
+def head_overview(read: dict, role: str, detail: str) -> go.Figure:
+    """Every layer (rows) and head (columns) of one role as small maps: where to look."""
     weights = read["roles"][role]["weights"]
     allowed = read["roles"][role]["allowed"]
     rows, cols = read["roles"][role]["rows"], read["roles"][role]["cols"]
@@ -221,18 +228,10 @@ def head_overview(read: dict, role: str, detail: str, layer: int | None = None, 
     name = role_title(read["arch"], role)
     fig = styled(fig, content.text(BOOK, "overview-title", role=name[:1].upper() + name[1:]),
                  Evidence(Kind.MEASURED, detail), height=140 + 170 * n_layers)
-    return fig if layer is None else frame_head(fig, layer, head, n_heads)
+    return fig
 
 
 def _panel(layer: int, head: int, n_heads: int) -> str:
     """The axis suffix of one panel in a layers x heads grid: "" for the first, then "2", "3", ..."""
     k = layer * n_heads + head + 1
     return "" if k == 1 else str(k)
-
-
-def frame_head(fig: go.Figure, layer: int, head: int, n_heads: int) -> go.Figure:
-    """Frame one panel of `head_overview` (added after caching the unframed figure, so a move is cheap)."""
-    k = _panel(layer, head, n_heads)
-    fig.add_shape(type="rect", xref=f"x{k} domain", yref=f"y{k} domain", x0=-0.04, x1=1.04, y0=-0.04, y1=1.04,
-                  line=dict(color=CONCEPT_COLORS["recomputed"], width=3), name="selected head")
-    return fig

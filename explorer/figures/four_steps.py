@@ -139,6 +139,9 @@ def wiring(w: Wiring, title: str) -> go.Figure:
                   badge_chars=HALF_WIDTH_BADGE)
 
 
+MASK_FOOT_PX = 92  # the masks' slanted token labels ("x4", "y3") and their one-line key title
+
+
 def combined_masks(panels: Sequence[tuple[str, dict]], height: int = 560) -> go.Figure:
     """Side-by-side [input ; target] masks; a cell's colour is the attention that lets the row read the column.
 
@@ -160,9 +163,11 @@ def combined_masks(panels: Sequence[tuple[str, dict]], height: int = 560) -> go.
                 fig.add_shape(**line, x0=n - 0.5, x1=n - 0.5, y0=-0.5, y1=len(labels) - 0.5)
             else:
                 fig.add_shape(**line, y0=n - 0.5, y1=n - 0.5, x0=-0.5, x1=len(labels) - 0.5)
-    fig.update_xaxes(tickangle=-60, tickfont=dict(size=12))
+    # room for the slanted labels and the key title, set: automargin here costs Chromium a second redraw at
+    # every step move (0.08 s instead of 0.05 s)
+    fig.update_xaxes(tickangle=-60, tickfont=dict(size=12), automargin=False)
     fig.update_yaxes(tickfont=dict(size=12))
-    fig.update_layout(margin=dict(l=90))
+    fig.update_layout(margin=dict(l=90, b=MASK_FOOT_PX))
     return styled(fig, content.text(BOOK, "masks-title"),
                   Evidence(Kind.SCHEMATIC, f"{_from_config()} · explorer.masks"), height=height)
 

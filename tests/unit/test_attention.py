@@ -172,10 +172,12 @@ def test_figures_leave_masked_cells_empty_and_carry_their_evidence():
     allowed = read["roles"]["decoder_self"]["allowed"]
     assert np.array_equal(np.isnan(np.asarray(trace.z, dtype=float)), ~allowed)
     assert fig.layout.meta["evidence"] == "measured" and "8000 steps" in fig.layout.meta["evidence_detail"]
-    overview = figs.head_overview(read, "decoder_self", "detail", layer=1, head=3)
+    overview = figs.head_overview(read, "decoder_self", "detail")
     assert len(overview.data) == model.cfg.n_layers * model.cfg.n_heads
-    (frame,) = [s for s in overview.layout.shapes if s.name == "selected head"]
-    assert frame.xref == f"x{model.cfg.n_heads * 2} domain"  # the last panel: layer 2, head 4
+    last = overview.data[-1]  # layer 2, head 4: the last panel, titled by its head and drawn from its weights
+    assert last.xaxis == f"x{model.cfg.n_layers * model.cfg.n_heads}"
+    assert np.allclose(np.nan_to_num(np.asarray(last.z, dtype=float)),
+                       np.nan_to_num(read["roles"]["decoder_self"]["weights"][-1, -1]))
     x_ids, target_side = att.expected_layout("prefix_lm", IDS)
     inputs, targets, axes = att.layout_labels("prefix_lm", x_ids, target_side)
     gallery = figs.mask_gallery("prefix_lm", att.role_categories("prefix_lm", len(inputs), len(targets)), axes)

@@ -34,8 +34,8 @@ def _read(path: str, stamp: int, ids: tuple[int, ...]) -> dict:
     return att.read_text(model, ids)
 
 
-# Figures that do not depend on the layer and head are cached, so a slider move redraws only two figures; their
-# words are in the page's language, so the language is part of each key (`lang`).
+# Figures are cached per model, text and (where it matters) layer and head; their words are in the page's language,
+# so the language is part of each key (`lang`).
 @st.cache_data(show_spinner=False, max_entries=128)
 def _embedding_figure(path: str, stamp: int, ids: tuple[int, ...], detail: str, lang: str):
     model, _ = _load(path, stamp)
@@ -105,13 +105,9 @@ def _output_panel(read: dict, sidecar: dict) -> None:
         st.caption(accuracy)
 
 
-@st.fragment
 def weights(arch: str, ids: tuple[int, ...], model: Model | None, variant: bool) -> None:
     """What a trained model reads: its output, every head at a glance, and one head's weights."""
     say("models-intro")
-    row = st.columns(2, gap="large")
-    layer = params.slider(t("label-layer"), "layer", 1, N_LAYERS, N_LAYERS, where=row[0])
-    head = params.slider(t("label-head"), "head", 1, N_HEADS, 1, where=row[1])
     if model is None:
         st.info(t("weights-wait"))
         return
@@ -121,12 +117,20 @@ def weights(arch: str, ids: tuple[int, ...], model: Model | None, variant: bool)
     detail = att.config_text(sidecar)
     read = _read(path, stamp, ids)
     _output_panel(read, sidecar)
-    lang = i18n.current()
-    render.figure(figs.frame_head(_overview(path, stamp, ids, view.overview_role(arch, read), detail, lang),
-                                  layer - 1, head - 1, N_HEADS),
+    render.figure(_overview(path, stamp, ids, view.overview_role(arch, read), detail, i18n.current()),
                   key="attention-heads", notice=t("heads-notice"))
-    render.figure(_weights_figure(path, stamp, ids, layer - 1, head - 1, detail, lang), key="attention-weights",
-                  notice=t("weights-notice"))
+    _one_head(path, stamp, ids, detail)
+
+
+@st.fragment
+def _one_head(path: str, stamp: int, ids: tuple[int, ...], detail: str) -> None:
+    """One head's weights, large; its two sliders rerun only this part, so a move redraws one figure, not the
+    overview's grid of maps as well."""
+    row = st.columns(2, gap="large")
+    layer = params.slider(t("label-layer"), "layer", 1, N_LAYERS, N_LAYERS, where=row[0])
+    head = params.slider(t("label-head"), "head", 1, N_HEADS, 1, where=row[1])
+    render.figure(_weights_figure(path, stamp, ids, layer - 1, head - 1, detail, i18n.current()),
+                  key="attention-weights", notice=t("weights-notice"))
 
 
 def sequence(arch: str, ids: tuple[int, ...], causal_input: bool, aligned: bool) -> None:

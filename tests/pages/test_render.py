@@ -1,0 +1,66 @@
+"""ui.render's shortcuts give back exactly what they stand for: a figure out of `built_once` is the figure that
+was built (subplot grid included), and a figure themed through the per-server memo is the one `for_dark` and
+`split_header` make directly, light or dark, small or past the memo's size limit."""
+
+import json
+import pickle
+
+import numpy as np
+import plotly.graph_objects as go
+import plotly.io as pio
+import pytest
+from plotly.subplots import make_subplots
+
+from explorer.figures import attention as figs
+from explorer.figures.theme import Evidence, Kind, styled
+from ui import render
+
+
+def _grid() -> go.Figure:
+    fig = make_subplots(rows=1, cols=2)
+    fig.add_trace(go.Heatmap(z=np.arange(6.0).reshape(2, 3)), row=1, col=1)
+    fig.add_trace(go.Scatter(x=[1, 2], y=[3, 4], marker=dict(color="#222222")), row=1, col=2)
+    fig.add_annotation(text="a note", x=1, y=3, showarrow=True, font=dict(color="#0072B2"))
+    return styled(fig, "A grid", Evidence(Kind.MEASURED, "seed 0"))
+
+
+def _spec(fig: go.Figure) -> dict:
+    """What st.plotly_chart sends the browser."""
+    return json.loads(pio.to_json(fig, validate=False))
+
+
+def test_a_cached_figure_comes_back_whole_and_keeps_its_subplot_grid():
+    built = (_grid(), {"figure": _grid(), "n": 3}, [_grid()])
+    back = render._unpacked(pickle.loads(pickle.dumps(render._packed(built))))  # what the cache does to it
+    figure, inner, listed = back
+    assert isinstance(inner["figure"], go.Figure) and isinstance(listed[0], go.Figure) and inner["n"] == 3
+    assert figure.to_dict() == built[0].to_dict()
+    figure.add_trace(go.Bar(x=[1], y=[2]), row=1, col=2)  # row and col still find their panel
+    assert figure.data[-1].xaxis == "x2"
+
+
+@pytest.mark.parametrize("dark", [False, True])
+@pytest.mark.parametrize("split", [False, True])
+def test_the_memo_themes_a_figure_as_the_theme_functions_do(dark, split):
+    fig = _grid()
+    direct, direct_header = render._themed(fig, dark, split)
+    for _ in range(2):  # the first call fills the memo, the second reads it
+        shown, header = render._as_shown(fig, dark, split)
+        assert _spec(shown) == _spec(direct) and header == direct_header
+    assert fig.to_dict() == _grid().to_dict()  # the page's figure (the export's) is left as it was
+
+
+def test_a_figure_past_the_memo_limit_is_themed_directly(monkeypatch):
+    monkeypatch.setattr(render, "MEMO_MAX_CHARS", 100)
+    fig = _grid()
+    shown, header = render._as_shown(fig, True, True)
+    direct, direct_header = render._themed(fig, True, True)
+    assert _spec(shown) == _spec(direct) and header == direct_header
+
+
+def test_matrix_panels_leave_room_for_every_line_of_their_key_title():
+    fig = figs._matrix_grid([("encoder self-attention", list("abc"), list("abc")),
+                             ("cross-attention (target reads input)", list("ab"), list("abc"))])
+    lines = max(axis.title.text.count("<br>") + 1 for axis in fig.select_xaxes())
+    assert lines == 3 and not any(axis.automargin for axis in fig.select_xaxes())
+    assert fig.layout.margin.b == figs.KEY_TITLE_PX + figs.TITLE_LINE_PX * lines
