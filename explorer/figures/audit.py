@@ -11,7 +11,7 @@ from explorer import content
 from explorer.audit import Decision, sci
 from explorer.evidence import Evidence, Kind
 from explorer.figures.crossover import BUDGET_COLOR
-from explorer.figures.theme import CONCEPT_COLORS, styled
+from explorer.figures.theme import CONCEPT_COLORS, display_width, keep_width, styled
 
 MEASURED_FILL = "rgba(0,158,115,0.10)"  # the evidence colour of "measured", faint
 EXTRAPOLATION_PATTERN = dict(shape="/", fgcolor="rgba(85,85,85,0.35)", size=8)
@@ -22,8 +22,10 @@ CASES = ("below", "inside", "above", "no-crossover", "extrapolation")  # `case-<
 def _wrap(name: str, width: int = 12) -> str:
     """A method's name broken into lines of about `width` characters at its spaces (Plotly does not wrap)."""
     lines: list[str] = []
-    if " " not in name and len(name) > width and not name.isascii():  # Chinese: no spaces, break by characters
-        return "<br>".join(name[i:i + width // 2] for i in range(0, len(name), width // 2))
+    if " " not in name and not name.isascii() and display_width(name) > width:  # Chinese: no spaces, and each
+        rows = math.ceil(display_width(name) / width)                          # character is two columns wide:
+        per_row = math.ceil(len(name) / rows)                                   # even rows of characters
+        return "<br>".join(name[i:i + per_row] for i in range(0, len(name), per_row))
     for word in name.split(" "):
         if lines and len(lines[-1]) + 1 + len(word) <= width:
             lines[-1] += " " + word
@@ -106,5 +108,6 @@ def decision_rule(x: dict, budget: float, decision: Decision, typed: bool = Fals
             else ", ".join(map(str, windows)) or "?"
         evidence = Evidence(Kind.MEASURED, content.text(BOOK, "measured", windows=windows, seeds=x.get("seeds", "?")),
                             also=(Kind.EXTRAPOLATION,) if extrapolated else ())
-    return styled(fig, content.text(BOOK, "title", case=content.text(BOOK, f"case-{decision.case}")), evidence,
-                  height=380)
+    # its labels beside the crossover and the hatched bands need more than a phone's width: scroll it there
+    return keep_width(styled(fig, content.text(BOOK, "title", case=content.text(BOOK, f"case-{decision.case}")),
+                             evidence, height=380))

@@ -346,3 +346,14 @@ def test_decision_without_a_crossover_and_with_seeds_that_never_cross():
 
 def test_sci_is_compact():
     assert audit.sci(1.1e10) == "1.10e10" and audit.sci(6.3e9, 2) == "6.3e9" and audit.sci(math.inf) == "∞"
+
+
+def test_a_chinese_method_name_breaks_into_even_rows_no_wider_than_a_latin_one():
+    from explorer.figures.audit import _wrap
+    from explorer.figures.theme import display_width
+
+    for name in ("结构更少的方法", "一个非常非常长的中文方法名字啊啊啊"):
+        rows = _wrap(name).split("<br>")
+        assert "".join(rows) == name and len(rows) > 1
+        assert max(display_width(r) for r in rows) <= 12 and max(map(len, rows)) - min(map(len, rows)) <= 1
+    assert _wrap("结构化的方法") == "结构化的方法"  # twelve columns: one row
