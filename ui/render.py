@@ -31,7 +31,8 @@ def section(name: str) -> Iterator[None]:
         st.warning(common("section-failed", name=name, error=f"{type(err).__name__}: {str(err)[:200]}"))
 
 
-MEMO_MAX_CHARS = 500_000  # a figure with a longer spec (a long text's heatmaps) is themed afresh, not held in memory
+MEMO_MAX_CHARS = 200_000  # a figure with a longer spec (the cache page's n = 1024 heatmaps) is themed afresh:
+# the memo holds at most 128 themed figures of up to this size
 
 
 class _FigureData(dict):
@@ -86,7 +87,7 @@ def _as_shown(fig: go.Figure, dark: bool, split: bool) -> tuple[go.Figure, Heade
     return _trusted(data), header
 
 
-@st.cache_data(show_spinner=False, max_entries=256)
+@st.cache_data(show_spinner=False, max_entries=128)
 def _themed_spec(spec: str, dark: bool, split: bool, _fig: go.Figure) -> tuple[dict, Header | None]:
     """Keyed by the figure's spec; `_fig` is that figure (not hashed)."""
     chart, header = _themed(_fig, dark, split)
