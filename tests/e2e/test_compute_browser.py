@@ -70,7 +70,7 @@ def test_upload_a_good_and_a_bad_csv(page, app_url, tmp_path):
     open_more_settings(page)
     chooser = page.locator('[data-testid="stFileUploader"] input[type="file"]')
     chooser.set_input_files(str(good))
-    wait_for_app(page, "Your data")
+    wait_for_app(page, "fitted on its own")  # not "Your data": the expander's label says "your data" too
     assert_no_exception(page)
     page.screenshot(path=str(tmp_path / "compute-upload-good.png"), full_page=True)
     chooser.set_input_files(str(bad))
