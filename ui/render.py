@@ -41,9 +41,10 @@ class _FigureData(dict):
 
 
 def _packed(value: Any) -> Any:
+    """Figures inside a built value (plain tuples, lists and dicts are looked into) as `_FigureData`."""
     if isinstance(value, go.Figure):
         return _FigureData(value.__reduce__()[1][0])  # its properties and its subplot grid, as pickling keeps them
-    if isinstance(value, (tuple, list)):
+    if type(value) in (tuple, list):
         return type(value)(_packed(v) for v in value)
     if type(value) is dict:
         return {k: _packed(v) for k, v in value.items()}
@@ -53,7 +54,7 @@ def _packed(value: Any) -> Any:
 def _unpacked(value: Any) -> Any:
     if isinstance(value, _FigureData):
         return _trusted(value)
-    if isinstance(value, (tuple, list)):
+    if type(value) in (tuple, list):
         return type(value)(_unpacked(v) for v in value)
     if type(value) is dict:
         return {k: _unpacked(v) for k, v in value.items()}

@@ -22,9 +22,10 @@ CASES = ("below", "inside", "above", "no-crossover", "extrapolation")  # `case-<
 def _wrap(name: str, width: int = 12) -> str:
     """A method's name broken into lines of about `width` characters at its spaces (Plotly does not wrap)."""
     lines: list[str] = []
-    if " " not in name and not name.isascii() and display_width(name) > width:  # Chinese: no spaces, and each
-        rows = math.ceil(display_width(name) / width)                          # character is two columns wide:
-        per_row = math.ceil(len(name) / rows)                                   # even rows of characters
+    if " " not in name and not name.isascii() and display_width(name) > width:
+        # Chinese: no spaces, and each character is two columns wide; even rows of characters
+        rows = math.ceil(display_width(name) / width)
+        per_row = math.ceil(len(name) / rows)
         return "<br>".join(name[i:i + per_row] for i in range(0, len(name), per_row))
     for word in name.split(" "):
         if lines and len(lines[-1]) + 1 + len(word) <= width:

@@ -216,14 +216,14 @@ def trend_chart(rows: pd.DataFrame, window: tuple[float, float], fit: Fit | None
         _kind_legend(fig, visible)  # only the shapes that are in view
     fig.update_xaxes(title=content.text(BOOK, "axis-year"), range=[x_lo, x_hi])
     fig.update_yaxes(title=dict(text=content.text(BOOK, "axis-ops"), standoff=8), range=y_range,
-                     automargin=upload is not None, dtick=2, **LOG_TICKS)  # a student's own data may reach powers
-                                                                            # of ten the set room was not sized for
+                     # a student's own data may reach powers of ten that LEFT_PX was not sized for
+                     automargin=upload is not None, dtick=2, **LOG_TICKS)
     fig.update_layout(legend=dict(BOTTOM_LEGEND, title=dict(
                           text=content.text(BOOK, "legend-title"), side="top")),
                       legend2=dict(orientation="h", x=0, y=1, xanchor="left", yanchor="bottom", font=dict(size=13),
                                    title=dict(text=content.text(BOOK, "legend-technology"), side="left")),
-                      hovermode="closest", margin=dict(b=60, l=LEFT_PX))  # the legend at the foot widens it as
-                                                                                # it needs
+                      # the legend at the foot widens the bottom margin as it needs
+                      hovermode="closest", margin=dict(b=60, l=LEFT_PX))
     rate = (content.text(BOOK, "rate-none") if fit is None else
             content.text(BOOK, "rate-years", years=fit.years_per_10x) if fit.b > 0 else
             content.text(BOOK, "rate-no-growth"))

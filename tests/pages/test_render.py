@@ -4,6 +4,7 @@ was built (subplot grid included), and a figure themed through the per-server me
 
 import json
 import pickle
+from typing import NamedTuple
 
 import numpy as np
 import plotly.graph_objects as go
@@ -64,3 +65,14 @@ def test_matrix_panels_leave_room_for_every_line_of_their_key_title():
     lines = max(axis.title.text.count("<br>") + 1 for axis in fig.select_xaxes())
     assert lines == 3 and not any(axis.automargin for axis in fig.select_xaxes())
     assert fig.layout.margin.b == figs.KEY_TITLE_PX + figs.TITLE_LINE_PX * lines
+
+
+class Pair(NamedTuple):
+    figure: go.Figure
+    n: int
+
+
+def test_a_named_tuple_built_once_comes_back_as_it_was():
+    built = Pair(_grid(), 2)
+    back = render._unpacked(pickle.loads(pickle.dumps(render._packed(built))))
+    assert isinstance(back, Pair) and back.n == 2 and back.figure.to_dict() == built.figure.to_dict()
