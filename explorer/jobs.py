@@ -236,11 +236,18 @@ class JobQueue:
                        or (j.state == QUEUED and j._order < job._order))
 
     def busy_slots(self) -> int:
-        """Runs going on now across every process that shares the lock folder."""
+        """Runs going on now across every process that shares the lock folder. A slot whose lock cannot be
+        taken at all (a directory where its file should be, the database gone) holds no run: it counts as free
+        here, and `_take_slot` passes over it."""
         busy = 0
         for i in range(self.max_running):
-            with self._try_lock(_slot_name(i)) as got:
-                busy += not got
+            try:
+                held = self._take(_slot_name(i))
+            except Exception:  # noqa: BLE001 (a broken slot runs nothing; the job that meets it says why)
+                continue
+            busy += held is None
+            if held is not None:
+                held.close()
         return busy
 
     def _check_caps(self, owner: str, address: str) -> None:
@@ -278,19 +285,27 @@ class JobQueue:
             return job._order == min(j._order for j in self._jobs.values() if j.state == QUEUED and j._wants_slot)
 
     def _run(self, job: Job, work: Callable[[Progress], dict]) -> None:
+        """The job's whole life. Whatever goes wrong in it (a lock that cannot be taken or let go, the store, the
+        work) ends the job as FAILED with a message the page shows: a job that stayed QUEUED would be first in
+        line for ever, and every later press would wait behind it."""
         try:
             with i18n.using(job.lang):
                 self._hold_and_work(job, work)
+        except BaseException as err:  # noqa: BLE001 (the last resort of a thread nobody joins)
+            if not job.finished:
+                job.state, job.error = FAILED, _failure(err, content.text("common", "run-lock-failed"))
+                job.message = "failed"
+            traceback.print_exc()  # for the server log; after a finished job, only its locks failed to let go
         finally:
             job.ended = time.monotonic()
 
     def _hold_and_work(self, job: Job, work: Callable[[Progress], dict]) -> None:
         with contextlib.ExitStack() as held:
-            if not self._hold(held, job, lambda: self._try_lock(f"key:{job.key}"),
+            if not self._hold(held, job, lambda: self._take(f"key:{job.key}"),
                               content.text("common", "run-waiting-elsewhere")):
                 return
             job._wants_slot = True
-            if not self._hold(held, job, self._free_slot, content.text("common", "run-waiting")):
+            if not self._hold(held, job, self._take_slot, content.text("common", "run-waiting")):
                 return
             job.state, job.started, job.message = RUNNING, time.monotonic(), content.text("common", "run-starting")
             try:
@@ -303,20 +318,40 @@ class JobQueue:
                 if job.message != ABANDONED:
                     job.message = "cancelled"
             except Exception as err:  # reported to the page as a message, kept for the server log
-                job.state, job.error, job.message = FAILED, f"{type(err).__name__}: {err}", "failed"
+                job.state, job.error, job.message = FAILED, _failure(err), "failed"
                 traceback.print_exc()
 
-    @contextlib.contextmanager
-    def _free_slot(self) -> Iterator[bool]:
-        for i in range(self.max_running):
-            with self._try_lock(_slot_name(i)) as got:
-                if got:
-                    yield True
-                    return
-        yield False
+    def _take(self, name: str) -> contextlib.ExitStack | None:
+        """Hold the lock `name` if it is free: the stack that lets it go, else None. Raises what taking it
+        raised, having let go of whatever it had opened."""
+        manager = self._try_lock(name)
+        if manager.__enter__():
+            held = contextlib.ExitStack()
+            held.push(manager.__exit__)
+            return held
+        manager.__exit__(None, None, None)
+        return None
 
-    def _hold(self, stack: contextlib.ExitStack, job: Job, acquire, message: str) -> bool:
-        """Wait until `acquire()` yields True (keeping it held in `stack`); False if cancelled meanwhile."""
+    def _take_slot(self) -> contextlib.ExitStack | None:
+        """Hold the first free run slot, else None. A slot whose lock raises is passed over (slot 1 still
+        runs when slot 0 is broken); only when every slot raised does this raise, naming the last error."""
+        broken: list[Exception] = []
+        for i in range(self.max_running):
+            try:
+                held = self._take(_slot_name(i))
+            except Exception as err:  # noqa: BLE001 (any kind: a file, the database, a driver)
+                broken.append(err)
+                continue
+            if held is not None:
+                return held
+        if len(broken) == self.max_running:
+            raise broken[-1]
+        return None
+
+    def _hold(self, stack: contextlib.ExitStack, job: Job, take: Callable[[], contextlib.ExitStack | None],
+              message: str) -> bool:
+        """Wait until `take()` holds its lock (kept held in `stack`); False if cancelled meanwhile. What `take`
+        raises goes up to `_run`, which fails the job."""
         while True:
             if job.should_cancel():
                 job.state = CANCELLED
@@ -324,13 +359,24 @@ class JobQueue:
                     job.message = "cancelled while waiting"
                 return False
             if not job._wants_slot or self._first_in_line(job):
-                manager = acquire()
-                if manager.__enter__():
-                    stack.push(manager.__exit__)
+                held = take()
+                if held is not None:
+                    stack.enter_context(held)
                     return True
-                manager.__exit__(None, None, None)
                 job.message = message
             time.sleep(POLL_S)
+
+
+def _failure(err: BaseException, context: str = "") -> str:
+    """What a failed job's page says: the error's kind and its first line, cut to a readable length, after
+    `context` when there is one (the lock, not the work, failed)."""
+    if isinstance(err, OSError) and err.filename and err.strerror:  # the file's name, not the server's folders
+        first = f"{err.strerror}: {Path(str(err.filename)).name}"
+    else:
+        first = (str(err).strip().splitlines() or [""])[0]
+    text = f"{type(err).__name__}: {first}" if first else type(err).__name__
+    text = text if len(text) <= 300 else text[:299] + "…"
+    return f"{context} ({text})" if context else text
 
 
 def _slot_name(i: int) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import logging
 import os
 from pathlib import Path
 from typing import Iterator
@@ -17,6 +18,8 @@ from typing import Iterator
 import sqlalchemy as sa
 
 from explorer.store import db
+
+_LOG = logging.getLogger(__name__)
 
 
 def lock_id(name: str) -> int:
@@ -40,21 +43,35 @@ def _file_name(name: str) -> str:
 
 @contextlib.contextmanager
 def _advisory(name: str) -> Iterator[bool]:
+    """Taking the lock raises what the database raises (the caller fails its job); letting it go never does: a
+    connection whose unlock failed (the server ended it, the network dropped) is thrown away, and PostgreSQL lets
+    go of a session's locks when its connection ends."""
     key = lock_id(name)
     connection = db.engine().connect()
     try:
         got = bool(connection.execute(sa.select(sa.func.pg_try_advisory_lock(key))).scalar())
         connection.commit()  # the lock is the session's, not the transaction's: end the transaction now
+    except BaseException:
+        _discard(connection)
+        raise
+    try:
+        yield got
+    finally:
         try:
-            yield got
-        finally:
             if got:
                 connection.execute(sa.select(sa.func.pg_advisory_unlock(key)))
                 connection.commit()
-    except BaseException:
-        connection.invalidate()  # never hand a connection that may still hold a lock back to the pool
-        raise
-    finally:
+            connection.close()
+        except Exception:  # noqa: BLE001 (any driver error: the lock dies with the connection thrown away here)
+            _LOG.warning("advisory lock %r: unlock failed, connection discarded", name, exc_info=True)
+            _discard(connection)
+
+
+def _discard(connection: sa.Connection) -> None:
+    """Never hand a connection that may still hold a lock back to the pool: close its socket instead."""
+    with contextlib.suppress(Exception):
+        connection.invalidate()
+    with contextlib.suppress(Exception):
         connection.close()
 
 
@@ -81,7 +98,7 @@ def _file_lock(path: Path) -> Iterator[bool]:
         try:
             yield True
         finally:
-            with contextlib.suppress(FileNotFoundError):
+            with contextlib.suppress(OSError):  # gone already, or not ours to remove: the flock still ends
                 path.unlink()
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
