@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import tempfile
 import time
@@ -27,6 +28,8 @@ from explorer.store import db
 from explorer.store.schema import RESULTS
 
 PACKAGE_DIR = Path(__file__).resolve().parent
+MAX_RECORD_CHARS = 4_000_000  # a stored record longer than this is a miss, never parsed (the largest is ~1 MB)
+_LOG = logging.getLogger(__name__)
 
 
 @lru_cache(maxsize=1)
@@ -49,19 +52,23 @@ def _forget(key: str) -> None:
 
 
 def inspect(kind: str, config: dict, shape: object = dict) -> tuple[dict | None, str | None]:
-    """(the stored result, None) if its record parses, was made for `config` and has `shape` (`explorer.shapes`);
-    else (None, why not), None for a plain miss. A broken or tampered record is deleted, so the next result
-    replaces it."""
+    """(the stored result, None) if its record parses (`shapes.loads`: strict, bounded), was made for `config` and
+    has `shape` (`explorer.shapes`); else (None, why not), None for a plain miss. A record that is too long,
+    does not parse or lacks its shape is deleted, so it is read at most once and the next result replaces it."""
     key = result_key(kind, config)
+    size = sa.func.length(RESULTS.c.record)
     with db.reads() as conn:
-        text = conn.execute(sa.select(RESULTS.c.record).where(RESULTS.c.key == key)).scalar_one_or_none()
-    if text is None:
+        found = conn.execute(sa.select(size, sa.case((size <= MAX_RECORD_CHARS, RESULTS.c.record)))
+                             .where(RESULTS.c.key == key)).first()
+    if found is None:
         return None, None
     try:
-        record = json.loads(text)
-    except ValueError as err:
+        if found[1] is None:  # over the limit: not even fetched
+            raise shapes.ParseError("length", f"{found[0]:,} characters; the limit is {MAX_RECORD_CHARS:,}")
+        record = shapes.loads(found[1], limit=MAX_RECORD_CHARS)
+    except shapes.ParseError as err:
         _forget(key)
-        return None, f"{kind}/{key} does not parse ({type(err).__name__})"
+        return None, f"{kind}/{key} does not parse ({err})"
     if not isinstance(record, dict) or record.get("config") != json.loads(json.dumps(config, default=str)):
         return None, None  # a hash collision or another version's record: not ours to remove
     try:
@@ -105,9 +112,15 @@ def write_json_atomic(path: Path, payload: object) -> None:
 
 def save(kind: str, config: dict, result: dict) -> str:
     """Store `result` for (kind, config), replacing what was there; returns its key. Two processes saving the
-    same key at once both succeed: the last record stays, and both were computed from the same settings."""
+    same key at once both succeed: the last record stays, and both were computed from the same settings. A result
+    that `inspect` would refuse (NaN or infinity in it, too long) is not stored: it is logged and stays a miss."""
     key = result_key(kind, config)
-    record = json.dumps({"kind": kind, "config": config, "code": code_version(), "result": result}, default=str)
+    try:
+        record = shapes.dumps_checked({"kind": kind, "config": config, "code": code_version(), "result": result},
+                                      MAX_RECORD_CHARS)
+    except shapes.ParseError as err:
+        _LOG.warning("%s/%s not stored: %s", kind, key, err)
+        return key
     values = {"kind": kind[:64], "record": record, "saved_at": time.time()}
     with db.engine().begin() as conn:
         insert = (postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert)(RESULTS)

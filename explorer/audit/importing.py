@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from explorer import content
+from explorer import content, shapes
 from explorer.audit.workbook import (CLAIM, COLUMNS, FORMAT, MAX_CELL_CHARS, MAX_ROWS, MEASURED, PENDING, SOURCES,
                                      TEMPLATE_BY_ID, TYPED, VERSION, AuditError, Measured, Row, canonical, source_label,
                                      spec_of)
@@ -54,15 +54,29 @@ def parse_file(raw: bytes) -> dict:
     except UnicodeDecodeError:
         raise AuditError(content.text(BOOK, "error-file-not-utf8")) from None
     try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise AuditError(content.text(BOOK, "error-not-json", message=err.msg, line=err.lineno,
-                                      column=err.colno)) from None
-    except RecursionError:  # `[[[[...` a thousand deep: the parser gives up before any schema check
-        raise AuditError(content.text(BOOK, "error-too-deep")) from None
+        doc = shapes.loads(text, limit=MAX_IMPORT_BYTES)  # the one strict decoder: only ParseError, whatever it holds
+    except shapes.ParseError as err:
+        raise _refusal(err) from None
     if not isinstance(doc, dict):
         raise AuditError(content.text(BOOK, "error-not-object", kind=type_name(doc)))
     return doc
+
+
+def _refusal(err: shapes.ParseError) -> AuditError:
+    """What a student reads when the strict decoder refuses a file, by the rule it broke."""
+    if err.kind == "length":
+        return AuditError(content.text(BOOK, "error-file-large", bytes=str(err).split(" ")[0],
+                                       limit=f"{MAX_IMPORT_BYTES:,}"))
+    if err.kind == "depth":
+        return AuditError(content.text(BOOK, "error-too-deep"))
+    if err.kind == "number":
+        return AuditError(content.text(BOOK, "error-number"))
+    if err.kind == "text":
+        return AuditError(content.text(BOOK, "error-lone-surrogate"))
+    if err.kind == "encoding":
+        return AuditError(content.text(BOOK, "error-file-not-utf8"))
+    return AuditError(content.text(BOOK, "error-not-json", message=str(err).split(" at line ")[0],
+                                   line=err.line or 1, column=err.column or 1))
 
 
 def _import_cell(row_id: str | None, col: str, cell: object, where: str, notes: list[str]) -> str | None:

@@ -11,7 +11,7 @@ import json
 import re
 import zlib
 
-from explorer import content
+from explorer import content, shapes
 from explorer.audit.importing import cell_text, expect
 from explorer.audit.workbook import (COLUMNS, MAX_ROWS, TEMPLATE_BY_ID, VERSION, AuditError, Row, column_label,
                                      default_workbook)
@@ -59,8 +59,10 @@ def decode_state(state: str) -> list[Row]:
     if not inflate.eof:
         raise AuditError(content.text(BOOK, "state-incomplete"))
     try:
-        doc = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):  # RecursionError: `[[[[...` nested too deep
+        doc = shapes.loads(raw, limit=MAX_STATE_BYTES)  # the one strict decoder: only ParseError, whatever it holds
+    except shapes.ParseError as err:
+        if err.kind == "number":
+            raise AuditError(content.text(BOOK, "state-number")) from None
         raise AuditError(content.text(BOOK, "state-not-json")) from None
     if not isinstance(doc, dict) or doc.get("v") != VERSION or not isinstance(doc.get("r"), list):
         raise AuditError(content.text(BOOK, "state-version", version=VERSION))

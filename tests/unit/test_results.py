@@ -38,7 +38,8 @@ def test_a_corrupt_record_is_detected_and_recomputed(store):
     config = {"corrupt": True}
     results.save("unit", config, {"value": 1})
     key = _plant("unit", config, '{"kind": "unit", "result": {"val')  # a cut-off record would look like this
-    assert results.inspect("unit", config) == (None, f"unit/{key} does not parse (JSONDecodeError)")
+    record, problem = results.inspect("unit", config)
+    assert record is None and problem.startswith(f"unit/{key} does not parse (Unterminated string")
     assert not _stored(key)
     assert results.cached("unit", config, lambda: {"value": 2}) == {"value": 2}
     assert results.load("unit", config) == {"value": 2}
@@ -89,3 +90,29 @@ def test_json_files_are_readable_by_the_group(tmp_path):
     results.write_json_atomic(path, {"x": 1})
     assert path.stat().st_mode & 0o777 == 0o666 & ~results._UMASK
     assert path.stat().st_mode & 0o040  # with the usual umask 022: rw-r--r--
+
+
+def test_a_record_that_is_not_strict_json_is_a_miss_that_is_deleted_once(store):
+    """NaN, a 5000-digit number, 100k brackets: each is a miss, the row is deleted, the next result replaces it."""
+    for i, planted in enumerate(['{"config": {"strict": %d}, "result": {"points": NaN}}',
+                                 '{"config": {"strict": %d}, "result": {"n": ' + "9" * 5000 + "}}",
+                                 "[" * 100_000]):
+        config = {"strict": i}
+        results.save("unit", config, {"points": 1.0})
+        key = _plant("unit", config, planted.replace("%d", str(i)) if "%d" in planted else planted)
+        record, problem = results.inspect("unit", config, {"points": float})
+        assert record is None and problem.startswith(f"unit/{key} does not parse") and not _stored(key)
+        assert results.cached("unit", config, lambda: {"points": 2.0}, {"points": float}) == {"points": 2.0}
+
+
+def test_an_over_long_record_is_deleted_without_being_read(store):
+    config = {"long": True}
+    results.save("unit", config, {"v": 1})
+    key = _plant("unit", config, '{"config": {"long": true}, "result": {"v": "' + "x" * results.MAX_RECORD_CHARS + '"}}')
+    record, problem = results.inspect("unit", config)
+    assert record is None and "the limit is 4,000,000" in problem and not _stored(key)
+
+
+def test_a_result_holding_nan_is_not_stored_so_it_is_never_shown_as_measured(store):
+    key = results.save("unit", {"nan": 1}, {"gain": float("nan")})
+    assert not _stored(key) and results.load("unit", {"nan": 1}) is None
