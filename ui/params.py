@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Callable, Sequence, TypeVar
 
 import logging
+import math
 
 import streamlit as st
 
@@ -87,6 +88,8 @@ def _number_coercer(lo: float, hi: float, kind: type) -> Callable[[list[str]], t
             return None, common("url-not-a-number", value=_echo(raw))
         if x != x:  # NaN
             return None, common("url-nan")
+        if math.isinf(x):  # "inf", "1e999", 5000 digits: no value to clamp to, so the default, said as such
+            return None, common("url-infinite", value=_echo(raw))
         clamped = min(max(x, lo), hi)
         value = kind(round(clamped)) if kind is int else kind(clamped)
         note = None if clamped == x else common("url-outside", value=_echo(raw), lo=f"{lo:g}", hi=f"{hi:g}",
