@@ -298,3 +298,103 @@ def test_figure_csv_exports_hold_no_spreadsheet_formula_from_typed_text(case):
     at = _run(slug, {**view, **{k: '=HYPERLINK("http://x")' for k in keys}}, f"{slug} formula")
     assert keys and figures(at)
     assert not [cells for fig in figures(at) if (cells := _formula_cells(fig))]
+
+
+# --- the attacks of issue 36: one link or one cache row must not blank a page for everyone -------------------
+
+def _packed_state(doc: str) -> str:
+    import base64
+    import zlib
+
+    return base64.urlsafe_b64encode(zlib.compress(doc.encode(), 9)).decode().rstrip("=")
+
+
+def test_a_short_audit_link_holding_a_5000_digit_number_shows_a_notice_and_the_prefilled_workbook():
+    from explorer.audit.workbook import VERSION
+
+    state = _packed_state('{"v":%d,"r":[%s]}' % (VERSION, "9" * 5000))
+    assert len(f"/audit?wb={state}") < 100  # a link short enough to paste anywhere
+    at = run_page(FILES["audit"], wb=state)
+    assert not at.exception and not at.error, [e.value for e in at.exception]
+    assert any("could not be read" in w.value and "over 100 digits" in w.value for w in at.warning)
+    assert len(at.data_editor[0].value) == 5  # the pre-filled workbook
+
+
+@pytest.mark.parametrize("trick", ["in a cell", "in the controls", "as a row id"])
+def test_an_audit_import_holding_a_5000_digit_number_is_refused_with_a_message(trick):
+    from explorer.audit.workbook import FORMAT, VERSION
+
+    big = "9" * 5000
+    rows = ('[{"id":"separate","cells":{"gain":{"text":%s,"source":"typed"}}}]' % big if trick == "in a cell"
+            else '[{"id":%s,"cells":{}}]' % big if trick == "as a row id" else "[]")
+    controls = '{"budget":%s}' % big if trick == "in the controls" else "{}"
+    raw = ('{"format":"%s","version":%d,"rows":%s,"controls":%s}' % (FORMAT, VERSION, rows, controls)).encode()
+    at = run_page(FILES["audit"], section="Export, import and share")
+    at.file_uploader[0].set_value(("big.json", raw, "application/json")).run()
+    assert not at.exception and not at.error, [e.value for e in at.exception]
+    assert any("over 100 digits" in w.value for w in (*at.warning, *at.info, *at.caption, *at.markdown)), trick
+
+
+def _depth_records(aligned_record: str):
+    """The depth page's cached runs at small settings: a usable one, and `aligned_record` planted as raw text."""
+    from dataclasses import replace
+
+    import sqlalchemy as sa
+
+    from explorer import results
+    from explorer.experiments import depth as dp
+    from explorer.store import db
+    from explorer.store.schema import RESULTS
+
+    cfg = replace(dp.PRESETS["main"], steps=300, seeds=(0,), d_model=32)
+    shipped = next(r for r in dp.load_shipped()["runs"] if (r["depth"], r["wiring"], r["seed"]) == (2, "final", 0))
+    good = {**{k: v for k, v in shipped.items() if k != "source"}, "steps_done": 300}
+    results.save(dp.CACHE_KIND, dp.run_key(cfg, 2, "final", 0), good)
+    key = results.save(dp.CACHE_KIND, dp.run_key(cfg, 2, "aligned", 0), {**good, "wiring": "aligned"})
+    with db.engine().begin() as conn:
+        conn.execute(sa.update(RESULTS).where(RESULTS.c.key == key).values(record=aligned_record))
+    return cfg, key
+
+
+def _row_exists(key: str) -> bool:
+    import sqlalchemy as sa
+
+    from explorer.store import db
+    from explorer.store.schema import RESULTS
+
+    with db.reads() as conn:
+        return conn.execute(sa.select(RESULTS.c.key).where(RESULTS.c.key == key)).first() is not None
+
+
+@pytest.mark.parametrize("planted", ["100k brackets", "NaN record"])
+def test_a_poisoned_depth_result_row_renders_with_a_message_and_the_row_is_gone(planted):
+    import json as json_module
+
+    from explorer.experiments import depth as dp
+
+    if not dp.SHIPPED_PATH.is_file():
+        pytest.skip("no shipped depth results")
+    if planted == "100k brackets":
+        text = "[" * 100_000
+    else:  # a well-formed run whose every number is NaN, with the right config: it passed the old shape check
+        from dataclasses import replace
+
+        cfg = replace(dp.PRESETS["main"], steps=300, seeds=(0,), d_model=32)
+        shipped = next(r for r in dp.load_shipped()["runs"] if (r["depth"], r["wiring"], r["seed"]) == (2, "aligned", 0))
+        nan_run = {k: (float("nan") if isinstance(v, float) else v) for k, v in shipped.items() if k != "source"}
+        nan_run["history"] = [{k: (float("nan") if isinstance(v, float) else v) for k, v in h.items()}
+                              for h in shipped["history"]]
+        text = json_module.dumps({"kind": dp.CACHE_KIND, "config": dp.run_key(cfg, 2, "aligned", 0),
+                                  "result": {**nan_run, "steps_done": 300}})
+        assert "NaN" in text
+    _, key = _depth_records(text)
+    at = run_page(FILES["depth"], depth="2", steps="300", seeds="1", width="32", sections="all")
+    assert not at.exception and not at.error, [e.value for e in at.exception]
+    assert any(w.value.startswith("1 cached result for these settings could not be used and was removed")
+               for w in at.warning)
+    assert not _row_exists(key)  # deleted: read once, never again on every run
+    measured = [*(e.value for kind in ("markdown", "caption", "info", "success") for e in at.get(kind)),
+                *(f"{m.label} {m.value}" for m in at.metric)]
+    assert not [t for t in measured if re.search(r"\bnan\b", t, re.IGNORECASE)]  # never shown as measured
+    again = run_page(FILES["depth"], depth="2", steps="300", seeds="1", width="32")
+    assert not again.exception and not any("could not be used" in w.value for w in again.warning)
