@@ -101,6 +101,11 @@ def timing_plan(history: int, m: int, depth: int) -> dict:
     return {"problem": None, "planned": planned, "inline": planned <= exp.INLINE_SECONDS}
 
 
+def stored_sweep() -> dict | None:
+    """The overhead sweep if this server has timed it (the result cache), without timing anything."""
+    return results.load("cache-overhead-sweep", SWEEP, exp.SWEEP_SHAPE)
+
+
 def overhead_sweep(progress: Progress = SILENT) -> dict:
     """The SWEEP timings and their overhead fit, timed once per server (kept in the result cache)."""
     return results.cached("cache-overhead-sweep", SWEEP, lambda: exp.overhead_sweep(**SWEEP, progress=progress),

@@ -5,7 +5,9 @@ import pytest
 
 from explorer.experiments import cache as exp
 from explorer.experiments import chat_cache as chat_exp
-from tests.pages.conftest import assert_clean, evidence_kinds, figures, run_page, untranslated, wait_for_jobs
+from explorer.jobs import QUEUE
+from tests.pages.conftest import (assert_clean, evidence_kinds, figures, run_page, train_buttons, untranslated,
+                                  wait_for_jobs)
 
 PAGE = "cache_reuse.py"
 
@@ -26,6 +28,14 @@ def _ids(at) -> list[str]:
 
 def _text(at) -> str:
     return " ".join(md.value for md in at.markdown)
+
+
+def _time_it(at):
+    """Press the measured tab's buttons (this turn, then the overhead sweep unless the server has it), and show
+    the timings once the background runs are done."""
+    for key in [b.key for b in train_buttons(at)]:
+        at = at.button(key=key).click().run()
+    return wait_for_jobs(at)
 
 
 def test_the_page_opens_on_the_lecture_chat_through_the_demo_models():
@@ -102,7 +112,7 @@ def test_the_sizes_view_shows_the_reuse_heatmap_with_three_controls_and_a_takeaw
 def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section, ids):
     at = run_page(PAGE, section=section)
     if section == MEASURED:
-        at = wait_for_jobs(at)
+        at = _time_it(at)
     assert_clean(at)
     assert _ids(at) == [CHAT, *ids]
     if section == "What the toy cannot test":
@@ -110,7 +120,7 @@ def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section,
 
 
 def test_the_measured_section_shows_timings_with_their_evidence():
-    at = wait_for_jobs(run_page(PAGE, section=MEASURED))
+    at = _time_it(run_page(PAGE, section=MEASURED))
     assert_clean(at)
     kinds = evidence_kinds(at)
     assert {"measured", "fit"} <= set(kinds)
@@ -120,6 +130,34 @@ def test_the_measured_section_shows_timings_with_their_evidence():
     assert any(t.startswith("time ≈ FLOPs") for t in titles)
     assert any("Why" in md.value and "each layer costs about" in md.value for md in at.markdown)
     assert [m.label for m in at.metric][:4] == ["Re-encode", "Cached step", "Measured speedup", "FLOP ratio"]
+
+
+@pytest.mark.parametrize("query", [{"section": MEASURED}, {"sections": "all"},
+                                   {"section": MEASURED, "n": "1024", "m": "1", "turns": "1", "depth": "8"}],
+                         ids=["tab", "all sections", "a background size"])
+def test_opening_the_measured_tab_times_nothing_until_a_person_presses(monkeypatch, query):
+    """Issue 36: four links to this tab from one address used to fill its cap with timing runs nobody asked for.
+    The real timing functions are counted (and still run) to show the page calls neither before a press."""
+    calls = []
+    for name in ("measure", "overhead_sweep"):
+        real = getattr(exp, name)
+        monkeypatch.setattr(exp, name, lambda *a, _real=real, _name=name, **k: calls.append(_name) or _real(*a, **k))
+    at = run_page(PAGE, **query)
+    assert_clean(at)
+    assert calls == [] and not QUEUE.active() and not at.get("progress") and not at.metric
+    labels = [b.label for b in train_buttons(at)]
+    assert labels[0].startswith("Time this turn on this server")
+    assert any("Nothing is timed until you press" in c.value for c in at.caption)
+    if "n" not in query:  # the quick turn, pressed: timed at once, and only it
+        at = train_buttons(at)[0].click().run()
+        assert_clean(at)
+        assert calls == ["measure"] and [m.label for m in at.metric][:2] == ["Re-encode", "Cached step"]
+
+
+def test_a_lecture_embed_of_the_measured_tab_times_nothing():
+    at = run_page(PAGE, section=MEASURED, controls="hidden")
+    assert_clean(at)
+    assert not train_buttons(at) and not QUEUE.active() and not at.metric
 
 
 def test_each_size_alone_at_its_extreme_renders_cleanly():
@@ -150,7 +188,9 @@ def test_a_large_size_is_timed_in_the_background():
     at = run_page(PAGE, n="1024", m="1", turns="1", depth="8", section=MEASURED)
     assert_clean(at)
     assert any("runs in the background" in i.value for i in at.info)
-    at = wait_for_jobs(at)
+    assert not QUEUE.active() and any(b.label.startswith("Time this turn on this server (up to about")
+                                      for b in train_buttons(at))
+    at = _time_it(at)
     assert_clean(at)
     assert any(t.startswith("Measured speedup") and "n=1024, message m=1, 8 layers" in t for t in _titles(at))
 

@@ -1,5 +1,6 @@
 """The cache page's sections under its first screen: the cost of every turn, timings on this server, drift, the
-stale cache, slide 64's measurement at scale and the limits. Each runs only while its tab is open."""
+stale cache, slide 64's measurement at scale and the limits. Each runs only while its tab is open, and what
+times or trains only on a press."""
 
 from __future__ import annotations
 
@@ -14,9 +15,11 @@ from explorer.experiments import stale_cache
 from explorer.figures import bidirectional_scaling as scaling_figs
 from explorer.figures import cache as figs
 from ui import jobs, params, render
+from ui.lecture import controls_hidden
 from ui.text import say, t
 
 SCALING_TIME_LIMIT_S = 180.0  # the quick preset takes under a minute on two busy cores
+SWEEP_TIME_LIMIT_S = 300.0  # the overhead sweep, timed once per server
 
 
 def figure(key: str, deps: tuple, build: Callable, notice: str, slides: str | None = None) -> None:
@@ -45,28 +48,56 @@ def cost(n: int, m: int, turns: int, depth: int) -> None:
            t("memory-notice"))
 
 
-def _measure(history: int, m: int, depth: int) -> dict | None:
-    """One turn timed both ways: inline when quick, else in the background (None until done or if refused)."""
-    plan = view.timing_plan(history, m, depth)
+def _pressed(key: str, label: str) -> bool:
+    """Whether this session asked for the quick timing `key`: a press of its button, remembered for the session.
+    Opening the tab (or `sections=all`, or a link) times nothing; a lecture embed without controls neither."""
+    asked = f"_timed-{key}"
+    if st.session_state.get(asked):
+        return True
+    if controls_hidden() or not st.button(label, key=f"start-{key}", type="primary"):
+        return False
+    st.session_state[asked] = True
+    return True
+
+
+def _measure(history: int, m: int, depth: int, plan: dict) -> dict | None:
+    """One turn timed both ways once a person presses: inline when quick, else in the background (None until
+    then, or if refused). `plan`: `view.timing_plan` of these sizes."""
     if plan["problem"]:
         st.warning(t("not-measured", problem=plan["problem"]))
         return None
+    key = f"cache-measure-{history}-{m}-{depth}"
     if plan["inline"]:
+        if not _pressed(key, t("time-button")):
+            return None
         return render.built_once(("measure", history, m, depth), lambda: exp.measure(history, m, depth))
     st.info(t("background", planned=plan["planned"], inline=exp.INLINE_SECONDS))
-    return jobs.run_in_background(f"cache-measure-{history}-{m}-{depth}", lambda progress: exp.measure(
+    return jobs.run_in_background(key, lambda progress: exp.measure(
         history, m, depth, budget_s=min(exp.MAX_MEASURE_SECONDS / 4, plan["planned"]), progress=progress),
         label=t("timing-label", n=history, m=m, depth=depth),
-        time_limit_s=exp.MAX_MEASURE_SECONDS * 2)
+        time_limit_s=exp.MAX_MEASURE_SECONDS * 2, button=t("time-button-long", seconds=plan["planned"]))
+
+
+def _sweep() -> dict | None:
+    """The overhead sweep: read from the result cache when this server has timed it, else timed on a press."""
+    stored = view.stored_sweep()
+    if stored is not None:
+        return stored
+    return jobs.run_in_background("cache-overhead-sweep", view.overhead_sweep, label=t("sweep-label"),
+                                  time_limit_s=SWEEP_TIME_LIMIT_S,
+                                  button=t("sweep-button", seconds=SWEEP_TIME_LIMIT_S))
 
 
 def measured(n: int, m: int, turns: int, depth: int) -> None:
-    """The current turn timed both ways on this server, and why the speedup is not the FLOP ratio."""
+    """The current turn timed both ways on this server, and why the speedup is not the FLOP ratio. Like every
+    other run, nothing is timed until a person presses (a link to this tab must not fill the queue)."""
     history = exp.history_at(n, m, turns)
     say("measured-intro", depth=depth, total=history + m, m=m, history=history)
-    timed = _measure(history, m, depth)
-    sweep = jobs.run_in_background("cache-overhead-sweep", view.overhead_sweep,
-                                   label=t("sweep-label"), time_limit_s=300)
+    plan = view.timing_plan(history, m, depth)
+    timed = _measure(history, m, depth, plan)
+    sweep = _sweep()
+    if (timed is None or sweep is None) and not plan["problem"] and not controls_hidden():
+        st.caption(t("press-to-time"))
     fit = sweep["fit"] if sweep else None
     if timed is not None:
         tiles = view.measured_tiles(timed)
