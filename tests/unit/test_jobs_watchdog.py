@@ -214,3 +214,43 @@ def test_the_page_message_of_a_lock_failure_names_no_more_than_one_line(tmp_path
         queue = Broken(max_running=1, lock_dir=tmp_path)
     job = _wait(queue.submit("k", lambda p: {}))
     assert job.state == FAILED and kind in job.error and "\n" not in job.error and len(job.error) < 600
+
+
+# --- what a student sees: the page says the run failed, and the next press runs -------------------------------
+
+PAGE = """
+import sys
+sys.path.insert(0, {root!r})
+import streamlit as st
+from ui import jobs
+result = jobs.run_in_background("watchdog-page-run", lambda progress: {{"trained": 1}}, "Training the test run",
+                                button="Train")
+st.write(f"result: {{result}}")
+"""
+
+
+def test_a_page_whose_run_meets_a_planted_lock_directory_says_so_and_the_next_press_trains(monkeypatch, tmp_path):
+    from streamlit.testing.v1 import AppTest
+
+    from explorer.jobs import QUEUE
+    from tests.conftest import ROOT
+
+    monkeypatch.setenv("EXPLORER_JOBS_DIR", str(tmp_path))
+    planted = [tmp_path / f"slot-{i}.lock" for i in range(QUEUE.max_running)]
+    for folder in planted:
+        folder.mkdir()
+    at = AppTest.from_string(PAGE.format(root=str(ROOT)), default_timeout=30).run()
+    at.button(key="start-watchdog-page-run").click().run()
+    assert QUEUE.wait_idle(30)
+    at.run()
+    assert not at.exception
+    (failed,) = [e.value for e in at.error]
+    assert failed.startswith("Training the test run failed: the server could not take or keep its place")
+    assert "IsADirectoryError" in failed and str(tmp_path) not in failed
+    assert QUEUE.active() == []  # nothing left queued in front of the next press
+    for folder in planted:
+        folder.rmdir()
+    at.button(key="again-watchdog-page-run").click().run()
+    assert QUEUE.wait_idle(30)
+    at.run()
+    assert not at.exception and not at.error and at.markdown[-1].value == "result: {'trained': 1}"
