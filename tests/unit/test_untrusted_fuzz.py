@@ -12,11 +12,16 @@ from __future__ import annotations
 import base64
 import json
 import math
+import os
+import tempfile
 import zlib
 
-import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+# Hypothesis keeps its own notes (constants it found in the code, Unicode tables) in a folder: not in the repository
+os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", os.path.join(tempfile.gettempdir(), "explorer-hypothesis"))
+
+import pytest  # noqa: E402 (after the storage folder is chosen)
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 from explorer import results, shapes
 from explorer.audit import AuditError, Row, export, view
