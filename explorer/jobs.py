@@ -31,7 +31,7 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable
 
 from explorer import content, i18n
 from explorer.formatting import plural
@@ -292,9 +292,9 @@ class JobQueue:
             with i18n.using(job.lang):
                 self._hold_and_work(job, work)
         except BaseException as err:  # noqa: BLE001 (the last resort of a thread nobody joins)
-            if not job.finished:
-                job.state, job.error = FAILED, _failure(err, content.text("common", "run-lock-failed"))
-                job.message = "failed"
+            if not job.finished:  # before its run: a lock failed; during it: something the work let through
+                context = content.text("common", "run-lock-failed") if job.state == QUEUED else ""
+                job.state, job.error, job.message = FAILED, _failure(err, context), "failed"
             traceback.print_exc()  # for the server log; after a finished job, only its locks failed to let go
         finally:
             job.ended = time.monotonic()
