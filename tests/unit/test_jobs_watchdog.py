@@ -25,6 +25,13 @@ def _wait(job, timeout: float = 15):
     return job
 
 
+def _until(condition, timeout: float = 15) -> None:
+    """Wait for a worker thread to get somewhere (a loaded machine may take its time)."""
+    deadline = time.time() + timeout
+    while not condition() and time.time() < deadline:
+        time.sleep(0.02)
+
+
 def _next_press_runs(queue: JobQueue, key: str = "after") -> None:
     """What a student sees once the cause is gone: a new press is not queued behind anything, and it runs."""
     assert queue.active() == []
@@ -53,9 +60,7 @@ def test_a_broken_slot_0_falls_through_to_slot_1(tmp_path):
     queue = JobQueue(max_running=2, lock_dir=tmp_path)
     gate = threading.Event()
     job = queue.submit("train", lambda p: gate.wait(5) and {"ran": True})
-    deadline = time.time() + 5
-    while job.state == QUEUED and time.time() < deadline:
-        time.sleep(0.02)
+    _until(lambda: job.state != QUEUED)
     assert job.state == "running" and queue.busy_slots() == 1  # slot 1 holds it; slot 0 counted free, not raised
     gate.set()
     assert _wait(job).state == DONE
@@ -75,7 +80,7 @@ def test_a_failed_job_waiting_in_line_does_not_hold_up_the_jobs_behind_it(tmp_pa
     queue = JobQueue(max_running=1, lock_dir=tmp_path)
     gate = threading.Event()
     first = queue.submit("first", lambda p: gate.wait(5) and {})
-    time.sleep(0.2)
+    _until(lambda: first.state == "running")
     second = queue.submit("second", lambda p: {})
     third = queue.submit("third", lambda p: {"third": True})
     assert _wait(second).state == FAILED
@@ -184,9 +189,9 @@ def test_a_lock_connection_ended_while_the_job_waits_fails_nothing_that_should_r
     queue = JobQueue(max_running=1, lock_dir=tmp_path)
     gate = threading.Event()
     first = queue.submit("first", lambda p: gate.wait(10) and {"first": True})
-    time.sleep(0.3)
+    _until(lambda: first.state == "running")
     second = queue.submit("second", lambda p: {"second": True})
-    time.sleep(0.3)
+    _until(lambda: second._wants_slot)
     assert second.state == QUEUED
     slot = locks.lock_id("slot-0")
     with db.engine().connect() as conn:
