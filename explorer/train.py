@@ -16,6 +16,7 @@ import torch
 
 from explorer import content
 from explorer.costs import TRAIN_FLOPS_PER_FORWARD, sequence_forward_flops
+from explorer.lab import device as lab_device
 from explorer.lab.fit import FitPlan, fit
 from explorer.lab.schedule import Schedule
 from explorer.lab.tasks import SeqTask
@@ -86,10 +87,13 @@ def held_out(task: Seq2SeqTask, arch: str, size: int, seed: int, device: torch.d
 
 def train(model_cfg: TransformerConfig, task: Seq2SeqTask, cfg: TrainConfig = TrainConfig(),
           progress: Progress = SILENT, schedule: Schedule | None = None, budgets: tuple[int, ...] | None = None,
-          readout_k: int = 1, device: torch.device | str = "cpu") -> TrainResult:
+          readout_k: int = 1, device: torch.device | str | None = None) -> TrainResult:
     """Train a fresh `Transformer(model_cfg)` on `task` through the lab's one loop (`explorer.lab.fit`),
     reporting to `progress` after each evaluation. By default the old recipe (warm-up, then constant; read at
-    every `eval_every` steps); pass a WSD `schedule` and `budgets` for decayed readouts at each budget."""
+    every `eval_every` steps); pass a WSD `schedule` and `budgets` for decayed readouts at each budget.
+    Trains on `device` (default: `explorer.lab.device.current()`, the CPU unless the CLI said otherwise); the
+    model comes back on the CPU, so whatever reads it afterwards needs no device of its own."""
+    device = torch.device(device or lab_device.current())
     needed = positions_needed(model_cfg, task.input_len, task.target_len)
     if needed > model_cfg.max_len:
         raise ValueError(f"the task needs {needed} positions; the model has max_len={model_cfg.max_len}")
@@ -113,7 +117,7 @@ def train(model_cfg: TransformerConfig, task: Seq2SeqTask, cfg: TrainConfig = Tr
                  progress, report)
     per_batch = seq.tokens(seq.batches(1, torch.Generator().manual_seed(0), torch.device("cpu"))) * cfg.batch_size
     keep = ("step", "flops", "train_loss", "eval_loss", "eval_accuracy", "seconds")
-    return TrainResult(model=fitted.model, history=[{k: row[k] for k in keep} for row in fitted.history],
+    return TrainResult(model=fitted.model.to("cpu"), history=[{k: row[k] for k in keep} for row in fitted.history],
                        stopped=fitted.stopped, steps_done=fitted.steps_done,
                        flops=fitted.steps_done * flops_per_step, tokens=fitted.steps_done * per_batch,
                        seconds=fitted.seconds, readouts=fitted.readouts)

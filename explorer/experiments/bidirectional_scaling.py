@@ -27,6 +27,7 @@ import numpy as np
 from explorer import content, results, shipped
 from explorer.costs import TRAIN_FLOPS_PER_FORWARD, check_size, sequence_forward_flops
 from explorer.experiments.cache import turn_flops
+from explorer.lab import device as lab_device
 from explorer.lab.device import cache_key as device_key
 from explorer.lab.device import label as device_label
 from explorer.lab.recipe import DEFAULT_GRID, PILOT_SEED, choose_lr
@@ -145,7 +146,7 @@ def run_key(cfg: ScalingConfig, width: int, mask: str, seed: int) -> dict:
     return {**replace(cfg, widths=(width,), seeds=(seed,)).to_dict(), "mask": mask}
 
 
-def pilot_loss(cfg: ScalingConfig, width: int, lr: float, device: str = "cpu", progress: Progress = SILENT) -> float:
+def pilot_loss(cfg: ScalingConfig, width: int, lr: float, device: str | None = None, progress: Progress = SILENT) -> float:
     """The selection loss of `lr` at `width`: both masks trained on the pilot seed (no reported run uses it) for
     `pilot_steps` with the recipe's schedule, read on that seed's own held-out set (never a scoring set)."""
     recipe, losses = cfg.lab_recipe(), []
@@ -158,7 +159,7 @@ def pilot_loss(cfg: ScalingConfig, width: int, lr: float, device: str = "cpu", p
     return float(np.mean(losses))
 
 
-def choose_lrs(cfg: ScalingConfig, device: str = "cpu", progress: Progress = SILENT,
+def choose_lrs(cfg: ScalingConfig, device: str | None = None, progress: Progress = SILENT,
                use_cache: bool = True) -> dict[int, dict]:
     """Per width: {"lr": the rate chosen, "pilots": {rate: selection loss}} (cached per settings and width).
     The old recipe chooses nothing: its one rate serves every width."""
@@ -179,7 +180,7 @@ def choose_lrs(cfg: ScalingConfig, device: str = "cpu", progress: Progress = SIL
 
 
 def run_one(cfg: ScalingConfig, width: int, mask: str, seed: int, progress: Progress = SILENT,
-            lr: float | None = None, device: str = "cpu") -> dict:
+            lr: float | None = None, device: str | None = None) -> dict:
     """Train one model and return its record: held-out loss and accuracy at every budget (the old recipe: the
     checkpoints of one constant-rate run; the reviewed recipe: each budget's decayed readout)."""
     model_cfg, recipe = cfg.model_config(width, mask), cfg.lab_recipe()
@@ -197,14 +198,14 @@ def run_one(cfg: ScalingConfig, width: int, mask: str, seed: int, progress: Prog
             "seconds": result.seconds, "history": history, **({} if cfg.recipe == "old" else {"lr": lr})}
 
 
-def sweep(cfg: ScalingConfig, use_cache: bool = True, progress: Progress = SILENT, device: str = "cpu") -> dict:
+def sweep(cfg: ScalingConfig, use_cache: bool = True, progress: Progress = SILENT, device: str | None = None) -> dict:
     """Every run of `cfg`, from the cache where possible, the rest trained now through the lab's runner.
 
     The reviewed recipe first chooses each width's learning rate by pilots (`choose_lrs`). After each run the
     runs so far are shared (`progress.share`), so a page can draw the gaps as they come. When `progress` says to
     stop, the run in training stops at its next step: it is kept but not cached, and the runs after it are skipped.
     """
-    start = time.perf_counter()
+    start, device = time.perf_counter(), device or lab_device.current()
     todo = cfg.runs()
     choices = choose_lrs(cfg, device, progress.part(0.0, 0.15 if cfg.recipe != "old" else 0.0), use_cache)
     lr_by_width = {w: c["lr"] for w, c in choices.items()}

@@ -34,6 +34,7 @@ from torch import nn
 
 from explorer import content
 from explorer.costs import TRAIN_FLOPS_PER_FORWARD, sequence_forward_flops
+from explorer.lab import device as lab_device
 from explorer.lab.fit import FitPlan, fit
 from explorer.lab.schedule import Schedule
 from explorer.model import Transformer, TransformerConfig
@@ -224,12 +225,12 @@ class ReviewTask:
 
 
 def train_one(cfg: BitterConfig, case: str, method: str, seed: int, progress: Progress = SILENT,
-              share=None, device: torch.device | str = "cpu") -> dict:
+              share=None, device: torch.device | str | None = None) -> dict:
     """One model's learning curve: held-out loss and accuracy at each checkpoint, with examples and FLOPs,
     trained by the lab's one loop. Stops early (recording where) when `progress` says so; `share(run)` is
     called at every checkpoint."""
     model = build(cfg, method, seed)
-    task, device = ReviewTask(cfg, case), torch.device(device)
+    task, device = ReviewTask(cfg, case), torch.device(device or lab_device.current())
     data = torch.Generator().manual_seed(seed)  # the same batches for both methods
     held_out = task.batches(cfg.eval_size, torch.Generator().manual_seed(seed + EVAL_SEED_OFFSET), device)
     per_example = cfg.flops_per_example(method)

@@ -42,3 +42,18 @@ def cache_key(device: torch.device | str) -> dict:
     """What a cached run adds to its key for `device`: nothing on the CPU (old keys stay valid), else its type."""
     kind = label(resolve(device) if isinstance(device, str) else device)
     return {} if kind == "cpu" else {"device": kind}
+
+
+_current = "cpu"  # what a training call without its own device uses: the CLI's --device sets it
+
+
+def use(name: str) -> str:
+    """Make `name` the device of every training call that names none (the CLI's `--device`); its label."""
+    global _current
+    _current = label(resolve(name))
+    return _current
+
+
+def current() -> str:
+    """The device a training call without its own uses (the CPU unless `use` said otherwise)."""
+    return _current

@@ -70,6 +70,20 @@ def old_record(lr: float, sizes: Iterable[Hashable], warmup: int = 20, **extra: 
     return recipe.record({str(s): lr for s in sizes}, **extra)
 
 
+def of_config(config: object) -> dict:
+    """The `recipe` of a result from its `config`, for results that do not record one: the old recipe with the
+    config's one rate (`lr`, else each of its `lrs`, a rate sweep) for every size it names."""
+    config = config if isinstance(config, dict) else {}
+    sizes = next((config[k] for k in ("widths", "depths", "sizes", "ratios") if isinstance(config.get(k), list)),
+                 [config.get("d_model", config.get("width", "all"))])
+    sizes = [s if not isinstance(s, list) else "x".join(map(str, s)) for s in sizes]
+    if "lr" not in config and isinstance(config.get("lrs"), list):
+        record = old_record(float(config["lrs"][0]), sizes, int(config.get("warmup", 20)))
+        return {**record, "lr_grid": [float(v) for v in config["lrs"]], "lr_by_size": {},
+                "note": "a learning-rate sweep: every rate of the grid is reported, none chosen"}
+    return old_record(float(config.get("lr", 3e-3)), sizes, int(config.get("warmup", 20)))
+
+
 def choose_lr(grid: Iterable[float], pilot: Callable[[float], float]) -> tuple[float, dict[float, float]]:
     """The rate of `grid` whose pilot gives the lowest selection loss (NaN counts as worst); all pilot losses."""
     losses = {float(lr): float(pilot(float(lr))) for lr in grid}
