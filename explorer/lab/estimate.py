@@ -1,7 +1,7 @@
 """The one run-time model: seconds = training FLOPs / a FLOP rate measured on this kind of machine.
 
-A rate comes from runs already made (their FLOPs and seconds; the quickest counts, since other work on a shared
-machine only ever slows a run down), else from a per-device fallback measured on a busy two-core server.
+A rate comes from runs already made (their total FLOPs over their total seconds, so small models' overheads count
+as they did), else from a per-device fallback.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ FALLBACK_FLOPS_PER_SECOND = {"cpu": 2.0e9, "cuda": 2.0e11, "mps": 2.0e10}  # sma
 
 
 def measured_rate(runs: Iterable[tuple[float, float]]) -> float | None:
-    """The best FLOPs per second among (flops, seconds) pairs of finished runs; None when there is none."""
-    rates = [f / s for f, s in runs if s and s > 0 and f and f > 0 and math.isfinite(f / s)]
-    return max(rates) if rates else None
+    """FLOPs per second over (flops, seconds) pairs of finished runs, all together; None when there is none."""
+    pairs = [(f, s) for f, s in runs if s and s > 0 and f and f > 0 and math.isfinite(f / s)]
+    return sum(f for f, _ in pairs) / sum(s for _, s in pairs) if pairs else None
 
 
 def seconds(flops: float, rate: float | None = None, device: str = "cpu") -> float:

@@ -77,7 +77,7 @@ def of_config(config: object) -> dict:
     sizes = next((config[k] for k in ("widths", "depths", "sizes", "ratios") if isinstance(config.get(k), list)),
                  [config.get("d_model", config.get("width", "all"))])
     sizes = [s if not isinstance(s, list) else "x".join(map(str, s)) for s in sizes]
-    if "lr" not in config and isinstance(config.get("lrs"), list):
+    if isinstance(config.get("lrs"), list):
         record = old_record(float(config["lrs"][0]), sizes, int(config.get("warmup", 20)))
         return {**record, "lr_grid": [float(v) for v in config["lrs"]], "lr_by_size": {},
                 "note": "a learning-rate sweep: every rate of the grid is reported, none chosen"}
