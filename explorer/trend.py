@@ -421,14 +421,19 @@ def _numbers(cells: list[str], column: str, lines: list[int]) -> np.ndarray:
     return values
 
 
+def _used_columns(header: list[str]) -> tuple[int | None, int | None, int | None]:
+    """Where the year, value and (optional) name are in an upload's header; None for one it lacks."""
+    return find_column(header, YEAR_NAMES), find_column(header, VALUE_NAMES), find_column(header, NAME_NAMES)
+
+
 def validate_upload(raw: bytes) -> pd.DataFrame:
     """Parse an uploaded CSV into columns year, value, name; raise UploadError naming what is wrong.
 
     Accepts a header with `year` and `value` (or the project's full schema: `ops_per_dollar_2024usd`, or the
     fact sheet's column names), comma-separated, at most MAX_ROWS rows, positive values (the axis is log).
     """
-    header, body = read_rows(raw, MAX_ROWS)
-    year_col, value_col = find_column(header, YEAR_NAMES), find_column(header, VALUE_NAMES)
+    header, body = read_rows(raw, MAX_ROWS, keep=_used_columns)  # each row: its year, value and name cells
+    year_col, value_col, name_col = _used_columns(header)
     if year_col is None or value_col is None:
         absent = [f"`{m}`" for m, c in (("year", year_col), ("value", value_col)) if c is None]
         missing = (content.text(BOOK, "upload-missing-one", name=absent[0]) if len(absent) == 1 else
@@ -438,10 +443,10 @@ def validate_upload(raw: bytes) -> pd.DataFrame:
             raise UploadError(content.text(BOOK, "upload-missing-separators", missing=missing, value=VALUE,
                                            found=header_text(header)))
         raise UploadError(content.text(BOOK, "upload-missing", missing=missing, value=VALUE, found=header_text(header)))
-    require_rows(body, [year_col, value_col])
+    require_rows(body, [0, 1])
     line_numbers = [n for n, _ in body]
-    years = _numbers([row[year_col] for _, row in body], header[year_col].strip(), line_numbers)
-    values = _numbers([row[value_col] for _, row in body], header[value_col].strip(), line_numbers)
+    years = _numbers([row[0] for _, row in body], header[year_col].strip(), line_numbers)
+    values = _numbers([row[1] for _, row in body], header[value_col].strip(), line_numbers)
     outside = [line_numbers[i] for i in np.flatnonzero((years < YEAR_RANGE[0]) | (years > YEAR_RANGE[1]))]
     if outside:
         raise UploadError(content.text(BOOK, "upload-years", lo=YEAR_RANGE[0], hi=YEAR_RANGE[1],
@@ -450,8 +455,6 @@ def validate_upload(raw: bytes) -> pd.DataFrame:
     if nonpositive:
         raise UploadError(content.text(BOOK, "upload-nonpositive", phrase=lines_phrase(nonpositive, "has", "have"),
                                        lines=line_list(nonpositive)))
-    name_col = find_column(header, NAME_NAMES)
-    names = [row[name_col].strip()[:60] if name_col is not None and name_col < len(row) else
-             content.text(BOOK, "upload-line-name", n=n)
+    names = [row[2].strip()[:60] if row[2] is not None else content.text(BOOK, "upload-line-name", n=n)
              for n, row in body]
     return pd.DataFrame({"year": years, "value": values, "name": names})
