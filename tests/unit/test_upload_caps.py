@@ -48,7 +48,7 @@ def test_a_tab_holds_at_most_its_files_and_bytes_and_is_told_which_limit():
     store = world.manager(tab_files=4, tab_bytes=10 * MB)
     for i in range(4):
         put(store, "tab-1", f"f{i}", 1000)
-    assert "4 files or 10 MB" in refused(store, "tab-1", "f4", 1000)
+    assert "(4 files or 10 MB held at once)" in refused(store, "tab-1", "f4", 1000)
     assert store.held("tab-1") == (4, 4000)  # the refused file is not kept
     assert world.reruns == ["tab-1"]  # its page reruns to show the notice
     assert store.take_refusal("tab-1").scope == "tab" and store.take_refusal("tab-1") is None  # shown once
