@@ -68,3 +68,53 @@ def test_an_import_with_more_parts_than_an_export_is_refused_before_parsing():
     workbook, _, _ = audit.import_json(full, {})
     assert len(workbook) == audit.MAX_ROWS
     assert json.loads(full)["rows"][0]["cells"]
+
+
+def _doc_row(doc: str, label: str) -> str:
+    rows = [line for line in doc.splitlines() if line.startswith("| " + label)]
+    assert len(rows) == 1, label
+    return rows[0]
+
+
+def test_the_limits_page_states_the_upload_numbers_the_code_has():
+    import tomllib
+
+    from explorer import csv_upload
+    from explorer.audit import importing, url_state, workbook
+    from explorer.experiments.lengths import profiles
+    from tests.conftest import ROOT
+    from ui.upload_caps import MB, Caps
+
+    doc = (ROOT / "docs" / "limits.md").read_text()
+    server_mb = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["server"]["maxUploadSize"]
+    caps = Caps()
+    expected = {
+        "Size of any uploaded file": f"{server_mb} MB",
+        "Fields in one CSV line": f"{csv_upload.MAX_COLUMNS}",
+        "Characters in one CSV field": f"{csv_upload.MAX_FIELD_CHARS:,}",
+        "Characters in one CSV line": f"{csv_upload.MAX_LINE_CHARS:,}",
+        "Blank lines in a CSV": f"{csv_upload.MAX_BLANK_LINES:,}",
+        "Compute page: rows": f"{trend.MAX_ROWS:,}",
+        "Compute page: bootstrap": f"{trend.N_BOOT:,}",
+        "Lengths page: rows": f"{profiles.MAX_ROWS:,}",
+        "Lengths page: bytes": f"{profiles.MAX_BYTES:,}",
+        "Lengths page: tokens": f"{profiles.MAX_LENGTH:,}",
+        "Lengths page: pairs typed": f"{profiles.MAX_TYPED}",
+        "Audit page: bytes": f"{importing.MAX_IMPORT_BYTES:,}",
+        "Audit page: objects": f"{importing.MAX_JSON_PARTS:,}",
+        "Audit page: rows": f"{workbook.MAX_ROWS}",
+        "Audit page: characters in one cell": f"{workbook.MAX_CELL_CHARS}",
+        "Audit page: characters of the workbook": f"{url_state.MAX_URL_CHARS:,}",
+        "Audit page: decompressed": f"{url_state.MAX_STATE_BYTES:,}",
+        "Files held by one tab": f"| {caps.tab_files} |",
+        "Bytes held by one tab": f"{caps.tab_bytes / MB:g} MB",
+        "Files sent from one client address": f"| {caps.address_files} |",
+        "The window for files sent": f"{caps.window_s:g} s",
+        "Bytes held by all tabs": f"{caps.address_bytes / MB:g} MB",
+        "Files held by the server": f"{caps.server_files:,}",
+        "Bytes held by the server": f"{caps.server_bytes / MB:g} MB",
+        "Extra peak memory of the page run": f"{csv_upload.UPLOAD_PEAK_MB} MB",
+        "Memory of the bootstrap": f"{trend.BLOCK_BYTES / MB:g} MB",
+    }
+    for label, number in expected.items():
+        assert number in _doc_row(doc, label), (label, number)
