@@ -9,7 +9,7 @@ from explorer.csv_upload import inline_code
 from explorer.figures.trend import precision_chart, trend_chart
 from explorer.figures.trend_models import backtest_chart, rates_chart
 from explorer.tiles import Tile
-from ui import layout, params, render
+from ui import layout, params, render, upload_caps
 from ui.frame import header
 from ui.text import say, t
 
@@ -117,6 +117,7 @@ with window_cols[3].expander(t("more-settings")):
     uploaded = None if params.controls_hidden() else st.file_uploader(
         t("upload-label", rows=f"{trend.MAX_ROWS:,}", mb=st.get_option("server.maxUploadSize")),
         type=["csv", "txt"], key="upload", help=t("upload-help", value=trend.VALUE))
+    upload_caps.notice()
 figure_col = st.container()
 
 if start > end:

@@ -18,6 +18,7 @@ from streamlit.runtime.pages_manager import PagesManager
 from streamlit.web.cli import main
 
 import explorer
+from ui import upload_caps
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
 
@@ -44,5 +45,6 @@ def preload() -> None:
 if __name__ == "__main__":
     preload()
     PagesManager.uses_pages_directory = False
+    upload_caps.install()  # uploads held per tab, per address and in all are capped (ui/upload_caps.py)
     sys.argv = ["streamlit", "run", str(APP), *sys.argv[1:]]
     sys.exit(main())

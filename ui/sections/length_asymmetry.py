@@ -14,7 +14,7 @@ from explorer.experiments import lengths as ln
 from explorer.experiments.lengths import view
 from explorer.figures import lengths as figs
 from explorer.formatting import plural
-from ui import params, render
+from ui import params, render, upload_caps
 from ui.jobs import run_in_background, was_cut
 from ui.text import say, t
 
@@ -162,6 +162,8 @@ def profiles(shape: ln.Shape) -> None:
             t("upload-label", rows=f"{ln.MAX_ROWS:,}", mb=f"{ln.MAX_BYTES / 1e6:g}"), type=["csv", "txt"],
             max_upload_size=math.ceil(ln.MAX_BYTES / 2 ** 20), key="upload",
             help=t("upload-help", longest=f"{ln.MAX_LENGTH:,}"))
+        with c2:
+            upload_caps.notice()
         if source in ln.PROFILES:
             st.caption(t("profile-caption", name=view.source_name(source),
                          story=t(f"story-{source.replace(' ', '-')}")))
