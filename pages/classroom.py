@@ -11,7 +11,7 @@ from explorer import classroom
 from explorer import learning_path as lp
 from ui import layout
 from ui.classroom import (CODE_KEY, VIEW_KEY, answers, as_markdown_text, button_html, device, explanation,
-                          is_lecturer, join_link, joined_here, my_answer_text, my_classes, plain, qr_svg, refusal_from_url,
+                          is_lecturer, join_link, joined_here, my_answer_text, my_classes, plain, qr_html, refusal_from_url,
                           refused, right_answer_text, room_from_url, start_action, step_figure, wording)
 from ui.frame import header
 from ui.lecture import page_url
@@ -141,7 +141,7 @@ def room_view(room: classroom.Room) -> None:
     live_col, join_col = st.columns([3, 1], gap="large")
     with join_col:
         plain(room.code, size_rem=4.5, weight=800)
-        st.html(f'<div style="max-width:320px">{qr_svg(join_link(room))}</div>')
+        st.html(qr_html(join_link(room)))
         plain(join_link(room), size_rem=0.95, weight=400)
     with live_col:
         room_live(room)

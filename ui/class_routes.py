@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ipaddress
 from typing import Callable
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -28,7 +28,6 @@ from explorer import classroom
 HOST_COOKIE, DEVICE_COOKIE = "explorer_host_", "explorer_device_"
 LOCAL = "this machine"  # as ui.jobs names a visitor on the server's own machine
 LANGS = ("en", "zh")
-BODY_LIMIT = 2048  # bytes: the start form sends a language and nothing else
 
 
 def host_cookie(code: str) -> str:
@@ -84,9 +83,7 @@ def _set(response: Response, request: Request, name: str, value: str) -> None:
 async def start(request: Request) -> Response:
     if not _same_site(request):
         return PlainTextResponse("Refused: a class is started from this site's own class page.", status_code=403)
-    body = await request.body()
-    form = parse_qs(body[:BODY_LIMIT].decode("utf-8", "replace")) if len(body) <= BODY_LIMIT else {}
-    lang = _lang((form.get("lang") or [""])[0])
+    lang = _lang(request.query_params.get("lang"))
     try:
         room, token = await run_in_threadpool(classroom.start, client_address(request))
     except classroom.ClassError as err:

@@ -133,9 +133,13 @@ def button_html(href_or_action: str, label: str, post: bool = False) -> str:
     return f'<a href="{html.escape(href_or_action)}" style="{style}">{label}</a>'
 
 
-def qr_svg(link: str, scale: int = 8) -> str:
-    """The join link as a QR code (segno: pure Python, offline), dark on white in any theme."""
-    return segno.make(link, error="m").svg_inline(scale=scale, dark="#000000", light="#ffffff", border=3)
+def qr_html(link: str, width_px: int = 320) -> str:
+    """The join link as a QR code (segno: pure Python, offline), dark on white in any theme. The SVG holds
+    only the drawn modules: the link's text is never written into the page."""
+    svg = segno.make(link, error="m").svg_inline(scale=8, dark="#000000", light="#ffffff", border=3,
+                                                 omitsize=True)
+    return f'<div style="max-width:{int(width_px)}px;background:#fff">{svg}</div>'
+
 
 
 def answers(room: classroom.Room, question: classroom.Question, mine: classroom.Mine | None = None,
