@@ -3,11 +3,12 @@
 import streamlit as st
 
 from explorer.lecture_map import available_pages
-from ui import frame, language, lecture
+from ui import appearance, frame, language, lecture
 from ui.text import common
 
 # Streamlit's top padding (6rem) halved: the slide's figure then fits a 1440x900 first screen under the title.
-# A multi-panel figure (ui.render._scroll_frame) keeps 640 px and scrolls sideways in a narrower column.
+# A multi-panel figure (ui.render._scroll_frame) keeps 640 px and scrolls sideways in a narrower column until the
+# browser has reported a phone's width (ui.appearance); from then on its panels stack.
 # A page's section tabs wrap onto a second line instead of hiding the last ones behind a scroll, and a link to
 # another page wraps too: Streamlit keeps it on one line and cuts it ("Start the learning path: ten questions fr…").
 APP_CSS = """<style>
@@ -21,6 +22,7 @@ APP_CSS = """<style>
 language.resolve()  # before the navigation: its titles are in the page's language
 st.set_page_config(page_title=common("app-title"), layout="wide")
 st.html(APP_CSS)
+appearance.probe()  # the browser reports a phone's, an embed's or a projector's size: figures are drawn for it
 if not st.context.is_embedded:
     language.switch()
 

@@ -14,6 +14,8 @@ import sys
 from typing import Callable
 
 from explorer import __version__, commands
+from explorer.lab import device as lab_device
+from explorer.lab.recipe import of_config
 
 
 def _add_common(parser: argparse.ArgumentParser) -> None:
@@ -39,10 +41,15 @@ def _print_text(result: dict) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if hasattr(args, "device"):  # an experiment command: every training call in it uses this device
+            lab_device.use(args.device)
         result = args.handler(args)
     except ValueError as err:  # bad sizes or settings: one clear line, no traceback
         print(f"error: {err}", file=sys.stderr)
         return 2
+    if hasattr(args, "device"):  # what every experiment's output records (`explorer.lab`)
+        result.setdefault("device", lab_device.current())
+        result.setdefault("recipe", of_config(result.get("config")))
     status = result.pop("_exit", 0)  # a command that checks something exits 1 when the check fails
     if args.json:
         result.pop("_text", None)

@@ -11,6 +11,7 @@ import csv
 import io
 import itertools
 import re
+from typing import Callable, Sequence
 
 from explorer import content
 
@@ -19,6 +20,7 @@ MAX_BLANK_LINES = 1_000  # a file of blank lines is refused after this many, not
 MAX_COLUMNS = 64  # fields in one line
 MAX_FIELD_CHARS = 1_000  # characters in one field (a year, a price, a name and its source fit easily)
 MAX_LINE_CHARS = 10_000  # characters in one line, checked before the line is split into fields
+UPLOAD_PEAK_MB = 25  # extra peak memory one upload within the limits may cost (tests/pages/test_upload_memory.py)
 _VISIBLE = re.compile(rb"\S")
 # Characters that could end a quoted code span (the backtick) or the `:color[...]` label around a message
 # (square brackets), swapped for look-alikes so that quoted text never turns into markup or a link.
@@ -84,16 +86,23 @@ def _lines(raw: bytes):
         yield line
 
 
-def read_rows(raw: bytes, max_rows: int, max_bytes: int | None = None,
-              ) -> tuple[list[str], list[tuple[int, list[str]]]]:
+Columns = Callable[[list[str]], Sequence[int | None]]
+
+
+def read_rows(raw: bytes, max_rows: int, max_bytes: int | None = None, keep: Columns | None = None,
+              ) -> tuple[list[str], list[tuple[int, Sequence[str | None]]]]:
     """(header, [(line number, cells), ...]) of a CSV upload, blank lines skipped.
 
     Read as a stream, line by line, and stopped at the first line past a limit (rows, blank lines, columns,
-    field length), so a file of millions of short lines costs no more than the limit's worth of them."""
+    field length), so a file of millions of short lines costs no more than the limit's worth of them.
+    `keep`, given the header, names the columns the reader uses (their indices, None for one it lacks); each
+    row then holds only those cells, in that order (None where the row is too short or the column absent), so a
+    64-column file costs what its used columns cost, not every cell of it."""
     _check_bytes(raw, max_bytes)
     reader = csv.reader(_lines(raw))
     header: list[str] | None = None
-    body: list[tuple[int, list[str]]] = []
+    kept: Sequence[int | None] = ()
+    body: list[tuple[int, Sequence[str | None]]] = []
     blank = 0
     try:
         for row in reader:
@@ -105,7 +114,10 @@ def read_rows(raw: bytes, max_rows: int, max_bytes: int | None = None,
             _check_row(reader.line_num, row)
             if header is None:
                 header = row
+                kept = tuple(keep(header)) if keep is not None else ()
                 continue
+            if keep is not None:
+                row = tuple(row[i] if i is not None and i < len(row) else None for i in kept)
             body.append((reader.line_num, row))
             if len(body) > max_rows:
                 raise UploadError(content.text("common", "upload-rows", limit=max_rows))
@@ -128,11 +140,12 @@ def header_text(header: list[str], limit: int = 8) -> str:
     return ", ".join(inline_code(h.strip(), 30) for h in header[:limit]) or content.text("common", "none")
 
 
-def require_rows(body: list[tuple[int, list[str]]], columns: list[int]) -> None:
-    """At least one data row, and every row long enough to hold `columns`."""
+def require_rows(body: list[tuple[int, Sequence[str | None]]], columns: list[int]) -> None:
+    """At least one data row, and every row long enough to hold `columns` (a row read with `keep` holds None
+    where it was too short)."""
     if not body:
         raise UploadError(content.text("common", "upload-no-rows"))
-    short = [n for n, row in body if len(row) <= max(columns)]
+    short = [n for n, row in body if len(row) <= max(columns) or any(row[c] is None for c in columns)]
     if short:
         phrase = lines_phrase(short, "has", "have")
         raise UploadError(content.text("common", "upload-short-rows", phrase=phrase[:1].upper() + phrase[1:],

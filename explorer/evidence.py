@@ -18,6 +18,7 @@ class Kind(str, Enum):
     EXTRAPOLATION = "extrapolation"  # a fit carried beyond its data: dashed or hatched, never solid like data
     FORMULA = "formula"  # a closed-form count or bound, exact for the given sizes
     SCHEMATIC = "schematic"  # an illustration of an idea, no data
+    CLASS_ANSWERS = "class answers"  # what a class guessed in class mode: opinions counted, not a measurement
 
 
 @dataclass(frozen=True)

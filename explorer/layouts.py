@@ -31,7 +31,7 @@ class Batch:
 
 
 def _shift_right(y: torch.Tensor) -> torch.Tensor:
-    bos = torch.full((y.shape[0], 1), BOS, dtype=y.dtype)
+    bos = torch.full((y.shape[0], 1), BOS, dtype=y.dtype, device=y.device)
     return torch.cat([bos, y[:, :-1]], dim=1)
 
 

@@ -21,16 +21,18 @@ class Step:
 
 
 STEPS = (
-    Step(1, "2-6", "method", "method-error", 1),
-    Step(2, "4, 6, 7", "compute", "compute-trend", 1),
+    Step(1, "2-6", "method", "method-error", 2),
+    Step(2, "4, 6, 7", "compute", "compute-trend", 0),
     Step(3, "10, 13-15", "inductive-bias", "crossover-curves", 1),
-    Step(4, "17-37", "attention", "attention-masks", 0),
-    Step(5, "40-55", "four-steps", "four-steps-table", 2),
-    Step(6, "40-47", "four-steps", "four-steps-params", 0),
-    Step(7, "56-58", "lengths", "lengths-allocation", 1),
-    Step(8, "59-63", "depth", "depth-curves", 1),
+    Step(4, "17-37", "attention", "attention-masks", 2),
+    # what still separates the models after step 4: each remaining difference put back into the exact model
+    Step(5, "40-55", "four-steps", "four-steps-causes", 1, "step=4"),
+    Step(6, "53-55", "four-steps", "shared-params-losses", 0),
+    # a cause-and-effect question is answered by the measured test that changes the length ratio alone
+    Step(7, "56-58", "lengths", "lengths-toy-gaps", 2),
+    Step(8, "59-63", "depth", "depth-curves", 0, "depth=8"),
     Step(9, "64-66", "cache", "cache-chat", 1),
-    Step(10, "3, 7, 67", "compute", "compute-backtest", 1, "train_end=2000"),
+    Step(10, "3, 7, 67", "compute", "compute-backtest", 2, "train_end=2000"),
 )
 CHOICES = 3  # every question offers three choices
 

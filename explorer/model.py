@@ -149,6 +149,8 @@ class Attention(nn.Module):
                 need_weights: bool = False) -> tuple[torch.Tensor, torch.Tensor | None]:
         q = self._split(self.q(x))  # [B, H, Tq, dh]
         k, v = kv  # [B, H, Tk, dh]
+        if mask is not None:
+            mask = mask.to(q.device)  # masks are built on the CPU; a no-op there, a copy on an accelerator
         if need_weights:
             scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # [B, H, Tq, Tk]
             if mask is not None:

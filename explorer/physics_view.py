@@ -12,6 +12,9 @@ from explorer.tiles import Tile
 
 BOOK = "method"  # the page's book: tiles and sentences in the run's language
 DURATION = 5.0  # s simulated in the more-forces system
+# The page opens on the lecture's case (slide 4): a pen let go from hand height over a desk, where gravity alone
+# is within a centimetre and drag may be ignored. A 2 m drop is already past that, so it is a slider move away.
+DEFAULT_OBJECT, DEFAULT_HEIGHT_M, DEFAULT_TOL_CM = "pen", 0.5, 1
 
 
 def custom_object(mass_g: float, area_cm2: float, cd: float) -> physics.FallingObject:

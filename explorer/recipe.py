@@ -11,9 +11,14 @@ import json
 from dataclasses import asdict, dataclass, fields
 from typing import ClassVar, TypeVar
 
+from explorer.lab.recipe import LabRecipe
 from explorer.train import TrainConfig
 
 R = TypeVar("R", bound="Recipe")
+
+# The lab's recipe fields (`explorer.lab.recipe`): an experiment that can run the reviewed recipe declares them;
+# under the old recipe they are left out of `to_dict`, so old configs, cache keys and shipped files read as before.
+LAB_FIELDS = ("recipe", "lr_grid", "decay_fraction", "readout_k")
 
 # Fields a recipe may share with `TrainConfig`: `train_config` passes those it has.
 TRAIN_FIELDS = ("steps", "batch_size", "lr", "warmup", "eval_every", "eval_size", "grad_clip")
@@ -46,7 +51,16 @@ class Recipe:
 
     def to_dict(self) -> dict:
         """Plain JSON data (tuples as lists): what the shipped file and the result cache hold."""
-        return json.loads(json.dumps(asdict(self)))
+        d = json.loads(json.dumps(asdict(self)))
+        if d.get("recipe", "old") == "old":
+            for name in LAB_FIELDS:
+                d.pop(name, None)
+        return d
+
+    def lab_recipe(self) -> LabRecipe:
+        """How this run is made (`explorer.lab.recipe`): the old recipe unless the experiment declares otherwise."""
+        given = {name: getattr(self, name) for name in ("lr", "warmup", *LAB_FIELDS[1:]) if hasattr(self, name)}
+        return LabRecipe(getattr(self, "recipe", "old"), **given)
 
     @classmethod
     def from_dict(cls: type[R], d: dict) -> R:

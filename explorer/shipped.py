@@ -20,7 +20,11 @@ TRAINING_THREADS = 1
 
 
 def stamp(payload: dict, threads: int = TRAINING_THREADS) -> dict:
-    """`payload` with `environment`, `created` and `code_version` added (the provenance of a shipped file)."""
+    """`payload` with `environment`, `created` and `code_version` added (the provenance of a shipped file), and
+    the `recipe` and `device` it was made with when it does not say (`explorer.lab`)."""
+    from explorer.lab import device, recipe  # the lab imports the trainer; stamping needs it only here
+
+    payload = {"recipe": recipe.of_config(payload.get("config")), "device": device.current(), **payload}
     return {**payload, "environment": environment.current(threads), "created": time.strftime("%Y-%m-%d %H:%M:%S"),
             "code_version": results.code_version()}
 

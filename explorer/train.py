@@ -16,7 +16,11 @@ import torch
 
 from explorer import content
 from explorer.costs import TRAIN_FLOPS_PER_FORWARD, sequence_forward_flops
-from explorer.layouts import loss_and_accuracy, make_batch, positions_needed
+from explorer.lab import device as lab_device
+from explorer.lab.fit import FitPlan, fit
+from explorer.lab.schedule import Schedule
+from explorer.lab.tasks import SeqTask
+from explorer.layouts import Batch, positions_needed
 from explorer.model import Transformer, TransformerConfig
 from explorer.progress import SILENT, Progress
 from explorer.tasks import Seq2SeqTask
@@ -53,6 +57,7 @@ class TrainResult:
     flops: float = 0.0
     tokens: int = 0
     seconds: float = 0.0
+    readouts: dict[int, dict] = field(default_factory=dict)  # budget -> its readout (`explorer.lab.fit`)
 
     @property
     def tokens_per_second(self) -> float:
@@ -67,55 +72,55 @@ class TrainResult:
 @torch.no_grad()
 def evaluate(model: Transformer, task: Seq2SeqTask, size: int, seed: int) -> dict:
     """Held-out loss and token accuracy on `size` fresh examples drawn with `seed`."""
+    device = next(model.parameters()).device
     model.eval()
-    x, y = task.sample(size, torch.Generator().manual_seed(seed + EVAL_SEED_OFFSET))
-    batch = make_batch(model.cfg.arch, x, y)
-    loss, acc = loss_and_accuracy(batch.run(model).logits, batch.labels)
+    numbers = SeqTask(task, model.cfg.arch).readout(model, held_out(task, model.cfg.arch, size, seed, device))
     model.train()
-    return {"eval_loss": float(loss), "eval_accuracy": float(acc)}
+    return numbers
+
+
+def held_out(task: Seq2SeqTask, arch: str, size: int, seed: int, device: torch.device | str = "cpu") -> Batch:
+    """The scoring set of a seed: `size` examples from a generator no training batch ever uses."""
+    return SeqTask(task, arch).batches(size, torch.Generator().manual_seed(seed + EVAL_SEED_OFFSET),
+                                       torch.device(device))
 
 
 def train(model_cfg: TransformerConfig, task: Seq2SeqTask, cfg: TrainConfig = TrainConfig(),
-          progress: Progress = SILENT) -> TrainResult:
-    """Train a fresh `Transformer(model_cfg)` on `task`, reporting to `progress` after each evaluation."""
+          progress: Progress = SILENT, schedule: Schedule | None = None, budgets: tuple[int, ...] | None = None,
+          readout_k: int = 1, device: torch.device | str | None = None) -> TrainResult:
+    """Train a fresh `Transformer(model_cfg)` on `task` through the lab's one loop (`explorer.lab.fit`),
+    reporting to `progress` after each evaluation. By default the old recipe (warm-up, then constant; read at
+    every `eval_every` steps); pass a WSD `schedule` and `budgets` for decayed readouts at each budget.
+    Trains on `device` (default: `explorer.lab.device.current()`, the CPU unless the CLI said otherwise); the
+    model comes back on the CPU, so whatever reads it afterwards needs no device of its own."""
+    device = torch.device(device or lab_device.current())
     needed = positions_needed(model_cfg, task.input_len, task.target_len)
     if needed > model_cfg.max_len:
         raise ValueError(f"the task needs {needed} positions; the model has max_len={model_cfg.max_len}")
     torch.manual_seed(cfg.seed)
     model = Transformer(model_cfg)
-    model.train()
     data = torch.Generator().manual_seed(cfg.seed)
-    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / max(1, cfg.warmup)))
+    seq = SeqTask(task, model_cfg.arch)
     flops_per_step = TRAIN_FLOPS_PER_FORWARD * cfg.batch_size * sequence_forward_flops(
         model_cfg, task.input_len, task.target_len)
-    result = TrainResult(model=model)
-    start = time.perf_counter()
-    for step in range(1, cfg.steps + 1):
-        x, y = task.sample(cfg.batch_size, data)
-        batch = make_batch(model_cfg.arch, x, y)
-        loss, _ = loss_and_accuracy(batch.run(model).logits, batch.labels)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
-        opt.step()
-        sched.step()
-        result.steps_done, result.flops = step, result.flops + flops_per_step
-        result.tokens += batch.tokens.numel() + (batch.target.numel() if batch.target is not None else 0)
-        result.seconds = time.perf_counter() - start
-        over_budget = cfg.time_budget_s is not None and result.seconds >= cfg.time_budget_s
-        stop = over_budget or progress.should_stop()
-        if step % cfg.eval_every == 0 or step == cfg.steps or stop:
-            row = {"step": step, "flops": result.flops, "train_loss": loss.item(), **evaluate(
-                model, task, cfg.eval_size, cfg.seed), "seconds": result.seconds}
-            result.history.append(row)
-            progress.report(step / cfg.steps, content.text("common", "train-step", step=step, steps=cfg.steps,
-                                                           loss=row["eval_loss"], accuracy=row["eval_accuracy"]))
-        if stop:
-            result.stopped = "time_budget" if over_budget else progress.stop_reason()
-            break
-    model.eval()
-    return result
+    budgets = budgets or (cfg.steps,)
+    plan = FitPlan(budgets=budgets, lr=cfg.lr, schedule=schedule or Schedule("constant", cfg.warmup),
+                   batch_size=cfg.batch_size, grad_clip=cfg.grad_clip, flops_per_step=flops_per_step,
+                   eval_steps=frozenset(range(cfg.eval_every, max(budgets) + 1, cfg.eval_every)),
+                   readout_k=readout_k, time_budget_s=cfg.time_budget_s)
+
+    def report(row: dict, fraction: float) -> None:
+        progress.report(fraction, content.text("common", "train-step", step=row["step"], steps=max(budgets),
+                                               loss=row["eval_loss"], accuracy=row["eval_accuracy"]))
+
+    fitted = fit(model, seq, plan, data, held_out(task, model_cfg.arch, cfg.eval_size, cfg.seed, device), device,
+                 progress, report)
+    per_batch = seq.tokens(seq.batches(1, torch.Generator().manual_seed(0), torch.device("cpu"))) * cfg.batch_size
+    keep = ("step", "flops", "train_loss", "eval_loss", "eval_accuracy", "seconds")
+    return TrainResult(model=fitted.model.to("cpu"), history=[{k: row[k] for k in keep} for row in fitted.history],
+                       stopped=fitted.stopped, steps_done=fitted.steps_done,
+                       flops=fitted.steps_done * flops_per_step, tokens=fitted.steps_done * per_batch,
+                       seconds=fitted.seconds, readouts=fitted.readouts)
 
 
 def config_dict(model_cfg: TransformerConfig, task: Seq2SeqTask, cfg: TrainConfig) -> dict:

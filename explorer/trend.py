@@ -5,8 +5,8 @@ ops/s per 2024 US$. b is in orders of magnitude per year, so one factor of 10 ta
 the analytic 95% t-interval of b and its reciprocal for years per 10x, a seeded row-bootstrap percentile
 interval, and the confidence band (the mean line) and prediction band (a new machine) around the line.
 
-The bootstrap draws its resamples with numpy's PCG64 (seed 0) in one vectorized call; a test refits every
-resample one by one and gets the same slopes. Other models of the same rate (per series, series fixed effects,
+The bootstrap draws its resamples with numpy's PCG64 (seed 0), vectorized in blocks of bounded memory; a test
+refits every resample one by one and gets the same slopes. Other models of the same rate (per series, series fixed effects,
 autocorrelation-robust intervals, a backtest) are in `explorer.trend_models`.
 """
 
@@ -35,6 +35,8 @@ CENTER = 2000.0  # year subtracted before fitting, so intercept and slope are ne
 N_BOOT = 5000
 SEED = 0
 BOOT_DRAWS = 2_000_000  # resamples x points per bootstrap; large uploads get fewer resamples (at least 500)
+BLOCK_BYTES = 8_000_000  # memory for the resamples drawn at once (the rest of a bootstrap is a few KB)
+BYTES_PER_DRAW = 24  # bytes per drawn point alive at once: its index, then its x and y (8 bytes each)
 FP32, BEST = "fp32", "best"
 PRECISIONS = {FP32: "FP32 (all eras comparable)", BEST: "best available (FP16 / tensor cores)"}
 
@@ -254,23 +256,35 @@ class Bootstrap:
     share_nonpositive: float  # resamples whose slope is <= 0 (no growth)
 
 
-def bootstrap_slopes(years, values, n_boot: int = N_BOOT, seed: int = SEED, chunk: int = 2_000_000) -> np.ndarray:
-    """Slopes of n_boot resamples, drawn as rng.integers(0, n, n) per resample (the reference's order)."""
+def block_rows(n_points: int, block_bytes: int = BLOCK_BYTES) -> int:
+    """Resamples drawn at once: as many as keep the block's arrays within `block_bytes` (at least one)."""
+    return max(1, block_bytes // (BYTES_PER_DRAW * max(n_points, 1)))
+
+
+def bootstrap_slopes(years, values, n_boot: int = N_BOOT, seed: int = SEED,
+                     block_bytes: int = BLOCK_BYTES) -> np.ndarray:
+    """Slopes of n_boot resamples, drawn as rng.integers(0, n, n) per resample (the reference's order).
+
+    Drawn in blocks of `block_rows` resamples, so a 10,000-row upload costs a few MB, not a hundred: the
+    generator's stream and each row's sums do not depend on where the blocks end, so the slopes are the same,
+    bit for bit, whatever the block size (a test compares them)."""
     x = np.asarray(years, float) - CENTER
     y = np.log10(np.asarray(values, float))
     n = len(x)
     rng = np.random.default_rng(seed)
-    per_chunk = max(1, chunk // max(n, 1))
-    slopes = []
-    for start in range(0, n_boot, per_chunk):
-        idx = rng.integers(0, n, (min(per_chunk, n_boot - start), n))
-        xs, ys = x[idx], y[idx]
-        xd = xs - xs.mean(axis=1, keepdims=True)
+    per_block = block_rows(n, block_bytes)
+    slopes = np.empty(n_boot)
+    for start in range(0, n_boot, per_block):
+        stop = min(start + per_block, n_boot)
+        idx = rng.integers(0, n, (stop - start, n))
+        xd, yd = x[idx], y[idx]
+        del idx
+        xd -= xd.mean(axis=1, keepdims=True)  # in place: the same numbers as xs - mean, one array fewer
+        yd -= yd.mean(axis=1, keepdims=True)
         sxx = (xd * xd).sum(axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
-            slopes.append((xd * (ys - ys.mean(axis=1, keepdims=True))).sum(axis=1) / sxx)
-    b = np.concatenate(slopes)
-    return b[np.isfinite(b)]  # a resample with a single distinct year has no slope
+            slopes[start:stop] = (xd * yd).sum(axis=1) / sxx
+    return slopes[np.isfinite(slopes)]  # a resample with a single distinct year has no slope
 
 
 def n_boot_for(n_points: int) -> int:
@@ -407,14 +421,19 @@ def _numbers(cells: list[str], column: str, lines: list[int]) -> np.ndarray:
     return values
 
 
+def _used_columns(header: list[str]) -> tuple[int | None, int | None, int | None]:
+    """Where the year, value and (optional) name are in an upload's header; None for one it lacks."""
+    return find_column(header, YEAR_NAMES), find_column(header, VALUE_NAMES), find_column(header, NAME_NAMES)
+
+
 def validate_upload(raw: bytes) -> pd.DataFrame:
     """Parse an uploaded CSV into columns year, value, name; raise UploadError naming what is wrong.
 
     Accepts a header with `year` and `value` (or the project's full schema: `ops_per_dollar_2024usd`, or the
     fact sheet's column names), comma-separated, at most MAX_ROWS rows, positive values (the axis is log).
     """
-    header, body = read_rows(raw, MAX_ROWS)
-    year_col, value_col = find_column(header, YEAR_NAMES), find_column(header, VALUE_NAMES)
+    header, body = read_rows(raw, MAX_ROWS, keep=_used_columns)  # each row: its year, value and name cells
+    year_col, value_col, name_col = _used_columns(header)
     if year_col is None or value_col is None:
         absent = [f"`{m}`" for m, c in (("year", year_col), ("value", value_col)) if c is None]
         missing = (content.text(BOOK, "upload-missing-one", name=absent[0]) if len(absent) == 1 else
@@ -424,10 +443,10 @@ def validate_upload(raw: bytes) -> pd.DataFrame:
             raise UploadError(content.text(BOOK, "upload-missing-separators", missing=missing, value=VALUE,
                                            found=header_text(header)))
         raise UploadError(content.text(BOOK, "upload-missing", missing=missing, value=VALUE, found=header_text(header)))
-    require_rows(body, [year_col, value_col])
+    require_rows(body, [0, 1])
     line_numbers = [n for n, _ in body]
-    years = _numbers([row[year_col] for _, row in body], header[year_col].strip(), line_numbers)
-    values = _numbers([row[value_col] for _, row in body], header[value_col].strip(), line_numbers)
+    years = _numbers([row[0] for _, row in body], header[year_col].strip(), line_numbers)
+    values = _numbers([row[1] for _, row in body], header[value_col].strip(), line_numbers)
     outside = [line_numbers[i] for i in np.flatnonzero((years < YEAR_RANGE[0]) | (years > YEAR_RANGE[1]))]
     if outside:
         raise UploadError(content.text(BOOK, "upload-years", lo=YEAR_RANGE[0], hi=YEAR_RANGE[1],
@@ -436,8 +455,6 @@ def validate_upload(raw: bytes) -> pd.DataFrame:
     if nonpositive:
         raise UploadError(content.text(BOOK, "upload-nonpositive", phrase=lines_phrase(nonpositive, "has", "have"),
                                        lines=line_list(nonpositive)))
-    name_col = find_column(header, NAME_NAMES)
-    names = [row[name_col].strip()[:60] if name_col is not None and name_col < len(row) else
-             content.text(BOOK, "upload-line-name", n=n)
+    names = [row[2].strip()[:60] if row[2] is not None else content.text(BOOK, "upload-line-name", n=n)
              for n, row in body]
     return pd.DataFrame({"year": years, "value": values, "name": names})

@@ -9,7 +9,7 @@ from explorer.experiments import attention as att, attention_view as view
 from explorer.figures import attention as figs
 from ui import layout, params, render
 from ui.frame import header
-from ui.sections import attention as sections
+from ui.sections import attention as sections, real_text
 from ui.text import say, t
 
 DEFAULT_TEXT = "hello world"
@@ -61,4 +61,5 @@ with figure_col:
 model = sections.demo_model(arch)  # the first open section that needs it tells that it is missing, and trains it
 layout.show_sections({t("tab-weights"): lambda: sections.weights(arch, ids, model(), causal_input or aligned),
                       t("tab-sequence"): lambda: sections.sequence(arch, ids, causal_input, aligned),
-                      t("tab-tokens"): lambda: sections.tokens(encoding, ids, model())})
+                      t("tab-tokens"): lambda: sections.tokens(encoding, ids, model()),
+                      t("tab-real"): real_text.section})

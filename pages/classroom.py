@@ -1,4 +1,7 @@
-"""Class mode: the lecturer asks, every student predicts on their own device, the live figure reveals."""
+"""Class mode: the lecturer asks, every student predicts on their own device, the reveal teaches: each phone
+shows its own answer against the right one, the explanation and the figure; a read-only room view projects
+the code, a QR code and the live answers. Who is the lecturer and who is a student comes from cookies
+(`ui.class_routes`), never from the URL."""
 
 from __future__ import annotations
 
@@ -7,29 +10,27 @@ import streamlit as st
 from explorer import classroom
 from explorer import learning_path as lp
 from ui import layout
-from ui.classroom import (CODE_KEY, HOST_KEY, answers, device_token, join_link, plain, refused, room_from_url,
-                          wording)
+from ui.classroom import (CODE_KEY, VIEW_KEY, answers, as_markdown_text, button_html, device, explanation,
+                          is_lecturer, join_link, joined_here, my_answer_text, my_classes, plain, qr_html, refusal_from_url,
+                          refused, right_answer_text, room_from_url, start_action, step_figure, wording)
 from ui.frame import header
+from ui.lecture import page_url
 from ui.text import say, t
 
-LECTURER_POLL_S, STUDENT_POLL_S = 1.0, 3.0  # 200 students poll about 70 times a second in all (bench.class_load)
+LECTURER_POLL_S, ROOM_POLL_S, STUDENT_POLL_S = 1.0, 1.5, 3.0  # 200 students poll about 70 times a second in all
 
 
-def start_or_join() -> None:
-    """No class in the URL: a lecturer starts one, a student types the code."""
+def landing() -> None:
+    """No class in the URL: a lecturer starts one (a form that posts: the secret comes back as a cookie), a
+    student types the code; a lecturer who left their class finds the way back."""
     say("lead")
+    for room in my_classes():
+        st.html(button_html(f"{page_url('class')}?{CODE_KEY}={room.code}", t("back-to-class", code=room.code)))
     start_col, join_col = st.columns(2, gap="large")
     with start_col:
         st.subheader(t("start-title"))
         say("start-help")
-        if st.button(t("start-button"), type="primary"):
-            try:
-                room, token = classroom.start()
-            except classroom.ClassError as err:
-                refused(err)
-            else:
-                st.query_params.update({CODE_KEY: room.code, HOST_KEY: token})
-                st.rerun()
+        st.html(button_html(start_action(), t("start-button"), post=True))
     with join_col:
         st.subheader(t("join-title"))
         with st.form("join"):
@@ -39,8 +40,19 @@ def start_or_join() -> None:
                 st.rerun()
 
 
+def join_prompt(room: classroom.Room) -> None:
+    """A browser that has not joined: one button to join (the route sets this device's cookie)."""
+    if joined_here(room):
+        st.warning(t("error-not-joined"))
+    if not classroom.joining_open(room):
+        st.info(t("error-joining-closed"))
+        return
+    plain(t("join-card", code=room.code), size_rem=1.6)
+    st.html(button_html(join_link(room), t("join-this", code=room.code)))
+
+
 def ask(room: classroom.Room) -> None:
-    """The lecturer's question: one of the learning path's, or their own."""
+    """The lecturer's question: one of the learning path's, or their own with its right answer (or a poll)."""
     own = st.toggle(t("ask-own"), key="ask-own")
     with st.form("ask", border=True):
         if own:
@@ -48,34 +60,21 @@ def ask(room: classroom.Room) -> None:
             choices = st.text_area(t("ask-choices"), help=t("ask-choices-help"), height=110,
                                    max_chars=(classroom.MAX_CHOICES + 1) * (classroom.CHOICE_CHARS + 1))
             unit = st.text_input(t("ask-unit"), max_chars=classroom.UNIT_CHARS)
+            right = st.text_input(t("ask-answer"), help=t("ask-answer-help"), max_chars=24)
+            poll = st.checkbox(t("ask-poll"))
+            why = st.text_area(t("ask-explanation"), height=80, max_chars=classroom.EXPLANATION_CHARS)
         else:
             number = st.selectbox(t("ask-step"), range(1, len(lp.STEPS) + 1),
                                   format_func=lambda n: f"{n}. {lp.prompt(n)}")
         if st.form_submit_button(t("ask-button"), type="primary"):
             try:
                 if own:
-                    classroom.ask_own(room, prompt, choices.splitlines()[:classroom.MAX_CHOICES + 1], unit)
+                    classroom.ask_own(room, prompt, choices.splitlines()[:classroom.MAX_CHOICES + 1], unit,
+                                      answer=right, poll=poll, explanation=why)
                 else:
                     classroom.ask_step(room, number)
             except classroom.ClassError as err:
                 refused(err)
-
-
-def reveal(room: classroom.Room, question: classroom.Question) -> None:
-    value = correct = None
-    if question.kind == "number":
-        value = st.number_input(t("reveal-value"), value=None, format="%g", key=f"value-{question.id}")
-    elif question.kind == "choice":
-        labels = classroom.lettered(question.choices)
-        correct = st.selectbox(t("reveal-correct"), range(len(labels)), key=f"correct-{question.id}",
-                               format_func=labels.__getitem__, index=None)
-    if st.button(t("reveal-button"), type="primary", key=f"reveal-{question.id}"):
-        try:
-            classroom.reveal(room, question, value=value, correct=correct)
-        except classroom.ClassError as err:
-            refused(err)
-        else:
-            st.rerun()
 
 
 @st.fragment(run_every=LECTURER_POLL_S)
@@ -83,8 +82,17 @@ def lecturer_live(room: classroom.Room) -> None:
     question = classroom.current(room)
     if question is None:
         st.info(t("no-question-host", n=classroom.joined(room)))
-    else:
-        answers(room, question)
+        return
+    answers(room, question)
+    if question.revealed:
+        revealed_answer(question)
+
+
+def joining_switch(room: classroom.Room) -> None:
+    is_open = classroom.joining_open(room)
+    wanted = st.toggle(t("joining-open"), value=is_open, key=f"joining-{room.id}", help=t("joining-help"))
+    if wanted != is_open:
+        classroom.set_joining(room, wanted)
 
 
 def lecturer(room: classroom.Room) -> None:
@@ -92,15 +100,51 @@ def lecturer(room: classroom.Room) -> None:
     with controls_col:
         plain(t("join-card", code=room.code), size_rem=1.6)
         st.code(join_link(room), language=None, wrap_lines=True)
-        st.caption(t("host-link-note"))
+        st.link_button(t("room-view"), f"{page_url('class')}?{CODE_KEY}={room.code}&{VIEW_KEY}=room&embed=true")
+        st.caption(t("host-note"))
+        joining_switch(room)
         ask(room)
         question = classroom.current(room)
         if question is not None and not question.revealed:
-            reveal(room, question)
+            if st.button(t("reveal-button"), type="primary", key=f"reveal-{question.id}"):
+                classroom.reveal(room, question)
+                st.rerun()
         st.download_button(t("download"), classroom.answers_csv(room), file_name=f"class-{room.code}.csv",
                            mime="text/csv", on_click="ignore")
     with figure_col:
         lecturer_live(room)
+
+
+def revealed_answer(question: classroom.Question, size_rem: float = 1.2) -> None:
+    """The right answer (or "a poll") and the explanation, as the reveal shows them."""
+    right = right_answer_text(question)
+    plain(t("right-answer", answer=right) if right else t("poll-note"), size_rem=size_rem)
+    why = explanation(question)
+    if why:
+        plain(why, size_rem=size_rem * 0.8, weight=400)
+
+
+@st.fragment(run_every=ROOM_POLL_S)
+def room_live(room: classroom.Room) -> None:
+    question = classroom.current(room)
+    if question is None:
+        plain(t("room-waiting", n=classroom.joined(room)), size_rem=2.2)
+        return
+    answers(room, question, height=620)
+    if question.revealed:
+        revealed_answer(question, size_rem=1.8)
+        step_figure(question, height=760)
+
+
+def room_view(room: classroom.Room) -> None:
+    """What the projector shows: read-only, no secret: the code, the QR code of the join link, live answers."""
+    live_col, join_col = st.columns([3, 1], gap="large")
+    with join_col:
+        plain(room.code, size_rem=4.5, weight=800)
+        st.html(qr_html(join_link(room)))
+        plain(join_link(room), size_rem=0.95, weight=400)
+    with live_col:
+        room_live(room)
 
 
 def _showing(question: classroom.Question | None) -> tuple | None:
@@ -115,50 +159,73 @@ def follow(room: classroom.Room, shown: tuple | None) -> None:
         st.rerun()
 
 
-def student(room: classroom.Room) -> None:
-    try:
-        me = device_token(room)
-    except classroom.ClassError as err:
-        refused(err)
-        return
+def verdict_card(question: classroom.Question, mine: classroom.Mine | None) -> None:
+    """The reveal on a phone: this device's own answer, whether it matched, then the explanation."""
+    result = classroom.verdict(question, mine)
+    if mine is not None:
+        plain(t("your-answer-was", answer=my_answer_text(question, mine)))
+    right = right_answer_text(question)
+    if result == "right":
+        st.success(t("verdict-right", answer=right))
+    elif result == "wrong":
+        st.error(t("verdict-wrong", answer=right))
+    elif result == "none":
+        st.info(t("verdict-none", answer=right))
+    else:
+        st.info(t("poll-note"))
+    why = explanation(question)
+    if why:
+        plain(why, size_rem=1.0, weight=400)
+
+
+def student(room: classroom.Room, me: str) -> None:
     question = classroom.current(room)
     follow(room, _showing(question))
     if question is None:
         st.info(t("no-question-student", code=room.code))
         return
-    if question.revealed:  # the figure's title is the question
-        answers(room, question)
+    mine = classroom.mine(question, me)
+    if question.revealed:
+        verdict_card(question, mine)
+        answers(room, question, mine=mine)
+        step_figure(question, height=520)
         return
     title, choices = wording(question)
     plain(title)
-    if classroom.answered(question, me):
+    if mine is not None:
         st.success(t("received"))
-    else:
-        with st.form(f"answer-{question.id}"):
-            if choices:
-                labels = classroom.lettered(choices)
-                picked = st.radio(t("your-answer"), range(len(labels)), index=None, format_func=labels.__getitem__)
+        plain(t("your-answer-was", answer=my_answer_text(question, mine)), size_rem=1.0, weight=400)
+        return
+    with st.form(f"answer-{question.id}"):
+        if choices:
+            labels = [as_markdown_text(label) for label in classroom.lettered(choices)]
+            picked = st.radio(t("your-answer"), range(len(labels)), index=None, format_func=labels.__getitem__)
+        else:
+            picked = st.number_input(t("your-number", unit=question.unit), value=None, format="%g")
+        if st.form_submit_button(t("submit"), type="primary"):
+            try:
+                if picked is None:
+                    raise classroom.ClassError("no-answer")
+                classroom.answer(room, question, me, picked)
+            except classroom.ClassError as err:
+                refused(err)
             else:
-                picked = st.number_input(t("your-number", unit=question.unit), value=None, format="%g")
-            if st.form_submit_button(t("submit"), type="primary"):
-                try:
-                    if picked is None:
-                        raise classroom.ClassError("no-answer")
-                    classroom.answer(room, question, me, picked)
-                except classroom.ClassError as err:
-                    refused(err)
-                else:
-                    st.rerun()
+                st.rerun()
 
 
 header("class")
+refusal_from_url()
 room = room_from_url()
 if not st.query_params.get(CODE_KEY):
-    start_or_join()
+    landing()
 elif room is None:
     st.error(t("unknown-code", code=classroom.normalize_code(st.query_params[CODE_KEY])))
-    start_or_join()
-elif classroom.is_host(room, st.query_params.get(HOST_KEY, "")):
+    landing()
+elif st.query_params.get(VIEW_KEY) == "room":
+    room_view(room)
+elif is_lecturer(room):
     lecturer(room)
+elif (me := device(room)) is not None:
+    student(room, me)
 else:
-    student(room)
+    join_prompt(room)

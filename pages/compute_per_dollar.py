@@ -9,7 +9,7 @@ from explorer.csv_upload import inline_code
 from explorer.figures.trend import precision_chart, trend_chart
 from explorer.figures.trend_models import backtest_chart, rates_chart
 from explorer.tiles import Tile
-from ui import layout, params, render
+from ui import layout, params, render, upload_caps
 from ui.frame import header
 from ui.text import say, t
 
@@ -17,8 +17,8 @@ YEARS = (1850, 2025)  # slider range; the data run 1857-2025.4
 BACKTEST_YEARS = (1960, 2015)  # last years a backtest may fit up to: some machines are left to forecast
 HORIZON = (2026, 2060)
 PRECISION_OPTIONS = {"FP32": trend.FP32, "best available": trend.BEST}  # URL value -> precision; shown translated
-FIRST_SCREEN_HEIGHT = 630  # px: the chart and its legends whole on a 1440x900 screen
-FIGURE_SHARE = 2.2  # the controls' column holds the two series chips side by side, unfaded
+FIRST_SCREEN_HEIGHT = 540  # px: the chart whole under the controls' row on a 1440x900 screen
+CONTROL_SHARES = [1, 1, 1.3, 1.3]  # first year, last year, series, more settings: one row above the chart
 
 
 @st.cache_data(show_spinner=False)
@@ -102,20 +102,23 @@ def _data_section(rows, start: int, end: int) -> None:
 
 header("compute")
 say("lead")
-figure_col, controls_col = layout.stage(figure_share=FIGURE_SHARE)
-with controls_col:
-    start = params.slider(t("label-start"), "start", *YEARS, 1950)
-    end = params.slider(t("label-end"), "end", *YEARS, 2025)
-    picked = params.multiselect(t("label-series"), "series", list(trend_view.BY_SHORT), trend_view.MAIN_SHORTS)
-    with st.expander(t("more-settings")):
-        precision = PRECISION_OPTIONS[params.choice(
-            t("label-precision"), "precision", list(PRECISION_OPTIONS), "FP32",
-            format_func=lambda option: t(f"precision-{PRECISION_OPTIONS[option]}"))]
-        horizon = params.slider(t("label-horizon"), "horizon", *HORIZON, 2035)
-        show_reference = params.toggle(t("label-slide7"), "slide7", True)
-        uploaded = None if params.controls_hidden() else st.file_uploader(
-            t("upload-label", rows=f"{trend.MAX_ROWS:,}", mb=st.get_option("server.maxUploadSize")),
-            type=["csv", "txt"], key="upload", help=t("upload-help", value=trend.VALUE))
+# the controls in one row above the chart, so the chart has the page's whole width (its legends beside the plot)
+window_cols = st.columns(CONTROL_SHARES, vertical_alignment="bottom")
+start = params.slider(t("label-start"), "start", *YEARS, 1950, where=window_cols[0])
+end = params.slider(t("label-end"), "end", *YEARS, 2025, where=window_cols[1])
+picked = params.multiselect(t("label-series"), "series", list(trend_view.BY_SHORT), trend_view.MAIN_SHORTS,
+                            where=window_cols[2])
+with window_cols[3].expander(t("more-settings")):
+    precision = PRECISION_OPTIONS[params.choice(
+        t("label-precision"), "precision", list(PRECISION_OPTIONS), "FP32",
+        format_func=lambda option: t(f"precision-{PRECISION_OPTIONS[option]}"))]
+    horizon = params.slider(t("label-horizon"), "horizon", *HORIZON, 2035)
+    show_reference = params.toggle(t("label-slide7"), "slide7", True)
+    uploaded = None if params.controls_hidden() else st.file_uploader(
+        t("upload-label", rows=f"{trend.MAX_ROWS:,}", mb=st.get_option("server.maxUploadSize")),
+        type=["csv", "txt"], key="upload", help=t("upload-help", value=trend.VALUE))
+    upload_caps.notice()
+figure_col = st.container()
 
 if start > end:
     st.info(t("reversed-window", start=start, end=end))

@@ -124,9 +124,10 @@ header("method")
 say("lead")
 figure_col, controls_col = layout.stage(figure_share=FIGURE_SHARE)
 with controls_col:
-    name = params.choice(t("label-object"), "object", list(physics.OBJECTS), "pen", format_func=figures.object_name)
-    height = float(params.select_slider(t("label-height"), "height", HEIGHTS, 2))
-    tol_cm = params.select_slider(t("label-tol-cm"), "tol_cm", TOL_CM, 1)
+    name = params.choice(t("label-object"), "object", list(physics.OBJECTS), view.DEFAULT_OBJECT,
+                         format_func=figures.object_name)
+    height = float(params.select_slider(t("label-height"), "height", HEIGHTS, view.DEFAULT_HEIGHT_M))
+    tol_cm = params.select_slider(t("label-tol-cm"), "tol_cm", TOL_CM, view.DEFAULT_TOL_CM)
     base_mass, base_area, base_cd = view.textbook_units(name)
     with st.expander(t("more-settings")):
         v0 = params.slider(t("label-v0"), "v0", 0.0, 20.0, 0.0, step=0.5)

@@ -35,25 +35,29 @@ def _facts() -> dict:
 
 
 header("path")
+# on a phone the question and its choices come first, above the fold: the container is filled after the
+# question slider (drawn below it) has said which question this is
 say("lead")
+question_box = st.container()
 number = int(params.slider(t("question"), STEP_KEY, 1, len(lp.STEPS), 1))
 current = lp.step(number)
 outcomes = [lp.outcome(_prediction(s.number), s) for s in lp.STEPS]
 render.figure(path_progress(outcomes, number), key="path-progress")
 
-st.subheader(f"{number}. {t(f'q{number}')}")
-options = lp.choices(number)
-picked = st.radio(t("pick"), range(len(options)), index=_prediction(number), format_func=lambda i: options[i],
-                  key=f"pick-{number}", on_change=_record, args=(number,))
-if picked is None:
-    st.caption(t("waiting"))
-else:
-    if picked == current.answer:
-        say("right")
+with question_box:
+    st.markdown(f"#### {number}. {t(f'q{number}')}")
+    options = lp.choices(number)
+    picked = st.radio(t("pick"), range(len(options)), index=_prediction(number), format_func=lambda i: options[i],
+                      key=f"pick-{number}", on_change=_record, args=(number,))
+    if picked is None:
+        st.caption(t("waiting"))
     else:
-        say("wrong", answer=options[current.answer])
-    st.iframe(f"{page_url(current.page)}?{lp.figure_query(current)}&lang={i18n.current()}", height=620)
-    say(f"q{number}-why", **_facts())
-    page_link(current.page, t("open-page", title=page(current.page).title))
-    if number == len(lp.STEPS):
-        say("done", right=outcomes.count("right"), total=len(lp.STEPS))
+        if picked == current.answer:
+            say("right")
+        else:
+            say("wrong", answer=options[current.answer])
+        st.iframe(f"{page_url(current.page)}?{lp.figure_query(current)}&lang={i18n.current()}", height=620)
+        say(f"q{number}-why", **_facts())
+        page_link(current.page, t("open-page", title=page(current.page).title))
+        if number == len(lp.STEPS):
+            say("done", right=outcomes.count("right"), total=len(lp.STEPS))

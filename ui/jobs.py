@@ -29,6 +29,7 @@ from ui.text import common
 POLL_SECONDS = 0.5
 _RESULT, _ENDED, _ASKED, _CANCELLED, _LAST = "_run-result-", "_run-ended-", "_run-asked-", "_run-cancelled-", "_run-last-"
 _LOCAL = "this machine"  # the address of visitors on the server's own machine (no proxy in front)
+_LOOPBACK = ("127.0.0.1", "::1")  # a local peer (st.context.ip_address already gives None for these)
 
 
 def _session() -> tuple[str, Callable[[], bool] | None]:
@@ -41,12 +42,17 @@ def _session() -> tuple[str, Callable[[], bool] | None]:
     return session_id, lambda: runtime.is_active_session(session_id)
 
 
+def address_from(peer: str | None, forwarded: str | None) -> str:
+    """The client-address rule, from the connection's peer and its X-Forwarded-For header: behind the
+    deployment's own nginx (a local peer) the last address in X-Forwarded-For, the one nginx itself saw;
+    anything a client wrote before it is ignored, and the header is ignored from any other peer."""
+    local = peer is None or peer in _LOOPBACK
+    return ((forwarded or "").split(",")[-1].strip() if local else "") or (None if local else peer) or _LOCAL
+
+
 def client_address() -> str:
-    """Where the visitor connects from. Behind the deployment's own nginx (a local peer) that is the last
-    address in X-Forwarded-For, the one nginx itself saw; anything a client wrote before it is ignored."""
-    peer = st.context.ip_address  # None for a local peer
-    forwarded = st.context.headers.get("X-Forwarded-For", "") if peer is None else ""
-    return forwarded.split(",")[-1].strip() or peer or _LOCAL
+    """Where the visitor of this script run connects from (`address_from`)."""
+    return address_from(st.context.ip_address, st.context.headers.get("X-Forwarded-For", ""))
 
 
 def was_cut(key: str) -> dict | None:

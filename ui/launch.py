@@ -18,6 +18,7 @@ from streamlit.runtime.pages_manager import PagesManager
 from streamlit.web.cli import main
 
 import explorer
+from ui import class_routes, upload_caps
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
 
@@ -43,6 +44,8 @@ def preload() -> None:
 
 if __name__ == "__main__":
     preload()
+    class_routes.install()  # class mode's cookie routes (ui/class_routes.py) beside Streamlit's own
     PagesManager.uses_pages_directory = False
+    upload_caps.install()  # uploads held per tab, per address and in all are capped (ui/upload_caps.py)
     sys.argv = ["streamlit", "run", str(APP), *sys.argv[1:]]
     sys.exit(main())

@@ -57,3 +57,24 @@ def _in_this_language(label: str) -> str | None:
             if name:
                 return content.text(book, name)
     return None
+
+
+def finding(text: str) -> None:
+    """The plain sentence a measured tab opens with: what was found, in words and a number, before any
+    figure or test."""
+    st.markdown(f"**{content.text('common', 'found')}** {text}")
+
+
+def for_reviewer(nested: bool = False):
+    """The statistics behind a tab's plain finding (paired tests, p-values, Holm, equivalence), collapsed by
+    default so the story reads first; nothing is left out. Inside another expander, which Streamlit cannot
+    nest, a bordered box under the same heading; open, as a plain box, when a figure link or a printout
+    (`figure=`, `sections=all`) needs what it holds on screen."""
+    label = content.text("common", "for-reviewer")
+    if lecture.figure_mode() or lecture.all_sections():
+        return st.container()
+    if not nested:
+        return st.expander(label, expanded=False)
+    box = st.container(border=True)
+    box.markdown(f"**{label}**")
+    return box

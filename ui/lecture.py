@@ -4,7 +4,8 @@ URL parameters, on any page:
   embed=true            Streamlit's own: no navigation, no chrome (app.py hides the sidebar)
   controls=hidden       no widgets; the view is the state given in the URL
   figure=<id>           this figure alone, everything else on the page hidden
-  presentation=true     larger type for a projector
+  presentation=true     a projector: type from the frame's size, the figure as tall as the frame
+  frame=WxH             draw for this viewport (else the browser reports it: ui.appearance)
   height=<pixels>       the figure's height in figure mode (to fill an iframe)
   sections=all          every section of the page open at once (printing, the figure export)
 """
@@ -22,14 +23,21 @@ from explorer.lecture_map import page
 HEIGHT_RANGE = (200, 2000)
 
 # Figure mode keeps only the branch of the page that holds the chart: at every level of nesting, a block's
-# children without a Plotly chart are hidden. Fixed CSS, no user text.
+# children without a Plotly chart (or the chart's own title and badge, written above it) are hidden. Fixed CSS,
+# no user text.
 _FIGURE_ONLY_CSS = """
 <style>
 [data-testid="stHeader"], [data-testid="stToolbar"], [data-testid="stDecoration"] { display: none !important; }
 [data-testid="stMainBlockContainer"] { padding: 0.5rem 0.75rem !important; max-width: 100% !important; }
-[data-testid="stVerticalBlock"]:not(.st-key-lecture-message) > *:not(:has([data-testid="stPlotlyChart"], .st-key-lecture-message)),
-[data-testid="stHorizontalBlock"] > *:not(:has([data-testid="stPlotlyChart"], .st-key-lecture-message))
+[data-testid="stVerticalBlock"]:not(.st-key-lecture-message) > *:not(:has([data-testid="stPlotlyChart"], .st-key-lecture-message, .figure-head)),
+[data-testid="stHorizontalBlock"] > *:not(:has([data-testid="stPlotlyChart"], .st-key-lecture-message, .figure-head))
     { display: none !important; }
+</style>
+"""
+# A projector or an embed is a slide: the page's side padding (5rem at 1920 px) would be taken from the figure.
+_SLIDE_CSS = """
+<style>
+[data-testid="stMainBlockContainer"] { padding: 0.5rem 0.75rem !important; max-width: 100% !important; }
 </style>
 """
 _CONTROLS_HIDDEN_CSS = """
@@ -73,6 +81,8 @@ def apply_chrome() -> None:
         st.html(_FIGURE_ONLY_CSS)
     elif controls_hidden():
         st.html(_CONTROLS_HIDDEN_CSS)
+        if presentation() or st.context.is_embedded:
+            st.html(_SLIDE_CSS)
 
 
 def set_current_page(slug: str) -> None:

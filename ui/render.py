@@ -13,9 +13,10 @@ import plotly.io as pio
 import streamlit as st
 
 from explorer import export, i18n
-from explorer.figures.theme import SLIDE_SIZE, Header, for_dark, for_projector, needs_width, split_header
+from explorer.figures.frames import Frame, for_frame, header_px
+from explorer.figures.theme import SLIDE_SIZE, Header, for_dark, needs_width, split_header
 from explorer.lecture_map import page, slides_label
-from ui import lecture
+from ui import appearance, lecture
 from ui.text import common
 
 
@@ -77,27 +78,39 @@ def built_once(key: tuple, build: Callable[[], Any]) -> Any:
     return _unpacked(_built(lecture.current_page(), i18n.current(), key, build))
 
 
-def _as_shown(fig: go.Figure, dark: bool, split: bool) -> tuple[go.Figure, Header | None]:
-    """The figure as the page draws it: in the dark theme's colours, and (`split`) its title and badge taken out to
-    be written as text. Theming a figure is slower than drawing it (for_dark: 0.1 s for the depth schematic), so
-    each distinct figure is themed once per server: a slider moved back, another student, a tab reopened reuse it."""
+def _as_shown(fig: go.Figure, dark: bool, frame: Frame = Frame(), fill: int | None = None,
+              ) -> tuple[go.Figure, Header]:
+    """The figure as the page draws it: in the dark theme's colours, its title and badge taken out to be written
+    as text, styled for the frame it is seen in (`fill`: the height the frame gives it, see `_fill_height`).
+    Theming a figure is slower than drawing it (for_dark: 0.1 s for the depth schematic), so each distinct figure
+    is themed once per server and frame: a slider moved back, another student, a tab reopened reuse it."""
     spec = pio.to_json(fig, validate=False)
     if len(spec) > MEMO_MAX_CHARS:
-        return _themed(fig, dark, split)
-    data, header = _themed_spec(spec, dark, split, fig)
+        return _themed(fig, dark, frame, fill)
+    data, header = _themed_spec(spec, dark, frame, fill, fig)
     return _trusted(data), header
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
-def _themed_spec(spec: str, dark: bool, split: bool, _fig: go.Figure) -> tuple[dict, Header | None]:
-    """Keyed by the figure's spec; `_fig` is that figure (not hashed)."""
-    chart, header = _themed(_fig, dark, split)
+def _themed_spec(spec: str, dark: bool, frame: Frame, fill: int | None, _fig: go.Figure) -> tuple[dict, Header]:
+    """Keyed by the figure's spec and the frame; `_fig` is that figure (not hashed)."""
+    chart, header = _themed(_fig, dark, frame, fill)
     return chart.to_dict(), header
 
 
-def _themed(fig: go.Figure, dark: bool, split: bool) -> tuple[go.Figure, Header | None]:
-    chart = for_dark(fig) if dark else fig
-    return split_header(chart) if split else (chart, None)
+def _themed(fig: go.Figure, dark: bool, frame: Frame = Frame(), fill: int | None = None,
+            ) -> tuple[go.Figure, Header]:
+    chart, header = split_header(for_dark(fig) if dark else fig)
+    height = _fill_height(header, frame) if fill is None and frame.fills_height else fill
+    return for_frame(chart, frame, height), header
+
+
+FILL_CHROME_PX = 44  # what a filled frame keeps besides the header and the chart: padding and the gap between
+
+
+def _fill_height(header: Header, frame: Frame) -> int:
+    """The chart's height in an embed or on a projector: the frame's height less its header's rows."""
+    return frame.height - header_px(header.title, header.badge, frame, frame.width - 24) - FILL_CHROME_PX
 
 
 def _filename(title: str) -> str:
@@ -109,8 +122,8 @@ def figure(fig: go.Figure, key: str, notice: str = "", slides: str | None = None
 
     `key` is the figure's stable id (`figure=<id>` links show it alone); `notice` is the short "what to
     notice" text under it, labelled with `slides` (default: the page's slides). The title and evidence
-    badge are written above the chart as text (they wrap on a phone); downloads and figure mode (an embedded
-    slide) keep them inside the figure.
+    badge are written above the chart as text (they wrap on a phone, and an embed's never covers its legend);
+    downloads keep them inside the figure. The chart is styled for the frame it is seen in (ui.appearance).
     """
     lecture.note_figure(key)
     alone = lecture.figure_mode()
@@ -118,20 +131,17 @@ def figure(fig: go.Figure, key: str, notice: str = "", slides: str | None = None
         return  # another figure was asked for: skip this one's drawing entirely
     slug = lecture.current_page()
     fig.update_layout(meta={**(fig.layout.meta or {}), "figure_id": key, "page": slug})
-    if lecture.presentation():
-        fig = for_projector(fig)
-    if alone and (height := lecture.figure_height()):
-        fig.update_layout(height=height)
+    shown_in = appearance.current_frame()
+    fill = lecture.figure_height() if alone else None
     name = f"{slug}-{key}"
     width, height = SLIDE_SIZE
-    config = {"displaylogo": False,
+    config = {"displaylogo": False, "responsive": True,
               "toImageButtonOptions": {"format": "svg", "filename": name, "width": width, "height": height}}
-    # the export below keeps the light original; an embedded figure (`alone`) is a slide's whole picture, its
-    # title and badge inside it, like an export
-    chart, header = _as_shown(fig, _dark(), split=not alone)
-    if header is not None:
-        st.html(header_html(header, lecture.presentation()))
-    with _scroll_frame(key) if needs_width(chart) else contextlib.nullcontext():
+    # the export below keeps the light original with its title and badge inside; on screen they are text above
+    # the chart (text wraps, a figure's title does not), and the chart is styled for the frame it is seen in
+    chart, header = _as_shown(fig, _dark(), shown_in, fill)
+    st.html(header_html(header, shown_in))
+    with _scroll_frame(key) if needs_width(chart) and appearance.is_page(shown_in) else contextlib.nullcontext():
         st.plotly_chart(chart, theme=None, key=key, config=config)
     if alone or lecture.controls_hidden():
         return
@@ -143,9 +153,10 @@ def figure(fig: go.Figure, key: str, notice: str = "", slides: str | None = None
 def live_figure(fig: go.Figure, key: str) -> None:
     """A run's figure while it trains (redrawn at every poll): themed like `figure`, without the share tools, so
     the student watches the curves grow in the place where the finished run's figure will stand."""
-    chart, header = _themed(fig, _dark(), split=True)  # each poll's figure is new: nothing to reuse
-    st.html(header_html(header, lecture.presentation()))
-    with _scroll_frame(key) if needs_width(chart) else contextlib.nullcontext():
+    shown_in = appearance.current_frame()
+    chart, header = _themed(fig, _dark(), shown_in)  # each poll's figure is new: nothing to reuse
+    st.html(header_html(header, shown_in))
+    with _scroll_frame(key) if needs_width(chart) and appearance.is_page(shown_in) else contextlib.nullcontext():
         st.plotly_chart(chart, theme=None, key=key, config={"displaylogo": False, "staticPlot": True})
 
 
@@ -167,19 +178,20 @@ def _plotly_text(text: str) -> str:
     return _PLOTLY_TAGS.sub(r"<\1\2>", html.escape(text, quote=True))
 
 
-def header_html(header: Header, projector: bool) -> str:
+def header_html(header: Header, frame: Frame | None = None) -> str:
     """The figure's title and evidence badge as text above it: text wraps on a phone, a figure's title does
-    not. A subtitle (`<sup>` in Plotly's title) becomes a smaller line. Safe for st.html: all text is escaped
-    (`_plotly_text`) and the colour must be a hex colour."""
-    scale = 1.4 if projector else 1.0
+    not. A subtitle (`<sup>` in Plotly's title) becomes a smaller line. Sizes follow the frame (readable from a
+    lecture hall's back row on a projector). Safe for st.html: all text is escaped (`_plotly_text`) and the colour
+    must be a hex colour."""
+    frame = frame if isinstance(frame, Frame) else Frame()
     title = _plotly_text(header.title).replace(
         "<sup>", '<span style="font-size:0.75em;font-weight:400;opacity:0.8">').replace("</sup>", "</span>")
     color = header.color if _COLOR.fullmatch(header.color or "") else "#666666"
-    badge = (f'<span style="display:inline-block;margin-top:0.3rem;padding:0.1rem 0.5rem;border-radius:0.25rem;'
-             f'background:{color};color:white;font-size:{0.8 * scale:.2f}rem">{_plotly_text(header.badge)}</span>'
-             if header.badge else "")
-    return (f'<div class="figure-head"><div style="font-size:{1.2 * scale:.2f}rem;font-weight:600;line-height:1.3">'
-            f'{title}</div>{badge}</div>')
+    badge = (f'<span class="figure-badge" style="display:inline-block;margin-top:0.3rem;padding:0.1rem 0.5rem;'
+             f'border-radius:0.25rem;background:{color};color:white;font-size:{frame.badge_px}px;line-height:1.35">'
+             f'{_plotly_text(header.badge)}</span>' if header.badge else "")
+    return (f'<div class="figure-head"><div class="figure-title" style="font-size:{frame.title_px}px;'
+            f'font-weight:600;line-height:1.3">{title}</div>{badge}</div>')
 
 
 def _dark() -> bool:

@@ -6,6 +6,7 @@ Its validators also check the URL state (`explorer.audit.url_state`).
 from __future__ import annotations
 
 import json
+import re
 
 from explorer import content, shapes
 from explorer.audit.workbook import (CLAIM, COLUMNS, FORMAT, MAX_CELL_CHARS, MAX_ROWS, MEASURED, PENDING, SOURCES,
@@ -15,6 +16,28 @@ from explorer.audit.workbook import (CLAIM, COLUMNS, FORMAT, MAX_CELL_CHARS, MAX
 BOOK = "audit"  # the refusals and notes a student reads: content/<lang>/audit.md
 
 MAX_IMPORT_BYTES = 1_000_000  # size of a JSON file to import: the uploader's own 1 MB, in bytes
+# Objects, lists and strings in a file to import, counted before it is parsed: a full export (20 rows of every
+# column, the controls) has about 1,000, while a 1 MB file of `{},{},...` would become 333,000 Python dicts
+# (+24 MB of memory for one upload).
+MAX_JSON_PARTS = 20_000
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+
+
+def _check_parts(raw: bytes) -> None:
+    """AuditError when the file holds more objects, lists and strings than MAX_JSON_PARTS (brackets inside
+    strings not counted), so a file made to cost memory is refused before the parser builds it."""
+    strings = 0
+    containers = 0
+    start = 0
+    for match in _JSON_STRING.finditer(raw):
+        strings += 1
+        containers += raw.count(b"{", start, match.start()) + raw.count(b"[", start, match.start())
+        start = match.end()
+        if strings + containers > MAX_JSON_PARTS:
+            break
+    containers += raw.count(b"{", start) + raw.count(b"[", start)
+    if strings + containers > MAX_JSON_PARTS:
+        raise AuditError(content.text(BOOK, "error-file-parts", limit=f"{MAX_JSON_PARTS:,}"))
 
 
 def type_name(value: object) -> str:
@@ -45,6 +68,7 @@ def parse_file(raw: bytes) -> dict:
     """Bytes of an uploaded file -> the JSON object, or AuditError naming why not."""
     if len(raw) > MAX_IMPORT_BYTES:
         raise AuditError(content.text(BOOK, "error-file-large", bytes=f"{len(raw):,}", limit=f"{MAX_IMPORT_BYTES:,}"))
+    _check_parts(raw)
     if not raw.strip():
         raise AuditError(content.text(BOOK, "error-file-empty"))
     if b"\x00" in raw:

@@ -1,7 +1,8 @@
 """`python -m explorer bidirectional-scaling`: prefix-LM against decoder-only over model sizes (slide 64).
 
 `--preset main` is the sweep behind the cache page (widths 8, 16, 32, 64; 8 seeds; 600 steps, read at 75, 150,
-300 and 600) and writes `data/bidirectional_scaling/main.json` (`--no-save` skips writing); `--preset quick`
+300 and 600); with `--save` it writes `data/bidirectional_scaling/main.json` (`main-reviewed.json` with
+`--recipe reviewed`); `--preset quick`
 is a small sweep (under a minute). `--widths`, `--seeds` and `--budgets` override the preset (and then nothing
 is written).
 The JSON holds `config`, `points` (per width and budget: `width`, `flops` (training FLOPs), `gap` (decoder-only
@@ -20,6 +21,7 @@ from explorer import shipped
 from explorer.commands.depth import _csv
 from explorer.experiments import bidirectional_scaling as bs
 from explorer.formatting import si
+from explorer.lab import options
 
 
 def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
@@ -30,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
     p.add_argument("--seeds", type=int, default=None, help="number of seeds (seeds 0 .. n-1)")
     p.add_argument("--budgets", type=_csv(int), default=None,
                    help="comma-separated steps at which the gap is read; the last is the run's length")
-    p.add_argument("--no-save", action="store_true", help="main: do not write data/bidirectional_scaling/main.json")
+    options.add(p, "data/bidirectional_scaling/main.json (--preset main)")
     p.set_defaults(handler=run)
     return [p]
 
@@ -62,10 +64,10 @@ def run(args: argparse.Namespace) -> dict:
     preset = bs.PRESETS[args.preset]
     overrides = {"widths": args.widths, "budgets": args.budgets,
                  "seeds": tuple(range(args.seeds)) if args.seeds is not None else None}
-    cfg = replace(preset, **{k: v for k, v in overrides.items() if v is not None})
+    cfg = bs.with_recipe(replace(preset, **{k: v for k, v in overrides.items() if v is not None}), args.recipe)
     swept = shipped.timed(lambda: bs.sweep(cfg, use_cache=False))  # the CLI always trains: it makes shipped data
-    out = {**report(swept), "wall_seconds": swept["wall_seconds"]}
-    if args.preset in bs.SHIPPED_PRESETS and cfg == preset and not args.no_save:
+    out = {**report(swept), "wall_seconds": swept["wall_seconds"], "recipe": swept["recipe"], "device": swept["device"]}
+    if args.preset in bs.SHIPPED_PRESETS and replace(cfg, recipe="old") == preset and args.save:
         out["saved_to"] = str(shipped.write(bs.shipped_path(args.preset), swept))
     out["_text"] = _text
     return out

@@ -2,7 +2,7 @@
 
 `--preset quick` trains the first case (a "not" first flips the verdict) with 3 seeds: the page's on-demand
 run. `--preset main` trains both cases (the second: the verdict depends on the counts alone) with 8 seeds and
-writes `data/bitter_lesson/main.json` (`--no-save` skips writing). `--cases`, `--seeds` and `--steps`
+writes `data/bitter_lesson/main.json` (with `--save`). `--cases`, `--seeds` and `--steps`
 override the preset (and then nothing is written).
 The JSON holds `config`; `curves` (per method, every checkpoint of every seed as {data, flops, loss, accuracy,
 seed}) and `crossover` ({flops, data, their ranges over seeds, seeds_crossed, seeds}, or null when the mean
@@ -19,6 +19,7 @@ from explorer import shipped
 from explorer.experiments import bitter_lesson as bl
 from explorer.formatting import p_text, sci
 from explorer.progress import Printed
+from explorer.lab import options
 
 SHIPPED_PRESETS = ("main",)
 
@@ -30,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
                    help=f"comma-separated, among {','.join(bl.CASES)}")
     p.add_argument("--seeds", type=int, default=None, help="number of seeds (seeds 0 .. n-1)")
     p.add_argument("--steps", type=int, default=None, help="optimizer steps per model")
-    p.add_argument("--no-save", action="store_true", help="main: do not write data/bitter_lesson/main.json")
+    options.add(p, "data/bitter_lesson/main.json (--preset main)")
     p.set_defaults(handler=run)
     return [p]
 
@@ -66,7 +67,8 @@ def run(args: argparse.Namespace) -> dict:
     cfg = replace(preset, **{k: v for k, v in overrides.items() if v is not None})
     result = shipped.timed(lambda: bl.run(cfg, progress=Printed()))
     out = {**report(result), "wall_seconds": result["wall_seconds"]}
-    if args.preset in SHIPPED_PRESETS and cfg == preset and not args.no_save:
+    options.needs_old(args, "bitter-lesson")
+    if args.preset in SHIPPED_PRESETS and cfg == preset and args.save:
         out["saved_to"] = str(shipped.write(bl.shipped_path(args.preset), result))
     out["_text"] = _text
     return out

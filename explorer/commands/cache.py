@@ -22,6 +22,7 @@ from explorer.experiments import chat_cache
 from explorer.experiments import stale_cache as stale
 from explorer.progress import Printed
 from explorer.tasks import RULES
+from explorer.lab import options
 
 
 def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
@@ -57,6 +58,7 @@ def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
     train.add_argument("--steps", type=int, default=2000, help="2000 made the shipped file")
     train.add_argument("--seed", type=int, default=cache.DRIFT_SEED)
     train.add_argument("--out", type=Path, default=cache.ENCODER_PATH)
+    options.add(train, "the drift encoder to --out under data/")
     train.set_defaults(handler=run_train)
 
     defaults = stale.StaleConfig()
@@ -76,6 +78,7 @@ def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
     st.add_argument("--test-chats", type=int, default=defaults.test_chats, help="held-out sequences per size")
     st.add_argument("--out", type=Path, default=stale.SHIPPED_PATH, help="where to write (or read) the results")
     st.add_argument("--from-shipped", action="store_true", help="train nothing: print the results in --out")
+    options.add(st, "the results to --out under data/")
     st.set_defaults(handler=run_stale)
     return [chat, measure, sweep, drift, train, st]
 
@@ -163,10 +166,12 @@ def run_drift(args: argparse.Namespace) -> dict:
 
 
 def run_train(args: argparse.Namespace) -> dict:
+    options.needs_old(args, "cache train-encoder")
     model, info = cache.train_drift_encoder(steps=args.steps, seed=args.seed)
     info = shipped.stamp(info)  # the shipped file records the machine that trained it
-    path = cache.save_encoder(model, args.out, info)
-    return {"path": str(path), **info}
+    target = options.target(args, args.out)
+    path = cache.save_encoder(model, target, info) if target is not None else None
+    return {"path": str(path) if path else None, **info}
 
 
 def _stale_text(r: dict) -> str:
@@ -188,6 +193,8 @@ def run_stale(args: argparse.Namespace) -> dict:
     else:
         cfg = stale.StaleConfig(tasks=tuple(args.tasks), task_steps=tuple(args.task_steps), seeds=tuple(args.seeds),
                                 sizes=tuple(tuple(s) for s in args.sizes), test_chats=args.test_chats)
+        options.needs_old(args, "cache stale")
         record = stale.run(cfg, Printed())
-        shipped.write(args.out, record)
+        if options.target(args, args.out) is not None:
+            shipped.write(args.out, record)
     return {**record, "path": str(args.out), "_text": _stale_text}

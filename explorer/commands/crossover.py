@@ -3,7 +3,7 @@ rates) and print each window's compute-optimal frontier, the crossovers between 
 entry with its `confidence` (the share of paired seed resamples, frontiers rebuilt, that keep it on top).
 
 `--preset main` is the full recipe behind the page's default view and writes `data/crossover/main.json`
-(`--no-save` to skip); `--preset quick` is the small sweep the page trains live. `--windows`, `--widths`,
+(with `--save`); `--preset quick` is the small sweep the page trains live. `--windows`, `--widths`,
 `--seeds`, `--steps` and `--long-share` override the preset, e.g. `--preset main --windows 8 --steps 20`
 reruns a slice (and writes nothing).
 """
@@ -17,6 +17,7 @@ from explorer import shipped
 from explorer.experiments.crossover import MIN_LEAD, PRESETS, analyse, shipped_path, sweep
 from explorer.formatting import sci
 from explorer.recall import WEIGHTS, mix
+from explorer.lab import options
 
 
 def _ints(text: str) -> tuple[int, ...]:
@@ -37,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
     p.add_argument("--long-share", type=float, default=None,
                    help="share of the score on the longer lags (default: the recipe's 0.6)")
     p.add_argument("--sequential", action="store_true", help="train the seeds one by one instead of batched")
-    p.add_argument("--no-save", action="store_true", help="main preset: do not write data/crossover/main.json")
+    options.add(p, "data/crossover/main.json (--preset main)")
     p.set_defaults(handler=run)
     return [p]
 
@@ -90,6 +91,7 @@ def report(sweep_result: dict, weights: tuple) -> dict:
 
 
 def run(args: argparse.Namespace) -> dict:
+    options.needs_old(args, "crossover")
     cfg = PRESETS[args.preset]
     overrides = {"windows": args.windows, "widths": args.widths, "steps": args.steps,
                  "seeds": tuple(range(args.seeds)) if args.seeds is not None else None}
@@ -98,7 +100,7 @@ def run(args: argparse.Namespace) -> dict:
     swept = shipped.timed(lambda: sweep(cfg, use_cache=False))  # the CLI always trains: it makes shipped data
     out = report(swept, weights)
     out["wall_seconds"] = swept["wall_seconds"]
-    if args.preset == "main" and cfg == PRESETS[args.preset] and not args.no_save:  # the shipped data
+    if args.preset == "main" and cfg == PRESETS[args.preset] and args.save:  # the shipped data
         out["saved_to"] = str(shipped.write(shipped_path(args.preset), swept))
     out["_text"] = _text
     return out

@@ -4,7 +4,7 @@
 writes `data/depth/main.json`; `--preset control` is that sweep on the control task (sorting) at depths 2 and 8
 and writes `data/depth/control.json`; `--preset long` trains depth 8 for 2400 steps (3 seeds) and writes
 `data/depth/long.json`; `--preset lr` trains depth 8 (3 seeds) at each learning rate of `LR_GRID` (the runs at
-the main rate come from `data/depth/main.json`) and writes `data/depth/lr.json` (`--no-save` skips writing);
+the main rate come from `data/depth/main.json`) and with `--save` writes `data/depth/lr.json`;
 `--preset quick` is a small sweep for tests.
 `--depths`, `--wirings`, `--seeds` and `--steps` override the preset, e.g.
 `--preset main --depths 2 --wirings final --seeds 1` reruns one run of the shipped sweep (and writes nothing).
@@ -24,6 +24,7 @@ import numpy as np
 
 from explorer import shipped
 from explorer.experiments import depth as dp
+from explorer.lab import options
 
 
 def _csv(kind: type):
@@ -42,8 +43,7 @@ def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
     p.add_argument("--wirings", type=_csv(str), default=None, help=f"comma-separated, among {','.join(dp.WIRINGS)}")
     p.add_argument("--seeds", type=int, default=None, help="number of seeds (seeds 0 .. n-1)")
     p.add_argument("--steps", type=int, default=None, help="optimizer steps per model")
-    p.add_argument("--no-save", action="store_true",
-                   help="shipped presets (main, control, long, lr): do not write data/depth/<preset>.json")
+    options.add(p, "data/depth/<preset>.json (shipped presets main, control, long, lr)")
     p.set_defaults(handler=run)
     return [p]
 
@@ -100,6 +100,7 @@ def lr_report(swept: dict) -> dict:
 
 
 def run(args: argparse.Namespace) -> dict:
+    options.needs_old(args, "depth")
     preset = dp.PRESETS[args.preset]
     overrides = {"depths": args.depths, "wirings": args.wirings, "steps": args.steps,
                  "seeds": tuple(range(args.seeds)) if args.seeds is not None else None}
@@ -110,7 +111,7 @@ def run(args: argparse.Namespace) -> dict:
     swept = shipped.timed(lambda: dp.lr_sweep(cfg, shipped=dp.load_shipped()) if lr_check
                           else dp.sweep(cfg, use_cache=False))
     out = {**(lr_report(swept) if lr_check else report(swept)), "wall_seconds": swept["wall_seconds"]}
-    if args.preset in (*dp.SHIPPED_PRESETS, dp.LR_PRESET) and cfg == preset and not args.no_save:
+    if args.preset in (*dp.SHIPPED_PRESETS, dp.LR_PRESET) and cfg == preset and args.save:
         out["saved_to"] = str(shipped.write(dp.shipped_path(args.preset), swept))
     out["_text"] = _lr_text if lr_check else _text
     return out

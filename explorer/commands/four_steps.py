@@ -21,6 +21,7 @@ from explorer.experiments import four_steps as fs
 from explorer import shipped
 from explorer.progress import Printed
 from explorer.tasks import RULES
+from explorer.lab import options
 
 # option -> AblationSettings field, for options that override the preset
 OVERRIDES = {"task": "task", "length": "length", "symbols": "n_symbols", "depth": "depth", "width": "width",
@@ -44,6 +45,7 @@ def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
     check.add_argument("--seed", type=int, default=0)
     check.add_argument("--out", type=Path, default=None,
                        help=f"also write the result as JSON (the page ships {fs.CHECK_PATH.relative_to(fs.ROOT)})")
+    options.add(check, "--out under data/ (the shipped check)")
     check.set_defaults(handler=run_check)
 
     ablation = actions.add_parser("ablation", help="train every variant with several seeds; write the results")
@@ -72,6 +74,7 @@ def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
                                "results already in --out")
     ablation.add_argument("--at-step", type=int, default=None,
                           help="with --from-shipped: test the losses the curves recorded at this earlier step")
+    options.add(ablation, "the preset's shipped file (or --out under data/)")
     ablation.set_defaults(handler=run_ablation)
     return [check, ablation]
 
@@ -92,8 +95,10 @@ def _check_text(r: dict) -> str:
 def run_check(args: argparse.Namespace) -> dict:
     base = fs.base_config(args.depth, args.width, args.heads)
     result = fs.numeric_check(base, train_steps=args.train_steps, seed=args.seed)
-    if args.out is not None:
-        shipped.write(args.out, result)
+    options.needs_old(args, "four-steps")
+    path = options.target(args, None, args.out)
+    if path is not None:
+        shipped.write(path, result)
     return {**result, "_text": _check_text}
 
 
@@ -150,8 +155,10 @@ def run_ablation(args: argparse.Namespace) -> dict:
         return _from_shipped(args)
     given = {field: getattr(args, option) for option, field in OVERRIDES.items() if getattr(args, option) is not None}
     settings = replace(fs.PRESETS[args.preset], **given)
-    args.out = args.out or fs.shipped_path(args.preset)
+    options.needs_old(args, "four-steps")
+    path = options.target(args, fs.shipped_path(args.preset), args.out)
     started = time.strftime("%Y-%m-%d")
     result = {**fs.run_ablation(settings, Printed()), "date": started}
-    shipped.write(args.out, result)
-    return {**result, "out": str(args.out), "_text": _ablation_text}
+    if path is not None:
+        shipped.write(path, result)
+    return {**result, "out": str(path) if path else None, "_text": _ablation_text}

@@ -2,7 +2,7 @@
 
 `--preset main` trains every arm (decoder-only; encoder-decoder with the same parameters; encoder-decoder with
 the same FLOPs per example) at 20->4, 12->12 and 4->20 tokens with 6 seeds and writes `data/lengths/main.json`,
-the file the page ships with (`--no-save` to skip). `--preset matched` (the two extreme ratios with symbol
+the file the page ships with (with `--save`). `--preset matched` (the two extreme ratios with symbol
 counts that match the tasks' difficulty, 8 seeds, 300 steps) and `--preset split-vocab` (the same with target
 symbols of their own) write `data/lengths/<preset>.json`. `--preset quick` is a small run for tests.
 `--ratios`, `--seeds` and `--steps` override the preset, e.g. `--preset main --ratios 20:4 --seeds 1
@@ -21,6 +21,7 @@ from explorer import shipped
 from explorer.experiments import lengths as ln
 from explorer.formatting import p_text
 from explorer.progress import SILENT, Printed
+from explorer.lab import options
 
 KEYS = """\
 --json keys: config, arms (the matched models), metric, metric_text, rows (per ratio and matching for --metric:
@@ -61,8 +62,7 @@ def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
     p.add_argument("--from-shipped", action="store_true",
                    help="train nothing: the tests on the preset's shipped results (data/lengths/<preset>.json)")
     p.add_argument("--progress", action="store_true", help="print one line per model on stderr")
-    p.add_argument("--no-save", action="store_true",
-                   help=f"presets {', '.join(ln.SHIPPED_PRESETS)}: do not write data/lengths/<preset>.json")
+    options.add(p, f"data/lengths/<preset>.json (presets {', '.join(ln.SHIPPED_PRESETS)})")
     p.set_defaults(handler=run)
     return [p]
 
@@ -109,6 +109,7 @@ def _swept(args: argparse.Namespace, cfg: ln.ToyConfig) -> dict:
 
 
 def run(args: argparse.Namespace) -> dict:
+    options.needs_old(args, "lengths")
     cfg = ln.PRESETS[args.preset]
     overrides = {"ratios": args.ratios, "steps": args.steps,
                  "seeds": tuple(range(args.seeds)) if args.seeds is not None else None}
@@ -124,7 +125,7 @@ def run(args: argparse.Namespace) -> dict:
            "trained": swept["trained"], "wall_seconds": wall, "records": swept["records"]}
     if args.from_shipped:
         out["source"] = str(ln.shipped_path(args.preset))
-    elif args.preset in ln.SHIPPED_PRESETS and cfg == ln.PRESETS[args.preset] and not args.no_save:
+    elif args.preset in ln.SHIPPED_PRESETS and cfg == ln.PRESETS[args.preset] and args.save:
         swept["wall_seconds"] = wall
         out["saved_to"] = str(shipped.write(ln.shipped_path(args.preset), swept))
     out["_text"] = _text

@@ -19,6 +19,7 @@ from explorer import shipped
 from explorer.experiments import shared_params as sp
 from explorer.formatting import p_text
 from explorer.progress import Printed
+from explorer.lab import options
 
 
 def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
@@ -28,6 +29,7 @@ def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
     p.add_argument("--seeds", type=int, default=None, help="number of seeds (seeds 0 .. n-1)")
     p.add_argument("--steps", type=int, default=None, help="optimizer steps per run")
     p.add_argument("--out", type=Path, default=None, help="where --preset main writes (default: its shipped file)")
+    options.add(p, "data/shared_params/main.json (--preset main)")
     p.set_defaults(handler=run)
     return [p]
 
@@ -47,10 +49,12 @@ def _text(result: dict) -> str:
 
 
 def run(args: argparse.Namespace) -> dict:
+    options.needs_old(args, "shared-params")
     preset = sp.PRESETS[args.preset]
     overrides = {"steps": args.steps, "seeds": tuple(range(args.seeds)) if args.seeds is not None else None}
     cfg = replace(preset, **{k: v for k, v in overrides.items() if v is not None})
     record = shipped.timed(lambda: sp.run(cfg, Printed()))
-    if args.preset == "main" and cfg == preset and record["complete"]:
-        record["saved_to"] = str(shipped.write(args.out or sp.shipped_path("main"), record))
+    path = options.target(args, sp.shipped_path("main"), args.out)
+    if args.preset == "main" and cfg == preset and record["complete"] and path is not None:
+        record["saved_to"] = str(shipped.write(path, record))
     return {**record, "_text": _text}

@@ -27,6 +27,12 @@ import numpy as np
 from explorer import content, results, shipped
 from explorer.costs import TRAIN_FLOPS_PER_FORWARD, check_size, sequence_forward_flops
 from explorer.experiments.cache import turn_flops
+from explorer.lab import device as lab_device
+from explorer.lab.device import cache_key as device_key
+from explorer.lab.device import label as device_label
+from explorer.lab.recipe import DEFAULT_GRID, PILOT_SEED, choose_lr
+from explorer.lab.runner import Units
+from explorer.lab.runner import run as run_units
 from explorer.model import TransformerConfig
 from explorer.progress import SILENT, Progress
 from explorer.recipe import Recipe, check_seeds
@@ -66,6 +72,10 @@ class ScalingConfig(Recipe):
     lr: float = 3e-3  # Adam, constant after a linear warm-up
     warmup: int = 20
     eval_size: int = 512  # held-out sequences per seed: the same set at every checkpoint and for both masks
+    recipe: str = "old"  # "reviewed": lr per width from `lr_grid` by pilots, WSD decay at every budget, mean readout
+    lr_grid: tuple[float, ...] = DEFAULT_GRID
+    decay_fraction: float = 0.2
+    readout_k: int = 3
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -84,6 +94,7 @@ class ScalingConfig(Recipe):
         for name in ("batch_size", "eval_size", "warmup", "n_layers"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        self.lab_recipe()  # validates the recipe and its grid
         check_size(self.model_config(self.widths[-1], "decoder"))  # refuse sizes before any training
 
     @property
@@ -122,6 +133,12 @@ PRESETS = {
     # under a minute on two busy cores: three small widths, two seeds, short runs
     "quick": ScalingConfig(widths=(8, 16, 32), budgets=(40, 80, 160), seeds=(0, 1), eval_size=128),
 }
+PILOT_KIND = "bidirectional-scaling-pilot"  # one cached learning-rate choice per (settings, width)
+
+
+def with_recipe(cfg: ScalingConfig, recipe: str) -> ScalingConfig:
+    """`cfg` made with the `recipe` ("old" or "reviewed")."""
+    return replace(cfg, recipe=recipe)
 
 
 def run_key(cfg: ScalingConfig, width: int, mask: str, seed: int) -> dict:
@@ -129,46 +146,86 @@ def run_key(cfg: ScalingConfig, width: int, mask: str, seed: int) -> dict:
     return {**replace(cfg, widths=(width,), seeds=(seed,)).to_dict(), "mask": mask}
 
 
-def run_one(cfg: ScalingConfig, width: int, mask: str, seed: int, progress: Progress = SILENT) -> dict:
-    """Train one model and return its record: held-out loss and accuracy at every checkpoint."""
-    model_cfg = cfg.model_config(width, mask)
-    result = train(model_cfg, cfg.task, cfg.train_config(seed), progress)
-    history = [{k: row[k] for k in ("step", "flops", "eval_loss", "eval_accuracy")} for row in result.history]
+def pilot_loss(cfg: ScalingConfig, width: int, lr: float, device: str | None = None, progress: Progress = SILENT) -> float:
+    """The selection loss of `lr` at `width`: both masks trained on the pilot seed (no reported run uses it) for
+    `pilot_steps` with the recipe's schedule, read on that seed's own held-out set (never a scoring set)."""
+    recipe, losses = cfg.lab_recipe(), []
+    steps = recipe.pilot_steps(cfg.steps)
+    for mask in MASKS:
+        result = train(cfg.model_config(width, mask), cfg.task,
+                       cfg.train_config(PILOT_SEED, lr=lr, steps=steps, eval_every=steps), progress,
+                       schedule=recipe.schedule, budgets=(steps,), readout_k=recipe.k, device=device)
+        losses.append(result.readouts[steps]["eval_loss"] if steps in result.readouts else float("nan"))
+    return float(np.mean(losses))
+
+
+def choose_lrs(cfg: ScalingConfig, device: str | None = None, progress: Progress = SILENT,
+               use_cache: bool = True) -> dict[int, dict]:
+    """Per width: {"lr": the rate chosen, "pilots": {rate: selection loss}} (cached per settings and width).
+    The old recipe chooses nothing: its one rate serves every width."""
+    if cfg.recipe == "old":
+        return {w: {"lr": cfg.lr, "pilots": {}} for w in cfg.widths}
+    out = {}
+    for i, width in enumerate(cfg.widths):
+        key = {**replace(cfg, widths=(width,), seeds=(0,)).settings(), "pilot_seed": PILOT_SEED}
+        found = results.load(PILOT_KIND, key, {"lr": float, "pilots": dict}) if use_cache else None
+        if found is None:
+            part = progress.part(i / len(cfg.widths), (i + 1) / len(cfg.widths), f"pilots d={width}: ")
+            lr, losses = choose_lr(cfg.lr_grid, lambda rate: pilot_loss(cfg, width, rate, device, part))
+            found = {"lr": lr, "pilots": {repr(k): v for k, v in losses.items()}}
+            if use_cache and not progress.should_stop():
+                results.save(PILOT_KIND, key, found)
+        out[width] = found
+    return out
+
+
+def run_one(cfg: ScalingConfig, width: int, mask: str, seed: int, progress: Progress = SILENT,
+            lr: float | None = None, device: str | None = None) -> dict:
+    """Train one model and return its record: held-out loss and accuracy at every budget (the old recipe: the
+    checkpoints of one constant-rate run; the reviewed recipe: each budget's decayed readout)."""
+    model_cfg, recipe = cfg.model_config(width, mask), cfg.lab_recipe()
+    lr = cfg.lr if lr is None else lr
+    if cfg.recipe == "old":
+        result = train(model_cfg, cfg.task, cfg.train_config(seed), progress, device=device)
+        history = [{k: row[k] for k in ("step", "flops", "eval_loss", "eval_accuracy")} for row in result.history]
+    else:
+        result = train(model_cfg, cfg.task, cfg.train_config(seed, lr=lr, eval_every=cfg.steps), progress,
+                       schedule=recipe.schedule, budgets=cfg.budgets, readout_k=recipe.k, device=device)
+        history = [{k: r[k] for k in ("step", "flops", "eval_loss", "eval_accuracy")}
+                   for _, r in sorted(result.readouts.items())]
     return {"width": width, "mask": mask, "seed": seed, "parameters": result.model.num_parameters(),
             "flops_per_step": cfg.flops_per_step(width), "steps_done": result.steps_done, "stopped": result.stopped,
-            "seconds": result.seconds, "history": history}
+            "seconds": result.seconds, "history": history, **({} if cfg.recipe == "old" else {"lr": lr})}
 
 
-def sweep(cfg: ScalingConfig, use_cache: bool = True, progress: Progress = SILENT) -> dict:
-    """Every run of `cfg`, from the cache where possible, the rest trained now.
+def sweep(cfg: ScalingConfig, use_cache: bool = True, progress: Progress = SILENT, device: str | None = None) -> dict:
+    """Every run of `cfg`, from the cache where possible, the rest trained now through the lab's runner.
 
-    After each run the runs so far are shared (`progress.share`), so a page can draw the gaps as they come.
-    When `progress` says to stop, the run in training stops at its next step: it is kept but not cached, and
-    the runs after it are skipped.
+    The reviewed recipe first chooses each width's learning rate by pilots (`choose_lrs`). After each run the
+    runs so far are shared (`progress.share`), so a page can draw the gaps as they come. When `progress` says to
+    stop, the run in training stops at its next step: it is kept but not cached, and the runs after it are skipped.
     """
+    start, device = time.perf_counter(), device or lab_device.current()
     todo = cfg.runs()
-    records, stopped, start = [], "steps", time.perf_counter()
-    for i, (width, mask, seed) in enumerate(todo):
-        key = run_key(cfg, width, mask, seed)
-        record = results.load(CACHE_KIND, key, RUN_SHAPE) if use_cache else None
-        if record is None:
-            if progress.should_stop():
-                stopped = progress.stop_reason()
-                break
-            label = content.text(BOOK, "progress-scaling", width=width, seed=seed, run=i + 1, runs=len(todo),
-                                 mask=content.text(BOOK, f"progress-mask-{mask.replace('_', '-')}"))
-            progress.update(i / len(todo), label)
-            record = run_one(cfg, width, mask, seed, progress.part(i / len(todo), (i + 1) / len(todo), f"{label}: "))
-            if record["stopped"] == "steps" and use_cache:
-                results.save(CACHE_KIND, key, record)
-        records.append(record)
-        progress.share({"config": cfg.to_dict(), "runs": list(records)})
-        if record["stopped"] != "steps":
-            stopped = record["stopped"]
-            break
-    if stopped == "steps":
-        progress.update(1.0, content.text(BOOK, "progress-done"))
-    return {"config": cfg.to_dict(), "runs": records, "stopped": stopped, "seconds": time.perf_counter() - start}
+    choices = choose_lrs(cfg, device, progress.part(0.0, 0.15 if cfg.recipe != "old" else 0.0), use_cache)
+    lr_by_width = {w: c["lr"] for w, c in choices.items()}
+
+    def label(run: tuple[int, str, int], i: int, n: int) -> str:
+        width, mask, seed = run
+        return content.text(BOOK, "progress-scaling", width=width, seed=seed, run=i, runs=n,
+                            mask=content.text(BOOK, f"progress-mask-{mask.replace('_', '-')}"))
+
+    units = Units(keys=todo, label=label,
+                  train=lambda run, part: run_one(cfg, *run, part, lr=lr_by_width[run[0]], device=device),
+                  cache=(CACHE_KIND, lambda run: {**run_key(cfg, *run), **device_key(device)}) if use_cache else None,
+                  shape=RUN_SHAPE, weight=lambda run: cfg.flops_per_step(run[0]),
+                  publish=lambda records: {"config": cfg.to_dict(), "runs": records})
+    outcome = run_units(units, progress.part(0.15 if cfg.recipe != "old" else 0.0, 1.0),
+                        content.text(BOOK, "progress-done"))
+    recipe = cfg.lab_recipe().record({str(w): lr for w, lr in lr_by_width.items()},
+                                     pilots={str(w): c["pilots"] for w, c in choices.items()})
+    return {"config": cfg.to_dict(), "runs": outcome.records, "stopped": outcome.stopped,
+            "seconds": time.perf_counter() - start, "recipe": recipe, "device": device_label(device)}
 
 
 # --- analysis ------------------------------------------------------------------------------------------------

@@ -23,7 +23,6 @@ method's counting (one add per word) plus its MLP.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +34,9 @@ from torch import nn
 
 from explorer import content
 from explorer.costs import TRAIN_FLOPS_PER_FORWARD, sequence_forward_flops
+from explorer.lab import device as lab_device
+from explorer.lab.fit import FitPlan, fit
+from explorer.lab.schedule import Schedule
 from explorer.model import Transformer, TransformerConfig
 from explorer.progress import SILENT, Progress
 from explorer.recipe import Recipe, check_seeds
@@ -202,50 +204,54 @@ def build(cfg: BitterConfig, method: str, seed: int) -> nn.Module:
     return ReadsSequence(cfg.transformer()) if method == "transformer" else CountsModel(cfg.hand_width)
 
 
-@torch.no_grad()
-def _evaluate(model: nn.Module, words: torch.Tensor, labels: torch.Tensor) -> tuple[float, float]:
-    model.eval()
-    logits = model(words)
-    model.train()
-    return float(F.cross_entropy(logits, labels)), float((logits.argmax(1) == labels).float().mean())
+@dataclass(frozen=True)
+class ReviewTask:
+    """The reviews of one case under the lab's task protocol (`explorer.lab.protocol`): a verdict per review."""
+
+    cfg: BitterConfig
+    case: str
+
+    def batches(self, n: int, generator: torch.Generator, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+        words, labels = sample(self.cfg, self.case, n, generator)
+        return words.to(device), labels.to(device)
+
+    def loss(self, model: nn.Module, batch: tuple[torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+        logits = model(batch[0])
+        return F.cross_entropy(logits, batch[1]), (logits.argmax(1) == batch[1]).float().mean()
+
+    def readout(self, model: nn.Module, batch: tuple[torch.Tensor, torch.Tensor]) -> dict[str, float]:
+        loss, accuracy = self.loss(model, batch)
+        return {"eval_loss": float(loss), "eval_accuracy": float(accuracy)}
 
 
 def train_one(cfg: BitterConfig, case: str, method: str, seed: int, progress: Progress = SILENT,
-              share=None) -> dict:
-    """One model's learning curve: held-out loss and accuracy at each checkpoint, with examples and FLOPs.
-    Stops early (recording where) when `progress` says so; `share(run)` is called at every checkpoint."""
+              share=None, device: torch.device | str | None = None) -> dict:
+    """One model's learning curve: held-out loss and accuracy at each checkpoint, with examples and FLOPs,
+    trained by the lab's one loop. Stops early (recording where) when `progress` says so; `share(run)` is
+    called at every checkpoint."""
     model = build(cfg, method, seed)
+    task, device = ReviewTask(cfg, case), torch.device(device or lab_device.current())
     data = torch.Generator().manual_seed(seed)  # the same batches for both methods
-    held_out = sample(cfg, case, cfg.eval_size, torch.Generator().manual_seed(seed + EVAL_SEED_OFFSET))
-    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr if method == "transformer" else cfg.hand_lr)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / max(1, cfg.warmup)))
+    held_out = task.batches(cfg.eval_size, torch.Generator().manual_seed(seed + EVAL_SEED_OFFSET), device)
     per_example = cfg.flops_per_example(method)
+    plan = FitPlan(budgets=(cfg.steps,), lr=cfg.lr if method == "transformer" else cfg.hand_lr,
+                   schedule=Schedule("constant", cfg.warmup), batch_size=cfg.batch_size, grad_clip=cfg.grad_clip,
+                   eval_steps=frozenset(cfg.checkpoint_steps()), flops_per_step=cfg.batch_size * per_example)
     run = {"case": case, "method": method, "seed": seed, "data": [], "flops": [], "loss": [], "accuracy": [],
            "stopped": "steps"}
-    checkpoints, start = set(cfg.checkpoint_steps()), time.perf_counter()
-    for step in range(1, cfg.steps + 1):
-        words, labels = sample(cfg, case, cfg.batch_size, data)
-        loss = F.cross_entropy(model(words), labels)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
-        opt.step()
-        sched.step()
-        stop = progress.should_stop()
-        if step in checkpoints or stop:
-            held_loss, held_accuracy = _evaluate(model, *held_out)
-            seen = step * cfg.batch_size
-            for key, value in (("data", seen), ("flops", seen * per_example), ("loss", held_loss),
-                               ("accuracy", held_accuracy)):
-                run[key].append(value)
-            if share is not None:
-                share(run)
-            progress.update(step / cfg.steps, content.text(BOOK, "progress", method=content.text(
-                BOOK, f"method-{method}"), seed=seed, seen=seen, loss=held_loss))
-        if stop:
-            run["stopped"] = progress.stop_reason()
-            break
-    run["seconds"] = time.perf_counter() - start
+
+    def checkpoint(row: dict, fraction: float) -> None:
+        seen = row["step"] * cfg.batch_size
+        for key, value in (("data", seen), ("flops", seen * per_example), ("loss", row["eval_loss"]),
+                           ("accuracy", row["eval_accuracy"])):
+            run[key].append(value)
+        if share is not None:
+            share(run)
+        progress.update(fraction, content.text(BOOK, "progress", method=content.text(
+            BOOK, f"method-{method}"), seed=seed, seen=seen, loss=row["eval_loss"]))
+
+    fitted = fit(model, task, plan, data, held_out, device, progress, checkpoint)
+    run["stopped"], run["seconds"] = fitted.stopped, fitted.seconds
     return run
 
 

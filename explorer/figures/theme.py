@@ -38,6 +38,7 @@ EVIDENCE_COLORS = {
     Kind.EXTRAPOLATION: "#B2182B",
     Kind.FORMULA: "#CC79A7",
     Kind.SCHEMATIC: "#777777",
+    Kind.CLASS_ANSWERS: "#6A3D9A",
 }
 
 SLIDE_SIZE = (1600, 900)  # 16:9 export size in pixels

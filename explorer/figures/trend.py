@@ -8,6 +8,7 @@ dashed or hatched and labelled "extrapolation". The badge names every kind the f
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,7 +17,7 @@ import plotly.graph_objects as go
 
 from explorer import content
 from explorer.evidence import Evidence, Kind
-from explorer.figures.theme import CONCEPT_COLORS, FOOT_LEGEND, OKABE_ITO, keep_width, styled
+from explorer.figures.theme import CONCEPT_COLORS, FOOT_LEGEND, OKABE_ITO, display_width, keep_width, styled, wrap_text
 from explorer.trend import SERIES, VALUE, Fit, in_window
 
 SERIES_COLORS = {s.key: OKABE_ITO[i] for s, i in zip(SERIES, (0, 1, 2, 4, 5))}
@@ -43,6 +44,30 @@ LOG_TICKS = dict(type="log", exponentformat="power", showexponent="all")
 # times in Chromium at every window move (0.15 s; 0.12 s with the y axis's margin set)
 LEFT_PX = 112
 BOTTOM_LEGEND = dict(FOOT_LEGEND, font=dict(size=13))  # whatever the plot's height: clear of the x-axis title
+SIDE_LEGEND = dict(orientation="v", x=1.02, xanchor="left", font=dict(size=13), tracegroupgap=2)
+LEGEND_CHARS = 26  # a legend entry's line: the column beside the plot stays narrow, the plot wide
+
+
+def _legend_lines(name: str) -> list[str]:
+    """A legend entry in lines of about LEGEND_CHARS columns; its closing parenthesis ("(106 rows)", "（拟合）")
+    is never split: it ends the last line or takes one of its own."""
+    if display_width(name) <= LEGEND_CHARS:
+        return [name]
+    last = max(name.rfind("("), name.rfind("（"))
+    head, tail = (name[:last].rstrip(), name[last:]) if last > 0 else (name, "")
+    lines = wrap_text(head, LEGEND_CHARS)
+    if tail and display_width(f"{lines[-1]} {tail}") <= LEGEND_CHARS:
+        lines[-1] += tail if tail.startswith("（") else f" {tail}"
+    elif tail:
+        lines.append(tail)
+    return lines
+
+
+def _narrow_legend(fig: go.Figure) -> None:
+    """Break every legend entry into short lines: the legends sit beside the plot."""
+    for trace in fig.data:
+        if trace.name and trace.showlegend is not False:
+            trace.name = "<br>".join(_legend_lines(trace.name))
 
 
 def _kind(kind: str) -> tuple[str, str]:
@@ -169,11 +194,12 @@ def reference_line(fit: Fit, years: np.ndarray) -> tuple[np.ndarray, float]:
 
 def _ranges(rows: pd.DataFrame, window: tuple[float, float], fit: Fit | None, horizon: float,
             upload: pd.DataFrame | None) -> tuple[tuple[float, float], tuple[float, float]]:
-    """x from a little before the window (older points stay in view, faded) to the horizon; y (log10) from
-    the points and lines inside that x range, so a line far below the data never squeezes them."""
+    """x over the whole record shown (the page's text cites its first machine, so the axis starts there; points
+    outside the window stay in view, faded) to the horizon; y (log10) from the points and lines in that range,
+    so a line far below the data never squeezes them."""
     frames = [f for f in (rows, upload) if f is not None and len(f)]
     years = pd.concat([f["year"] for f in frames]) if frames else pd.Series([window[0], window[1]], dtype=float)
-    x_lo = max(float(years.min()) - 3, window[0] - 0.3 * (horizon - window[0]))
+    x_lo = min(float(years.min()), window[0]) - 3
     x_hi = max(horizon, float(years.max())) + 2
     logs = [np.log10(f.loc[(f["year"] >= x_lo) & (f["year"] <= x_hi), "value"]) for f in frames]
     if fit is not None:
@@ -218,12 +244,13 @@ def trend_chart(rows: pd.DataFrame, window: tuple[float, float], fit: Fit | None
     fig.update_yaxes(title=dict(text=content.text(BOOK, "axis-ops"), standoff=8), range=y_range,
                      # a student's own data may reach powers of ten that LEFT_PX was not sized for
                      automargin=upload is not None, dtick=2, **LOG_TICKS)
-    fig.update_layout(legend=dict(BOTTOM_LEGEND, title=dict(
-                          text=content.text(BOOK, "legend-title"), side="top")),
+    # what the points and lines are in a column right of the plot: it takes width, which a wide screen has, not
+    # the height the plot needs (under the plot it was as tall as the plot); the marker shapes in one row on top
+    fig.update_layout(legend=dict(SIDE_LEGEND, y=1, yanchor="top", title=dict(text=content.text(BOOK, "legend-title"))),
                       legend2=dict(orientation="h", x=0, y=1, xanchor="left", yanchor="bottom", font=dict(size=13),
                                    title=dict(text=content.text(BOOK, "legend-technology"), side="left")),
-                      # the legend at the foot widens the bottom margin as it needs
-                      hovermode="closest", margin=dict(b=60, l=LEFT_PX))
+                      hovermode="closest", margin=dict(b=60, l=LEFT_PX, r=10))
+    _narrow_legend(fig)
     rate = (content.text(BOOK, "rate-none") if fit is None else
             content.text(BOOK, "rate-years", years=fit.years_per_10x) if fit.b > 0 else
             content.text(BOOK, "rate-no-growth"))

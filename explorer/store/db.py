@@ -84,7 +84,7 @@ def _migrate(made: sa.Engine) -> None:
     config.set_main_option("script_location", str(MIGRATIONS))
     with _migration_lock(made), made.begin() as connection:
         config.attributes["connection"] = connection
-        command.upgrade(config, "head")
+        command.upgrade(config, "heads")  # "heads": migrations written side by side apply together
 
 
 @contextlib.contextmanager

@@ -14,6 +14,8 @@ CLASSES = sa.Table(
     sa.Column("host_hash", sa.String(64), nullable=False),  # sha256 of the lecturer's secret link token
     sa.Column("created_at", sa.Float, nullable=False),
     sa.Column("question_id", sa.Integer, nullable=True),  # the question students see now
+    sa.Column("address", sa.String(16), nullable=True),  # a hash of the starter's address (starts per hour)
+    sa.Column("joining", sa.Boolean, nullable=False, default=True),  # the lecturer can close joining
 )
 
 STUDENTS = sa.Table(
@@ -22,7 +24,9 @@ STUDENTS = sa.Table(
     sa.Column("class_id", sa.Integer, sa.ForeignKey("classes.id", ondelete="CASCADE"), nullable=False),
     sa.Column("token", sa.String(32), nullable=False),  # a random name for a device, no account
     sa.Column("joined_at", sa.Float, nullable=False),
+    sa.Column("address", sa.String(16), nullable=True),  # a hash of the joiner's address (joins per minute)
     sa.UniqueConstraint("class_id", "token"),
+    sa.Index("students_by_address", "address", "joined_at"),
 )
 
 QUESTIONS = sa.Table(
@@ -38,6 +42,8 @@ QUESTIONS = sa.Table(
     sa.Column("value", sa.Float, nullable=True),  # the measured value, revealed
     sa.Column("opened_at", sa.Float, nullable=False),
     sa.Column("revealed_at", sa.Float, nullable=True),
+    sa.Column("poll", sa.Boolean, nullable=False, default=False),  # a poll: no right answer to reveal
+    sa.Column("explanation", sa.String(600), nullable=False, default=""),  # the lecturer's, shown at the reveal
 )
 
 ANSWERS = sa.Table(

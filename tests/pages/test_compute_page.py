@@ -32,7 +32,8 @@ def _badge(at, index: int = 0) -> str:
 
 
 def _trace_names(at, index: int = 0) -> list[str]:
-    return [t.get("name", "") for t in figures(at)[index]["data"]]
+    """Legend entries as one line each (the figure breaks them into short lines beside the plot)."""
+    return [t.get("name", "").replace("<br>", " ") for t in figures(at)[index]["data"]]
 
 
 def test_default_view_opens_on_the_slide_with_the_fit_in_numbers_below():
@@ -189,3 +190,13 @@ def test_a_chinese_link_restores_the_precision_by_its_chinese_label():
     at = run_page(PAGE, lang="zh", start="2006", precision="最佳可用精度")
     assert_clean(at)
     assert _metrics(at)["每 10× 所需年数"] == "7.06"
+
+
+def test_the_first_screen_shows_the_record_its_text_cites_with_the_legends_beside_the_plot():
+    """The lead says 'since 1857': the opening chart's axis starts there, not at the fit window's edge."""
+    at = run_page(PAGE)
+    assert_clean(at)
+    assert "since 1857" in " ".join(" ".join(m.value for m in at.markdown).split())
+    layout = figures(at)[0]["layout"]
+    assert layout["xaxis"]["range"][0] <= 1857 and layout["xaxis"]["range"][1] >= 2035
+    assert layout["legend"]["x"] > 1 and layout["legend"]["orientation"] == "v"  # beside the plot, not under it

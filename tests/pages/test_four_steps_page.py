@@ -49,7 +49,7 @@ def test_default_view_opens_on_the_masks_with_why_each_structure_existed_below()
 
 @pytest.mark.parametrize("section, ids", [
     (CHECK, ["four-steps-check", "four-steps-causes"]),
-    (ABLATION, ["four-steps-ablation-functions", "four-steps-ablation-dots", "four-steps-ablation-curves"]),
+    (ABLATION, ["four-steps-ablation-dots", "four-steps-ablation-curves", "four-steps-ablation-functions"]),
     (WHY, []),
 ])
 def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section, ids):
@@ -75,7 +75,7 @@ def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section,
 def test_the_longer_budget_shows_its_own_shipped_runs_and_their_functions():
     at = run_page(PAGE, section=ABLATION, ab_budget="500 steps")
     assert_clean(at)
-    assert _ids(at) == ["four-steps-mask", *(f"four-steps-ablation-long-{k}" for k in ("functions", "dots", "curves"))]
+    assert _ids(at) == ["four-steps-mask", *(f"four-steps-ablation-long-{k}" for k in ("dots", "curves", "functions"))]
     assert all("500 steps" in f["layout"]["meta"]["evidence_detail"] for f in figures(at)[1:])
     assert "After 500 training steps" in _markdown(at)
     assert len(at.dataframe[0].value) == 21  # the pairs of the 7 variants trained this long

@@ -1,5 +1,7 @@
 """AppTest of the learning path: ten questions, a prediction each kept in the URL, the answering figure after it."""
 
+from urllib.parse import parse_qsl
+
 import pytest
 
 from explorer import learning_path as lp
@@ -67,7 +69,7 @@ def test_the_chinese_path_speaks_chinese_before_and_after_a_prediction():
     at = run_page(PAGE, lang="zh")
     assert_clean(at)
     assert untranslated(at) == [] and figures(at)[0]["layout"]["meta"]["title"].startswith("第 1 题，共 10 题")
-    at = run_page(PAGE, lang="zh", q="2", p2="0", p1=str(lp.step(1).answer))  # a wrong prediction: the answer named
+    at = run_page(PAGE, lang="zh", q="2", p2="1", p1=str(lp.step(1).answer))  # a wrong prediction: the answer named
     assert_clean(at)
     assert untranslated(at) == []
     shown = " ".join(m.value for m in at.markdown)
@@ -87,3 +89,16 @@ def test_every_chinese_question_its_choices_and_its_explanation_are_in_chinese(n
     at = run_page(PAGE, lang="zh", q=str(number), **{f"p{number}": str(wrong)})
     assert_clean(at)
     assert untranslated(at) == [] and len(at.radio(key=f"pick-{number}").options) == lp.CHOICES
+
+
+@pytest.mark.parametrize("number", range(1, len(lp.STEPS) + 1))
+def test_every_revealed_figure_is_drawn_by_its_page_with_the_settings_the_question_names(number):
+    """The link the path embeds, run as its page: the figure is there (question 5's is the result after step 4,
+    question 7's a measured test of the length ratio, question 8's the curves at depth 8)."""
+    step = lp.step(number)
+    at = run_page(page(step.page).file.removeprefix("pages/"), **dict(parse_qsl(lp.figure_query(step))))
+    assert_clean(at)
+    shown = [f for f in figures(at) if f["layout"]["meta"].get("figure_id") == step.figure]
+    assert shown and step.figure in at.session_state["_lecture_figures"], (number, step.figure)
+    if number in (5, 7, 8):  # the answers to a what-is-left or cause-and-effect question are measured
+        assert shown[0]["layout"]["meta"]["evidence"] == "measured"

@@ -1,6 +1,7 @@
 """ui.render's shortcuts give back exactly what they stand for: a figure out of `built_once` is the figure that
 was built (subplot grid included), and a figure themed through the per-server memo is the one `for_dark` and
-`split_header` make directly, light or dark, small or past the memo's size limit."""
+`split_header` and `for_frame` make directly, light or dark, in each of the four frames, small or past the memo's
+size limit; an embed's or a projector's chart takes the height its header leaves."""
 
 import json
 import pickle
@@ -13,6 +14,7 @@ import pytest
 from plotly.subplots import make_subplots
 
 from explorer.figures import attention as figs
+from explorer.figures.frames import EMBED, PHONE, PROJECTOR, Frame, header_px
 from explorer.figures.theme import Evidence, Kind, styled
 from ui import render
 
@@ -40,13 +42,16 @@ def test_a_cached_figure_comes_back_whole_and_keeps_its_subplot_grid():
     assert figure.data[-1].xaxis == "x2"
 
 
+FRAMES = [Frame(), Frame(PHONE, 390, 844), Frame(EMBED, 960, 600), Frame(PROJECTOR, 1920, 1080)]
+
+
 @pytest.mark.parametrize("dark", [False, True])
-@pytest.mark.parametrize("split", [False, True])
-def test_the_memo_themes_a_figure_as_the_theme_functions_do(dark, split):
+@pytest.mark.parametrize("frame", FRAMES, ids=lambda f: f.kind)
+def test_the_memo_themes_a_figure_as_the_theme_functions_do(dark, frame):
     fig = _grid()
-    direct, direct_header = render._themed(fig, dark, split)
+    direct, direct_header = render._themed(fig, dark, frame)
     for _ in range(2):  # the first call fills the memo, the second reads it
-        shown, header = render._as_shown(fig, dark, split)
+        shown, header = render._as_shown(fig, dark, frame)
         assert _spec(shown) == _spec(direct) and header == direct_header
     assert fig.to_dict() == _grid().to_dict()  # the page's figure (the export's) is left as it was
 
@@ -54,9 +59,19 @@ def test_the_memo_themes_a_figure_as_the_theme_functions_do(dark, split):
 def test_a_figure_past_the_memo_limit_is_themed_directly(monkeypatch):
     monkeypatch.setattr(render, "MEMO_MAX_CHARS", 100)
     fig = _grid()
-    shown, header = render._as_shown(fig, True, True)
-    direct, direct_header = render._themed(fig, True, True)
+    shown, header = render._as_shown(fig, True, FRAMES[3])
+    direct, direct_header = render._themed(fig, True, FRAMES[3])
     assert _spec(shown) == _spec(direct) and header == direct_header
+
+
+def test_an_embed_or_projector_chart_fills_what_its_header_leaves_of_the_frame():
+    for frame in FRAMES[2:]:
+        chart, header = render._themed(_grid(), False, frame)
+        head = header_px(header.title, header.badge, frame, frame.width - 24)
+        assert chart.layout.height == frame.height - head - render.FILL_CHROME_PX
+        assert 0 < head < frame.height * 0.2
+    chart, _ = render._themed(_grid(), False, FRAMES[2], fill=333)  # a `height=` from an embed's URL wins
+    assert chart.layout.height == 333
 
 
 def test_matrix_panels_leave_room_for_every_line_of_their_key_title():

@@ -32,7 +32,7 @@ def test_the_takeaway_says_within_beyond_or_never_as_the_formula_leaves_the_tole
     fall = physics.simulate_fall(pen, 2.0)
     cross, _ = view.crossings(pen, physics.AIR_DENSITY, 0.0, 0.01, 0.01)
     kind, values = view.takeaway("pen", 2.0, fall, 0.01, cross)
-    assert cross.height < 2.0 and kind == "beyond" and values["off"] == "59.6 cm"  # the page's default view
+    assert cross.height < 2.0 and kind == "beyond" and values["off"] == "59.6 cm"  # a 2 m drop: drag counts
     assert values["delay"] == view.delay_text(fall.t_land - fall.t_land_formula) == "18.0 ms"
     short = physics.simulate_fall(pen, 0.5)
     assert view.takeaway("pen", 0.5, short, 0.01, cross)[0] == "within"
@@ -40,6 +40,17 @@ def test_the_takeaway_says_within_beyond_or_never_as_the_formula_leaves_the_tole
     assert still == (None, None)
     kind, values = view.takeaway("pen", 2.0, physics.simulate_fall(pen, 2.0, rho=0.0), 0.01, None)
     assert kind == "never" and values["max"] == "10 km"
+
+
+def test_the_default_view_is_the_lectures_case_where_drag_may_be_ignored():
+    """The page opens where the lecture and the note above the figure stand: a short drop, drag ignorable."""
+    obj = view.custom_object(*view.textbook_units(view.DEFAULT_OBJECT))
+    tol = view.DEFAULT_TOL_CM / 100
+    fall = physics.simulate_fall(obj, view.DEFAULT_HEIGHT_M)
+    cross, _ = view.crossings(obj, physics.AIR_DENSITY, 0.0, tol, tol)
+    kind, values = view.takeaway(view.DEFAULT_OBJECT, view.DEFAULT_HEIGHT_M, fall, tol, cross)
+    assert kind == "within" and values["drop"] == "50 cm"
+    assert fall.t_land - fall.t_land_formula < 0.005  # lands a few ms after the formula: hard to tell apart
 
 
 def test_the_fall_tiles_name_no_terminal_speed_without_air_and_the_formula_tolerances():

@@ -20,8 +20,11 @@ def test_the_migrations_build_the_schema_the_code_queries(store):
     for table in METADATA.sorted_tables:
         columns = {c["name"]: c["nullable"] for c in inspector.get_columns(table.name)}
         assert columns == {c.name: c.nullable for c in table.columns}, table.name
+    from alembic.script import ScriptDirectory
+
     with db.engine().connect() as conn:
-        assert conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalar() == "0002"
+        applied = set(conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalars())
+    assert applied == set(ScriptDirectory(str(db.MIGRATIONS)).get_heads())  # every head, however many
 
 
 def test_a_database_made_by_an_older_version_is_migrated_forward(store):

@@ -83,11 +83,41 @@ def test_band_widths_follow_the_closed_forms(df):
 def test_vectorized_bootstrap_equals_refitting_each_resample(df):
     rows = trend.fit_rows(df, MAIN, trend.FP32, 2006, 2025)
     x, v = rows["year"].to_numpy(), rows["value"].to_numpy()
-    slopes = trend.bootstrap_slopes(x, v, n_boot=200, seed=3, chunk=1000)  # several chunks
+    slopes = trend.bootstrap_slopes(x, v, n_boot=200, seed=3, block_bytes=30_000)  # several blocks
     rng = np.random.default_rng(3)
     for b in slopes[:200]:
         i = rng.integers(0, len(x), len(x))
         assert b == pytest.approx(stats.linregress(x[i], np.log10(v[i])).slope, rel=1e-9)
+
+
+def _slopes_in_one_call(years, values, n_boot: int, seed: int) -> np.ndarray:
+    """The bootstrap as it was before its blocks had a memory budget: every resample drawn in one array."""
+    x, y = np.asarray(years, float) - trend.CENTER, np.log10(np.asarray(values, float))
+    idx = np.random.default_rng(seed).integers(0, len(x), (n_boot, len(x)))
+    xs, ys = x[idx], y[idx]
+    xd = xs - xs.mean(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        b = (xd * (ys - ys.mean(axis=1, keepdims=True))).sum(axis=1) / (xd * xd).sum(axis=1)
+    return b[np.isfinite(b)]
+
+
+@pytest.mark.parametrize("n_points", [2, 3, 157, 4_001])
+def test_blocked_bootstrap_is_bit_identical_to_one_call(n_points):
+    rng = np.random.default_rng(n_points)
+    years = rng.choice([1990.0, 2000.0, 2010.0], n_points) if n_points < 10 else rng.uniform(1950, 2025, n_points)
+    values = 10 ** (0.1 * (years - 2000) + rng.normal(0, 0.5, n_points))
+    n_boot = trend.n_boot_for(n_points)
+    before = _slopes_in_one_call(years, values, n_boot, trend.SEED)
+    for block_bytes in (1, 24 * n_points * 7, trend.BLOCK_BYTES):  # one resample a block, seven, the default
+        assert np.array_equal(trend.bootstrap_slopes(years, values, n_boot, trend.SEED, block_bytes), before)
+    boot = trend.bootstrap(years, values, n_boot)
+    lo, hi = np.percentile(before, [2.5, 97.5])
+    assert (boot.slope_lo, boot.slope_hi) == (lo, hi)
+
+
+def test_a_bootstrap_block_stays_within_its_memory_budget():
+    assert trend.block_rows(trend.MAX_ROWS) * trend.MAX_ROWS * trend.BYTES_PER_DRAW <= trend.BLOCK_BYTES
+    assert trend.block_rows(10**9) == 1 and trend.block_rows(0) >= trend.N_BOOT
 
 
 def test_no_growth_gives_unbounded_intervals_and_json_safe_summary():

@@ -42,7 +42,7 @@ def test_badge_and_legend_name_each_kind_of_evidence(view):
     assert fig.layout.meta["evidence_kinds"] == ["historical data", "fit", "extrapolation"]
     badge = next(a for a in fig.layout.annotations if a.name == "evidence")
     assert "HISTORICAL DATA + FIT + EXTRAPOLATION" in badge.text
-    names = " | ".join(t.name for t in fig.data if t.showlegend is not False)
+    names = " | ".join(t.name.replace("<br>", " ") for t in fig.data if t.showlegend is not False)
     for phrase in ("Nordhaus (2001) machines (106 rows)", "Epoch AI ML hardware (51 rows)", "OLS fit to 129 points of 1950–2023",
                    "95% confidence band (fit)", "95% prediction band (fit)", "extrapolation beyond 2023 (not data)",
                    "slide 7: 10× per 5 years"):
@@ -79,7 +79,7 @@ def test_upload_is_drawn_and_fitted_on_the_same_axes(view):
     upload = trend.validate_upload(b"year,value\n1990,1e3\n2000,1e5\n2010,1e7\n2020,1e9\n")
     fig = trend_chart(rows, (1950, 2025), fit, HORIZON, upload=upload, upload_fit=trend.ols(upload["year"],
                                                                                            upload["value"]))
-    names = [t.name for t in fig.data]
+    names = [t.name.replace("<br>", " ") for t in fig.data]
     assert "your data" in names and "your data: OLS fit to 4 points of 1990–2020" in names
     assert "your data: extrapolation beyond 2020 (not data)" in names
 
@@ -113,6 +113,30 @@ def test_the_chinese_figures_name_their_axes_legends_and_badges_in_chinese(view)
         models = rates_chart(trend.summary(fit), trend_models.compare(rows[trend.in_window(rows["year"], 1950, 2025)]),
                              (1950, 2025))
     assert "每 4.95 年 10×" in fig.layout.title.text and fig.layout.xaxis.title.text == "年份"
-    assert any(t.name.startswith("2023 年之后的外推") for t in fig.data)
+    assert any(t.name.replace("<br>", "").startswith("2023 年之后的外推") for t in fig.data)
     assert fig.layout.meta["evidence_kinds"] == ["historical data", "fit", "extrapolation"]  # machine-read: English
     assert "合并拟合" in " ".join(t.hovertemplate or "" for t in models.data)
+
+
+def test_the_axis_spans_the_whole_record_the_text_cites_whatever_the_window(view):
+    """The page says 'since 1857': the x axis starts there even when the fit window starts in 1950 or 2006."""
+    rows, fit = view
+    first = float(rows["year"].min())
+    assert int(first) == 1857
+    for window in ((1950, 2025), (2006, 2025)):
+        fig = trend_chart(rows, window, fit, HORIZON)
+        lo, hi = fig.layout.xaxis.range
+        assert lo <= first and hi >= HORIZON
+        shown = [x for t in fig.data if t.mode == "markers" and t.customdata is not None for x in t.x]
+        assert len(shown) == len(rows) and lo <= min(shown)  # every cited machine is in view
+
+
+def test_the_legends_stand_beside_the_plot_in_narrow_lines_not_under_it(view):
+    """Under the plot they were as tall as the plot at 1440 px; beside it they take width, in short lines."""
+    rows, fit = view
+    fig = trend_chart(rows, (1950, 2025), fit, HORIZON)
+    side, shapes = fig.layout.legend, fig.layout.legend2
+    assert side.orientation == "v" and side.x > 1 and side.xanchor == "left" and side.yanchor == "top"
+    assert shapes.orientation == "h" and shapes.y == 1 and shapes.yanchor == "bottom"  # one row over the plot
+    shown = [t.name for t in fig.data if t.showlegend is not False and t.name]
+    assert max(len(line) for name in shown for line in name.split("<br>")) <= 36

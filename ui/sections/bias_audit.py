@@ -13,7 +13,7 @@ from explorer import audit
 from explorer.audit import view
 from explorer.audit.workbook import column_label
 from explorer.lecture_map import page as page_info
-from ui import params
+from ui import params, upload_caps
 from ui.frame import page_link
 from ui.text import say, t
 
@@ -138,6 +138,7 @@ def _upload(measured: dict[str, audit.Measured], pairs: list[str]) -> None:
     st.file_uploader(t("import-label", mb=audit.MAX_IMPORT_BYTES / 1e6), type=["json"], key="audit-upload",
                      max_upload_size=math.ceil(audit.MAX_IMPORT_BYTES / 2 ** 20), on_change=_import,
                      args=(measured, pairs))
+    upload_caps.notice()
     if outcome := st.session_state.get(IMPORTED):
         kind, message, notes = outcome
         notify(kind, message)

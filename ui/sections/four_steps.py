@@ -8,6 +8,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from explorer import findings
 from explorer import shipped as shipped_results
 from explorer.experiments import four_steps as fs
 from explorer.experiments import four_steps_view as view
@@ -17,7 +18,7 @@ from explorer.figures import four_steps as figs
 from explorer.figures import shared_params as sp_figs
 from explorer.lecture_map import page as page_info
 from explorer.model import TransformerConfig
-from ui import params, render
+from ui import layout, params, render
 from ui.frame import page_link
 from ui.jobs import run_in_background, was_cut
 from ui.text import say, t
@@ -65,16 +66,18 @@ def comparison(step: int, base: TransformerConfig | None, counts: dict[str, int]
 
 def numeric_check(step: int, base: TransformerConfig | None, counts: dict[str, int] | None,
                   refused: str | None) -> None:
-    """The logits of every step against decoder-only with copied weights: stored, or run here on a button press."""
+    """The logits of every step against decoder-only with copied weights: stored, or run here on a button press.
+    What it found comes first, in one sentence, then its figure; how the check works and its numbers follow."""
     if refused:
         st.warning(refused)
         return
-    st.subheader(t("check-heading"))
-    say("check-intro")
     check = view.stored_check(base, _shipped_file(fs.CHECK_PATH))
     if too_big := view.check_refusal(check, counts):
         st.info(too_big)
         return
+    first = st.container()  # the finding and its figure, once there is a check to read them from
+    st.subheader(t("check-heading"))
+    say("check-intro")
     check = check or run_in_background(view.check_key(base), view.check_work(base), label=t("check-label"),
                                        time_limit_s=CHECK_TIME_LIMIT_S, button=t("check-button"))
     if check is not None and check.get("timed_out"):
@@ -82,60 +85,75 @@ def numeric_check(step: int, base: TransformerConfig | None, counts: dict[str, i
     if check is None or check.get("timed_out"):
         return
     numbers = view.check_numbers(check, step)
+    logits, causes = render.built_once(("check-figures", check, step), lambda: (figs.logit_check(check, step),
+                                                                     figs.causes(check)))
+    with first:
+        layout.finding(t("found-check", **numbers["result"]))
+        render.figure(logits, key="four-steps-check", notice=t("check-notice"))
     for col, (label, value, help_text) in zip(st.columns(3), numbers["tiles"]):
         col.metric(label, value, help=help_text)
     if numbers["sharing"]:
         say("check-sharing")
     say("check-result", **numbers["result"])
-    logits, causes = render.built_once(("check-figures", check, step), lambda: (figs.logit_check(check, step),
-                                                                     figs.causes(check)))
-    render.figure(logits, key="four-steps-check", notice=t("check-notice"))
     say("causes-intro")
     render.figure(causes, key="four-steps-causes", notice=t("causes-notice"))
 
 
-def show_ablation(record: dict, key: str) -> None:
-    """One ablation record: the function comparison, the paired tests, the figures and the tables."""
+def show_ablation(record: dict, key: str, first=None, nested: bool = False, more=None) -> None:
+    """One ablation record: what it found in a sentence (into `first` when given), its figures, then the function
+    comparison, the paired tests and the tables for the reviewer (`nested`: already inside an expander; `more`:
+    what else the reviewer's part shows)."""
     shown = render.built_once(("ablation", record), lambda: view.analysis(record) | {
         "dots": figs.ablation(record), "curves": figs.ablation_curves(record)})
     if stopped := view.stopped_note(record):
         st.warning(stopped)
     paired, functions = shown["paired"], shown["functions"]
-    if functions["variants"]:
-        say("functions", text=fs.function_text(functions, record["settings"]["steps"]))
-        render.figure(render.built_once(("functions", record), lambda: figs.functions(record, functions)),
-                      key=f"{key}-functions", notice=t("functions-notice"))
-    say("verdict", text=fs.paired_text(paired))
-    st.markdown(fs.path_text(paired))
-    st.markdown(fs.confound_text(paired, shown["parameters"]))
-    st.dataframe(view.pairs_table(paired), hide_index=True, height=240)
-    st.caption(t("pairs-caption", smallest=paired["smallest_p"], pairs=len(paired["pairs"])))
-    if same := view.same_function_note(record):
-        st.markdown(same)
+    if (found := findings.ablation(paired, record["settings"]["steps"])) is not None:
+        with first or st.container():
+            layout.finding(t("found-ablation", **found))
     render.figure(shown["dots"], key=f"{key}-dots", notice=t("dots-notice"))
     render.figure(shown["curves"], key=f"{key}-curves", notice=t("curves-notice"))
-    st.dataframe(view.variants_table(record["summary"], shown["parameters"]), hide_index=True)
-    st.caption(view.run_caption(record))
+    with layout.for_reviewer(nested):
+        if functions["variants"]:
+            say("functions", text=fs.function_text(functions, record["settings"]["steps"]))
+            render.figure(render.built_once(("functions", record), lambda: figs.functions(record, functions)),
+                          key=f"{key}-functions", notice=t("functions-notice"))
+        say("verdict", text=fs.paired_text(paired))
+        st.markdown(fs.path_text(paired))
+        st.markdown(fs.confound_text(paired, shown["parameters"]))
+        st.dataframe(view.pairs_table(paired), hide_index=True, height=240)
+        st.caption(t("pairs-caption", smallest=paired["smallest_p"], pairs=len(paired["pairs"])))
+        if same := view.same_function_note(record):
+            st.markdown(same)
+        st.dataframe(view.variants_table(record["summary"], shown["parameters"]), hide_index=True)
+        st.caption(view.run_caption(record))
+        if more:
+            more()
 
 
 def ablation(sizes: tuple[int, int, int]) -> None:
     """The shipped ablation at the chosen budget, how it squares with the depth page, and reruns on demand."""
     shipped = _shipped_file(fs.ABLATION_PATH)
-    st.subheader(t("ablation-heading"))
-    say("ablation-intro")
+    first = st.container()  # the finding goes above the budget control and the figures
     # the options are the presets, shown as budgets: the URL keeps the label (`ab_budget=250 steps`)
     preset = params.choice(t("label-budget"), "ab_budget", tuple(view.SHIPPED_BUDGETS.values()), "main",
                            format_func=view.budget_label)
     record = shipped if preset == "main" else _shipped_file(fs.shipped_path(preset))
-    say("budgets")
+    # step 3 here against the depth page's layer-aligned results: why the two pages do not contradict
+    found = render.built_once(("layer-aligned", layer_aligned.stamp()), layer_aligned.evidence)
+
+    def more() -> None:
+        say("budgets")
+        if found is not None:
+            say("reconcile", **layer_aligned.placeholders(found))
+
     if record is None:
         st.warning(t("no-shipped-ablation", path=fs.shipped_path(preset).relative_to(fs.ROOT), preset=preset))
     else:
         with render.section(t("shipped-ablation", budget=view.budget_label(preset))):
-            show_ablation(record, view.ablation_key(preset))
-    # step 3 here against the depth page's layer-aligned results: why the two pages do not contradict
-    if (found := render.built_once(("layer-aligned", layer_aligned.stamp()), layer_aligned.evidence)) is not None:
-        say("reconcile", **layer_aligned.placeholders(found))
+            show_ablation(record, view.ablation_key(preset), first, more=more)
+    st.subheader(t("ablation-heading"))
+    say("ablation-intro")
     with st.expander(t("rerun-expander")):
         rerun(shipped, sizes)
 
@@ -159,12 +177,12 @@ def rerun(shipped: dict | None, sizes: tuple[int, int, int]) -> None:
     if notice := view.rerun_notice(plan):
         st.info(notice)
     elif plan["kind"] == "stored":
-        show_ablation(plan["record"], "four-steps-rerun")
+        show_ablation(plan["record"], "four-steps-rerun", nested=True)
     elif (record := run_in_background(plan["key"], view.ablation_work(settings), label=t("rerun-label"),
                                       time_limit_s=fs.ABLATION_TIME_LIMIT_S,
                                       button=t("rerun-button", runs=plan["runs"], seconds=plan["seconds"]))):
         with render.section(t("rerun-section")):
-            show_ablation(record, "four-steps-rerun")
+            show_ablation(record, "four-steps-rerun", nested=True)
 
 
 def why() -> None:
@@ -185,29 +203,35 @@ def why() -> None:
             page_link(row["related"], page_info(row["related"]).title)
 
 
-def _sp_show(record: dict, key: str) -> dict:
-    """The figures, the finding and the tests of one shared-parameters record; its values for what follows."""
+def _sp_show(record: dict, key: str, shipped: bool = False) -> dict:
+    """The figures of one shared-parameters record, led by what it found (the shipped one) and followed by its
+    tests for the reviewer; its values for what follows."""
     shown = render.built_once(("shared-params", record), lambda: {
         "values": sp.placeholders(record), "tests": view.shared_params_tests(record),
         "losses": sp_figs.losses(record), "curves": sp_figs.curves(record, "flops")})
     values = shown["values"]
+    if shipped:
+        layout.finding(t("found-shared", **values))
     render.figure(shown["losses"], key=f"{key}-losses", notice=t("sp-losses-notice"), slides=SP_SLIDES)
-    say("sp-finding", **values)
-    st.dataframe(shown["tests"], hide_index=True)
-    st.caption(t("sp-tests-caption", **values))
     render.figure(shown["curves"], key=f"{key}-curves", notice=t("sp-curves-notice", **values), slides=SP_SLIDES)
+    with layout.for_reviewer():
+        say("sp-finding", **values)
+        st.dataframe(shown["tests"], hide_index=True)
+        st.caption(t("sp-tests-caption", **values))
+        if shipped:
+            say("sp-reading", **values)
     return values
 
 
 def shared_parameters() -> None:
     """Separate or shared parameters (slides 53-55): the shipped test, and its quick preset run here on demand."""
-    st.subheader(t("tab-shared"))
-    say("sp-intro")
     shipped = _shipped_file(sp.shipped_path("main"))
     if shipped is None or not shipped.get("runs"):
         st.warning(t("sp-missing", path=sp.shipped_path("main").relative_to(sp.ROOT)))
     else:
-        say("sp-reading", **_sp_show(shipped, "shared-params"))
+        _sp_show(shipped, "shared-params", shipped=True)
+    st.subheader(t("tab-shared"))
+    say("sp-intro")
     say("sp-limits")
     st.markdown(t("sp-quick-heading"))
     say("sp-quick-intro")

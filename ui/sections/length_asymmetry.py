@@ -9,12 +9,12 @@ import math
 import pandas as pd
 import streamlit as st
 
-from explorer import results
+from explorer import findings, results
 from explorer.experiments import lengths as ln
 from explorer.experiments.lengths import view
 from explorer.figures import lengths as figs
 from explorer.formatting import plural
-from ui import params, render
+from ui import layout, params, render, upload_caps
 from ui.jobs import run_in_background, was_cut
 from ui.text import say, t
 
@@ -52,50 +52,59 @@ def claim() -> None:
     say("published")
 
 
-def _verdict(data: dict, metric: str) -> dict:
-    """The shipped run at `metric`: what it can and cannot say, its table and figures; its claims."""
+def _verdict(data: dict, metric: str, first) -> dict:
+    """The shipped run at `metric`: what it found in one sentence (into `first`), its figures, then what the
+    tests can and cannot say, with its table, for the reviewer; its claims."""
     claims = _claims()
     analysis, verdict = claims["by_metric"][metric], view.verdict(claims)
-    st.markdown(view.verdict_text(verdict))
-    _table(view.rows_table(analysis))
-    st.caption(t("table-caption", metric_text=t(f"metric-text-{metric}"), eval_size=f"{view.MAIN.eval_size:,}",
-                 tests=verdict["tests"]))
+    found = findings.length_toy(verdict, analysis)
+    with first:
+        layout.finding(t("found-toy", **found) + ("" if found["held"] else " " + t("found-toy-none")))
     render.figure(render.built_once(("gaps", metric), lambda: figs.gap_chart(analysis)), key="lengths-toy-gaps",
                   notice=t("gaps-notice"))
     render.figure(render.built_once(("curves",), lambda: figs.curves_chart(ln.learning_curves(data), data["config"])),
                   key="lengths-toy-curves", notice=t("curves-notice"))
+    with layout.for_reviewer():
+        st.markdown(view.verdict_text(verdict))
+        _table(view.rows_table(analysis))
+        st.caption(t("table-caption", metric_text=t(f"metric-text-{metric}"), eval_size=f"{view.MAIN.eval_size:,}",
+                     tests=verdict["tests"]))
     return claims
 
 
 def _variants(metric: str, main_span: float) -> None:
-    """The variants with matched difficulty: each one's paragraphs, then one table of them all."""
+    """The variants with matched difficulty: why they exist, then each one's paragraphs and one table of them
+    all for the reviewer."""
     st.subheader(t("variants-head"))
     say("variants-intro", **view.variants_intro())
-    tables = []
-    for preset in VARIANTS:
-        if (found := _claims(preset)) is None:
-            st.info(t("missing-variant", name=ln.shipped_path(preset).name, preset=preset))
-            continue
-        name = t(f"variant-{preset}")
-        st.markdown(view.variant_text(name, view.variant(found, metric, main_span)))
-        tables += view.variant_rows(name, found, metric)
-    if tables:
-        _table(tables)
-        st.caption(t("variants-caption", **view.variants_intro()))
+    with layout.for_reviewer():
+        tables = []
+        for preset in VARIANTS:
+            if (found := _claims(preset)) is None:
+                st.info(t("missing-variant", name=ln.shipped_path(preset).name, preset=preset))
+                continue
+            name = t(f"variant-{preset}")
+            st.markdown(view.variant_text(name, view.variant(found, metric, main_span)))
+            tables += view.variant_rows(name, found, metric)
+        if tables:
+            _table(tables)
+            st.caption(t("variants-caption", **view.variants_intro()))
 
 
 def toy() -> None:
-    """What the shipped toy runs can say (the loss measure picked), then one more ratio trained on demand."""
-    c_claim, c_here = st.columns(2)
-    c_claim.info(t("claim-box"), icon=None)
-    c_here.success(t("measured-box", seeds=len(view.MAIN.seeds)), icon=None)
+    """What the shipped toy runs found (the loss measure picked), then one more ratio trained on demand."""
+    first = st.container()  # the finding, above the loss measure's control
     data, metric = _shipped(), "curve"
     if data is None:
         st.warning(t("missing-shipped", name=ln.shipped_path("main").name))
     else:
         metric = METRICS[params.choice(t("label-metric"), "metric", list(METRICS), "averaged over the run",
                                        help=t("help-metric"), format_func=lambda o: t(f"metric-{METRICS[o]}"))]
-        claims = _verdict(data, metric)
+        claims = _verdict(data, metric, first)
+    c_claim, c_here = st.columns(2)
+    c_claim.info(t("claim-box"), icon=None)
+    c_here.success(t("measured-box", seeds=len(view.MAIN.seeds)), icon=None)
+    if data is not None:
         _variants(metric, claims["design"]["difficulty"][metric]["span"])
     st.subheader(t("train-another"))
     _train_another(data, metric)
@@ -162,6 +171,8 @@ def profiles(shape: ln.Shape) -> None:
             t("upload-label", rows=f"{ln.MAX_ROWS:,}", mb=f"{ln.MAX_BYTES / 1e6:g}"), type=["csv", "txt"],
             max_upload_size=math.ceil(ln.MAX_BYTES / 2 ** 20), key="upload",
             help=t("upload-help", longest=f"{ln.MAX_LENGTH:,}"))
+        with c2:
+            upload_caps.notice()
         if source in ln.PROFILES:
             st.caption(t("profile-caption", name=view.source_name(source),
                          story=t(f"story-{source.replace(' ', '-')}")))

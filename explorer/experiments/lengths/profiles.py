@@ -95,6 +95,11 @@ def _as_lengths(cells: list[str], side: str, where: list[int]) -> np.ndarray:
     return arr.astype(np.int64)
 
 
+def _used_columns(header: list[str]) -> tuple[int | None, int | None]:
+    """Where the input and target lengths are in an upload's header; None for one it lacks."""
+    return find_column(header, INPUT_NAMES), find_column(header, TARGET_NAMES)
+
+
 def read_pairs(raw: bytes) -> pd.DataFrame:
     """An uploaded CSV of length pairs -> columns input_len, target_len; LengthsError names what is wrong.
 
@@ -102,16 +107,15 @@ def read_pairs(raw: bytes) -> pd.DataFrame:
     at most MAX_ROWS rows and MAX_BYTES bytes; lengths are whole numbers of tokens from 1 to MAX_LENGTH.
     """
     try:
-        header, body = read_rows(raw, MAX_ROWS, MAX_BYTES)
-        col_x, col_y = find_column(header, INPUT_NAMES), find_column(header, TARGET_NAMES)
-        if col_x is None or col_y is None:
+        header, body = read_rows(raw, MAX_ROWS, MAX_BYTES, keep=_used_columns)  # each row: its two lengths
+        if None in _used_columns(header):
             raise UploadError(content.text(BOOK, "error-header", found=header_text(header)))
-        require_rows(body, [col_x, col_y])
+        require_rows(body, [0, 1])
     except UploadError as err:  # the shared checks, re-raised as this page's error
         raise LengthsError(str(err)) from None
     where = [n for n, _ in body]
-    return pd.DataFrame({"input_len": _as_lengths([r[col_x] for _, r in body], "input", where),
-                         "target_len": _as_lengths([r[col_y] for _, r in body], "target", where)})
+    return pd.DataFrame({"input_len": _as_lengths([r[0] for _, r in body], "input", where),
+                         "target_len": _as_lengths([r[1] for _, r in body], "target", where)})
 
 
 def parse_typed(text: str) -> pd.DataFrame:

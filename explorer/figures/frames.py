@@ -1,0 +1,375 @@
+"""One figure, four frames: the page, a phone, an embed in a slide, a projector.
+
+A figure function draws for the page (about 1100 px wide beside its controls). Where it is seen elsewhere the
+browser reports its viewport (ui.appearance) and `for_frame` restyles a copy for that frame, without knowing
+which figure it is:
+- type sized from the frame (a projector's smallest tick 24 px at 1080 lines, a phone's 12 px);
+- the legend in wrapping rows above the plot, never over the data nor cut at the foot;
+- the title and evidence badge out of the figure (the page writes them as text above it, where they wrap);
+- tight margins (Plotly's automargin still makes room for tick labels and axis titles);
+- a projector's or an embed's figure as tall as the frame leaves under its header;
+- on a phone, side-by-side panels stacked into one column, fewer ticks and long notes wrapped.
+Exports keep the original (a slide has its own size).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import plotly.graph_objects as go
+
+from explorer.figures.theme import display_width, wrap_text
+
+PAGE, PHONE, EMBED, PROJECTOR = "page", "phone", "embed", "projector"
+PHONE_MAX_PX = 640  # narrower than this is a phone (a 640x360 embed is not)
+PROJECTOR_TICK_PX = 24  # at 1080 lines: what the back of a lecture hall reads
+CHAR_EM = 0.56  # mean width of a Latin character in em (a CJK one is two columns of `display_width`)
+
+
+@dataclass(frozen=True)
+class Frame:
+    """Where a figure is seen: its kind and the viewport's size in CSS pixels."""
+
+    kind: str = PAGE
+    width: int = 1440
+    height: int = 900
+
+    @property
+    def tick_px(self) -> int:
+        """The smallest type in the figure (ticks, legend, in-cell labels)."""
+        if self.kind == PROJECTOR:
+            return max(12, round(PROJECTOR_TICK_PX * self.height / 1080))
+        if self.kind == EMBED:
+            return max(12, round(15 * min(self.width / 960, self.height / 600)))
+        return 12 if self.kind == PHONE else 16
+
+    @property
+    def title_px(self) -> int:
+        """The figure title's size when written above it as text."""
+        return {PROJECTOR: round(self.tick_px * 1.75), EMBED: round(self.tick_px * 1.3), PHONE: 17}.get(self.kind, 19)
+
+    @property
+    def badge_px(self) -> int:
+        return {PROJECTOR: self.tick_px, EMBED: max(11, round(self.tick_px * 0.85)), PHONE: 12}.get(self.kind, 13)
+
+    @property
+    def fills_height(self) -> bool:
+        """A projector's and an embed's figure is the frame's picture: as tall as the frame allows."""
+        return self.kind in (PROJECTOR, EMBED)
+
+
+def frame_of(width: int | None, height: int | None, embedded: bool, presentation: bool) -> Frame:
+    """The frame of a viewport: a presentation link is a projector whatever its size; a narrow one a phone."""
+    if not width or not height:
+        return Frame(PROJECTOR, 1920, 1080) if presentation else Frame(EMBED, 960, 600) if embedded else Frame()
+    if presentation:
+        return Frame(PROJECTOR, width, height)
+    if width < PHONE_MAX_PX:
+        return Frame(PHONE, width, height)
+    return Frame(EMBED, width, height) if embedded else Frame(PAGE, width, height)
+
+
+def parse_frame(text: str | None) -> tuple[int, int] | None:
+    """`"390x844"` -> (390, 844); None for anything else (a URL parameter is untrusted)."""
+    if not text or len(text) > 11 or "x" not in text:
+        return None
+    w, _, h = text.partition("x")
+    if not (w.isascii() and w.isdigit() and h.isascii() and h.isdigit()):
+        return None
+    w, h = int(w), int(h)
+    return (w, h) if 200 <= w <= 8000 and 150 <= h <= 8000 else None
+
+
+def text_px(text: str, size: float) -> float:
+    """Rough rendered width of a line of text (Plotly's own tags dropped)."""
+    plain = text.replace("<b>", "").replace("</b>", "").replace("<i>", "").replace("</i>", "")
+    return display_width(plain) * size * CHAR_EM
+
+
+def header_px(title: str, badge: str, frame: Frame, width: int) -> int:
+    """Height of the title and badge written above a figure (ui.render.header_html) at `width` px."""
+    title_lines = sum(_lines(part, frame.title_px, width) for part in title.replace("<sup>", "<br>").split("<br>"))
+    badge_lines = _lines(badge, frame.badge_px, width - 16) if badge else 0
+    return round(title_lines * frame.title_px * 1.3 + badge_lines * frame.badge_px * 1.45 + (10 if badge else 0))
+
+
+def _lines(text: str, size: float, width: float) -> int:
+    return max(1, math.ceil(text_px(text, size) / max(width, 50))) if text.strip() else 0
+
+
+# --- the restyling ---------------------------------------------------------------------------------------------
+
+PANEL_GAP_PX = {PHONE: 96, EMBED: 70, PROJECTOR: 90}  # between stacked panels: a title, tick labels, axis title
+
+
+def for_frame(fig: go.Figure, frame: Frame, height: int | None = None) -> go.Figure:
+    """A copy of `fig` (title and badge already taken out: theme.split_header) styled for `frame`; `height` is the
+    figure's height in pixels where the frame decides it (an embed or projector: what its header leaves)."""
+    if frame.kind == PAGE:
+        return go.Figure(fig).update_layout(height=height) if height else fig
+    out = go.Figure(fig)
+    width = frame.width - (24 if frame.kind == PHONE else 28)
+    stacked = frame.kind == PHONE and _stack_panels(out, frame)
+    _size_type(out, frame)
+    if frame.kind == PHONE:
+        _fewer_ticks(out)
+        _wrap_notes(out, frame, width)
+        _wrap_labels(out, frame, width)
+    top = _room_above(out, frame)
+    legends = _legend_rows(out, frame, width)
+    legend_px = sum(legends.values())
+    if height:
+        total = height
+    elif stacked:
+        total = stacked + top + legend_px + 70
+    else:  # a phone: the plot keeps its height (at least 260 px) and the legend rows are added above it
+        margin = fig.layout.margin
+        plot = (fig.layout.height or 480) - (margin.t or 0) - (margin.b or 0)
+        total = max(plot, 260) + top + legend_px + 70
+    out.update_layout(height=max(total, 220))
+    if legends:
+        _legends_on_top(out, frame, legends)
+    out.update_layout(margin=dict(l=6, r=10, t=max(8, legend_px + top + 4), b=8, pad=2), width=None, autosize=True,
+                      meta={**(out.layout.meta or {}), "frame": frame.kind})
+    return out
+
+
+def _size_type(fig: go.Figure, frame: Frame) -> None:
+    """Every text from the frame's tick size: ticks at it, axis titles a little above, notes and in-cell labels
+    scaled with it (a figure's own small labels stay relatively small, never under the tick size's 80%)."""
+    tick = frame.tick_px
+    factor = tick / 16  # the template's tick size
+    floor = tick if frame.kind == PROJECTOR else round(tick * 0.8)
+    fig.update_layout(font=dict(size=tick), legend=dict(font=dict(size=tick)),
+                      hoverlabel=dict(font=dict(size=max(tick, 13))))
+    for axis in (*fig.select_xaxes(), *fig.select_yaxes()):
+        own = axis.tickfont.size or 16
+        axis.update(tickfont=dict(size=max(floor, round(own * factor))), automargin=True,
+                    title=dict(font=dict(size=round(tick * 1.12)), standoff=4))
+    for note in fig.layout.annotations:
+        note.font.size = max(floor, round((note.font.size or 16) * factor))
+    for trace in fig.data:
+        font = getattr(trace, "textfont", None)
+        if font is not None and (font.size or getattr(trace, "text", None) is not None
+                                 or getattr(trace, "texttemplate", None)):
+            size = font.size if isinstance(font.size, (int, float)) else 14
+            font.size = max(floor, round(size * factor))
+        if trace.type == "table":
+            for part in (trace.header, trace.cells):
+                part.font.size = max(floor, round((part.font.size or 14) * factor))
+                part.height = round(part.font.size * 2.0)
+        bar = getattr(trace, "colorbar", None)
+        if bar is not None and trace.type in ("heatmap", "contour") and trace.showscale is not False:
+            bar.update(tickfont=dict(size=floor), thickness=10 if frame.kind == PHONE else round(tick * 0.9),
+                       title=dict(font=dict(size=floor)))
+        marker_bar = getattr(getattr(trace, "marker", None), "colorbar", None)
+        if marker_bar is not None and getattr(trace.marker, "showscale", None):
+            marker_bar.update(tickfont=dict(size=floor), title=dict(font=dict(size=floor)))
+
+
+def _fewer_ticks(fig: go.Figure) -> None:
+    """A phone's numeric axes get at most five ticks (their labels would collide at 12 px in 360 px)."""
+    for axis in fig.select_xaxes():
+        if axis.type not in ("category", "multicategory") and axis.tickmode != "array" and not axis.tickvals:
+            axis.nticks = 5
+    for axis in fig.select_yaxes():
+        if axis.type not in ("category", "multicategory") and axis.tickmode != "array" and not axis.tickvals:
+            axis.nticks = 6
+
+
+def _wrap_notes(fig: go.Figure, frame: Frame, width: int) -> None:
+    """A note longer than half the phone's width wraps into lines (a one-line note ran past the figure's edge)."""
+    for note in fig.layout.annotations:
+        text = note.text or ""
+        if "<br>" in text and all(text_px(part, note.font.size or 12) < width * 0.9 for part in text.split("<br>")):
+            continue
+        size = note.font.size or 12
+        if text_px(text.replace("<br>", " "), size) <= width * 0.5:
+            continue
+        chars = max(8, int(width * 0.5 / (size * CHAR_EM)))
+        note.text = "<br>".join(line for part in text.split("<br>") for line in wrap_text(part, chars))
+
+
+def _categories(fig: go.Figure, letter: str, axis_id: str) -> list[str]:
+    """The text categories a trace puts on an axis (`letter` "x" or "y", `axis_id` "x", "x2", ...)."""
+    seen: dict[str, None] = {}
+    for trace in fig.data:
+        if (getattr(trace, f"{letter}axis", None) or letter) != axis_id:
+            continue
+        values = getattr(trace, letter, None)
+        if values is not None and len(values) and all(isinstance(v, str) for v in values):
+            seen.update(dict.fromkeys(values))
+    return list(seen)
+
+
+def _wrap_labels(fig: go.Figure, frame: Frame, width: int) -> None:
+    """On a phone: long category labels in lines (a y axis's may take a third of the width, an x axis's its slot),
+    and an x axis title in lines as wide as the figure, so neither squeezes the plot to a strip nor runs past the
+    edge."""
+    for letter, axes in (("x", fig.select_xaxes()), ("y", fig.select_yaxes())):
+        for axis in axes:
+            size = axis.tickfont.size or frame.tick_px
+            axis_id = letter + (axis.plotly_name[5:] if len(axis.plotly_name) > 5 else "")
+            cats = _categories(fig, letter, axis_id)
+            if cats and not axis.tickvals and (axis.type in (None, "category", "-")):
+                room = width * 0.33 if letter == "y" else max(width * 0.9 / len(cats), 60)
+                chars = max(6, int(room / (size * CHAR_EM)))
+                if any(display_width(c) > chars for c in cats):
+                    axis.update(tickmode="array", tickvals=cats,
+                                ticktext=["<br>".join(wrap_text(c.replace("<br>", " "), chars)) for c in cats])
+            title = axis.title.text or ""
+            if letter == "x" and title and text_px(title, axis.title.font.size or size) > width * 0.85:
+                chars = max(10, int(width * 0.85 / ((axis.title.font.size or size) * CHAR_EM)))
+                axis.title.text = "<br>".join(wrap_text(title.replace("<br>", " "), chars))
+
+
+def _room_above(fig: go.Figure, frame: Frame) -> int:
+    """Pixels above the plot that paper-anchored texts at its top (panel titles, notes over the plot) need."""
+    need = 0
+    for note in fig.layout.annotations:
+        if note.yref != "paper" or note.y is None or note.y < 0.97:
+            continue
+        lines = (note.text or "").count("<br>") + 1
+        need = max(need, round(lines * (note.font.size or 16) * 1.3 + (note.yshift or 0) + 4))
+    return need
+
+
+def _legend_names(fig: go.Figure) -> list[str]:
+    """The figure's legends ("legend", "legend2", ...), in the order they are defined."""
+    names = {"legend"} | {t.legend for t in fig.data if getattr(t, "legend", None)}
+    return sorted(names, key=lambda n: int(n[6:] or 1))
+
+
+def _legend_entries(fig: go.Figure, legend: str = "legend") -> list[str]:
+    """The entry names a legend shows (one per legend group), as Plotly decides whether to show them."""
+    shown, groups = [], set()
+    visible = [t for t in fig.data if t.showlegend is not False and t.name and t.visible is not False]
+    if fig.layout.showlegend is False or (len(visible) == 1 and fig.layout.showlegend is not True
+                                           and visible[0].showlegend is not True):
+        return []
+    for trace in visible:
+        if (getattr(trace, "legend", None) or "legend") != legend:
+            continue
+        if trace.legendgroup and trace.legendgroup in groups:
+            continue
+        groups.add(trace.legendgroup)
+        shown.append(trace.name)
+    return shown
+
+
+def _legend_rows(fig: go.Figure, frame: Frame, width: int) -> dict[str, int]:
+    """Each shown legend's height in px when laid out in wrapping rows across `width` px."""
+    size = frame.tick_px
+    heights = {}
+    for name in _legend_names(fig):
+        entries = _legend_entries(fig, name)
+        if not entries:
+            continue
+        legend = fig.layout[name]
+        title = (legend.title.text or "") if legend else ""
+        side = (legend.title.side or "") if legend else ""
+        rows, used = (1, 0.0) if not title or side.startswith("left") else (2, 0.0)
+        used = text_px(title, size) + 10 if title and side.startswith("left") else 0.0
+        for entry in entries:
+            item = 44 + text_px(entry, size)
+            if used and used + item > width:
+                rows, used = rows + 1, 0.0
+            used += item
+        heights[name] = round(rows * legend_row_px(size) + 4)
+    return heights
+
+
+def legend_row_px(size: float) -> float:
+    """A horizontal legend row's height as Plotly draws it (measured: 27 px at 12 px type, 44 px at 24 px)."""
+    return size * 1.4 + 10
+
+
+def _legends_on_top(fig: go.Figure, frame: Frame, heights: dict[str, int]) -> None:
+    """The legends in rows at the top of the figure, the first legend first, across its whole width: Plotly
+    reserves the top margin they take (container-anchored), so none is cut or lies on the data; the caller's top
+    margin adds the room that panel titles and notes over the plot need below them (Plotly takes the larger of the
+    two, it does not add them)."""
+    total = fig.layout.height or 480
+    offset = 0
+    for name, px in heights.items():
+        fig.update_layout({name: dict(orientation="h", x=0, xanchor="left", y=1 - offset / total,
+                                      yanchor="top", yref="container", xref="container", bgcolor="rgba(0,0,0,0)",
+                                      borderwidth=0, font=dict(size=frame.tick_px),
+                                      title=dict(font=dict(size=frame.tick_px)))})
+        offset += px
+
+
+def _stack_panels(fig: go.Figure, frame: Frame) -> int:
+    """Side-by-side panels stacked in one column, in reading order (rows, then columns); the plot height they
+    need in px, or 0 where there is one column already. Panel titles and paper notes move with their panel."""
+    panels = []
+    for xaxis in fig.select_xaxes():
+        if xaxis.overlaying or not xaxis.domain or not xaxis.anchor or xaxis.anchor == "free":
+            continue
+        yname = "yaxis" + xaxis.anchor[1:]
+        yaxis = fig.layout[yname] if yname in fig.layout else None
+        if yaxis is None or not yaxis.domain:
+            continue
+        panels.append((tuple(xaxis.domain), tuple(yaxis.domain), xaxis, yaxis))
+    if len({round(p[0][0], 3) for p in panels}) < 2:
+        return 0
+    panels.sort(key=lambda p: (-round(p[1][1], 3), p[0][0]))
+    n = len(panels)
+    square = any(p[3].scaleanchor for p in panels)
+    panel_px = min(frame.width - 40, 330) if square else 240
+    gap = PANEL_GAP_PX[frame.kind]
+    total = n * panel_px + (n - 1) * gap
+    boxes = []
+    for k, (xd, yd, xaxis, yaxis) in enumerate(panels):
+        top = 1 - k * (panel_px + gap) / total
+        bottom = top - panel_px / total
+        boxes.append((xd, yd, (round(bottom, 5), round(top, 5))))
+        xaxis.domain = [0, 1]
+        yaxis.domain = [max(0.0, round(bottom, 5)), min(1.0, round(top, 5))]
+        if yaxis.scaleanchor:
+            yaxis.constrain = "domain"
+    for note in fig.layout.annotations:
+        if note.xref == "paper" and note.yref == "paper" and note.x is not None and note.y is not None:
+            _move(note, boxes)
+    for shape in fig.layout.shapes:
+        if shape.xref == "paper" and shape.yref == "paper" and None not in (shape.x0, shape.y0):
+            _move_shape(shape, boxes)
+    for trace in fig.data:  # each colour bar beside its own panel
+        bar = getattr(trace, "colorbar", None)
+        if bar is not None and trace.type in ("heatmap", "contour") and trace.showscale is not False:
+            yname = "yaxis" + (trace.yaxis or "y")[1:]
+            domain = fig.layout[yname].domain if yname in fig.layout else None
+            if domain:
+                bar.update(y=(domain[0] + domain[1]) / 2, yanchor="middle", len=domain[1] - domain[0],
+                           lenmode="fraction", x=1.01, xanchor="left")
+    return total
+
+
+def _box_of(x: float, y: float, boxes) -> tuple | None:
+    """The old panel a paper point belongs to: inside it, or just above it (its title)."""
+    best = None
+    for xd, yd, new in boxes:
+        if xd[0] - 0.02 <= x <= xd[1] + 0.02 and yd[0] - 0.02 <= y <= yd[1] + 0.12:
+            if best is None or abs(y - yd[1]) < abs(y - best[1][1]):
+                best = (xd, yd, new)
+    return best
+
+
+def _mapped(x: float, y: float, box) -> tuple[float, float]:
+    xd, yd, (bottom, top) = box
+    nx = (x - xd[0]) / max(xd[1] - xd[0], 1e-9)
+    ny = bottom + (y - yd[0]) / max(yd[1] - yd[0], 1e-9) * (top - bottom)
+    return nx, ny
+
+
+def _move(note, boxes) -> None:
+    box = _box_of(note.x, note.y, boxes)
+    if box is not None:
+        note.x, note.y = _mapped(note.x, note.y, box)
+
+
+def _move_shape(shape, boxes) -> None:
+    box = _box_of((shape.x0 + shape.x1) / 2, (shape.y0 + shape.y1) / 2, boxes)
+    if box is not None:
+        (shape.x0, shape.y0), (shape.x1, shape.y1) = _mapped(shape.x0, shape.y0, box), _mapped(shape.x1, shape.y1, box)
