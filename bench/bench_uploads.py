@@ -1,7 +1,7 @@
 """Uploads: the extra peak memory each upload reader costs the server for a file at its limits.
 
-Four cases, each at the edge of what a page accepts: a 10,000-row compute CSV (about 180 KB), a 64-column
-compute CSV of 4.4 MB (10,000 rows), a 1 MB audit import and a 64-column lengths file at its 2 MB limit.
+Four cases, each at the edge of what a page accepts: a 10,000-row compute CSV (about 220 KB), a 64-column
+compute CSV of 4.5 MB (10,000 rows), a 1 MB audit import and a 64-column lengths file at its 2 MB limit.
 Each is read the way its page reads it (the compute page also fits and bootstraps the upload), in a fresh
 process, and measured twice: Python's own allocations (tracemalloc, numpy's arrays included) and the
 process's resident peak above where it stood (the kernel's VmHWM, `bench.memory.PeakMemory`).
@@ -46,7 +46,7 @@ def wide_csv(columns: int, target_bytes: int, used: tuple[str, str], rows: int =
 
 
 def compute_wide() -> bytes:
-    """64 columns, 10,000 rows, 4.4 MB: year and value, then 62 columns the compute page never reads."""
+    """64 columns, 10,000 rows, 4.5 MB: year and value, then 62 columns the compute page never reads."""
     rng = np.random.default_rng(2)
     years = rng.uniform(1950, 2025, 10_000).round(2)
     values = 10 ** (0.15 * (years - 2000) + rng.normal(0, 0.5, 10_000))

@@ -46,8 +46,9 @@ def address_from(peer: str | None, forwarded: str | None) -> str:
     """The client-address rule, from the connection's peer and its X-Forwarded-For header: behind the
     deployment's own nginx (a local peer) the last address in X-Forwarded-For, the one nginx itself saw;
     anything a client wrote before it is ignored, and the header is ignored from any other peer."""
-    local = peer is None or peer in _LOOPBACK
-    return ((forwarded or "").split(",")[-1].strip() if local else "") or (None if local else peer) or _LOCAL
+    if peer is not None and peer not in _LOOPBACK:
+        return peer  # a remote peer: whatever its header says is its own claim
+    return (forwarded or "").split(",")[-1].strip() or _LOCAL
 
 
 def client_address() -> str:

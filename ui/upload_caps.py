@@ -130,27 +130,38 @@ class CappedUploadManager(MemoryUploadedFileManager):
         raise HTTPException(status_code=TOO_MANY_REQUESTS, detail=refusal.message("en"))
 
     def _check(self, session_id: str, address: str, file: UploadedFileRec) -> Refusal | None:
+        """The first cap `file` would break (tab, address, server), or None."""
         caps, size = self.caps, len(file.data)
+        held: dict[str, tuple[int, int]] = {}  # session -> (files, bytes) it holds
         with self._lock:
-            held = {sid: [f for fid, f in files.items() if (sid, fid) != (session_id, file.file_id)]
-                    for sid, files in self.file_storage.items()}  # a file sent again replaces itself
-        def total(sessions) -> tuple[int, int]:  # noqa: E306 - files and bytes held by `sessions`
-            files = [f for sid in sessions for f in held.get(sid, ())]
-            return len(files), sum(len(f.data) for f in files)
+            for sid, files in self.file_storage.items():
+                kept = [f for fid, f in files.items() if (sid, fid) != (session_id, file.file_id)]  # sent again:
+                held[sid] = (len(kept), sum(len(f.data) for f in kept))  # the new copy replaces the old
 
-        tab_files, tab_bytes = total([session_id])
-        if tab_files + 1 > caps.tab_files or tab_bytes + size > caps.tab_bytes:
+        def over(sessions, max_files: int, max_bytes: int, files_sent: int | None = None) -> bool:
+            counts = [held.get(sid, (0, 0)) for sid in sessions]
+            files, size_held = sum(c[0] for c in counts), sum(c[1] for c in counts)
+            return (files if files_sent is None else files_sent) + 1 > max_files or size_held + size > max_bytes
+
+        if over([session_id], caps.tab_files, caps.tab_bytes):
             return Refusal("tab", caps.tab_files, caps.tab_bytes / MB)
-        sent = self._sent[address]
-        while sent and sent[0] <= self._clock() - caps.window_s:
-            sent.popleft()
-        _, address_bytes = total([sid for sid, a in self._addresses.items() if a == address])
-        if len(sent) + 1 > caps.address_files or address_bytes + size > caps.address_bytes:
+        self._forget_old_sends()
+        if over([sid for sid, a in self._addresses.items() if a == address], caps.address_files,
+                caps.address_bytes, files_sent=len(self._sent.get(address, ()))):
             return Refusal("address", caps.address_files, caps.address_bytes / MB, caps.window_s / 60)
-        server_files, server_bytes = total(held)
-        if server_files + 1 > caps.server_files or server_bytes + size > caps.server_bytes:
+        if over(held, caps.server_files, caps.server_bytes):
             return Refusal("server", caps.server_files, caps.server_bytes / MB)
         return None
+
+    def _forget_old_sends(self) -> None:
+        """Drop the sends older than the window, and the addresses left with none."""
+        since = self._clock() - self.caps.window_s
+        for address in list(self._sent):
+            sent = self._sent[address]
+            while sent and sent[0] <= since:
+                sent.popleft()
+            if not sent:
+                del self._sent[address]
 
     def drop_departed(self) -> None:
         """Free the files of every session whose browser has gone (its tab closed or its connection lost)."""

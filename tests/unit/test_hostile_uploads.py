@@ -37,7 +37,8 @@ CLASSES = {  # name: (bytes, or a function of the validator's header; what the m
     "JSON given to a CSV, CSV to the JSON": (None, ("must name", "Not JSON")),
     "a 1,100,000-character field": (lambda header: f"{header}\n1,{'9' * 1_100_000}\n".encode(),
                                   ("cannot be read as CSV", "at most")),
-    "nested 100,000 deep": (b"[" * 100_000, ("cannot be read as CSV", "nested too deeply")),
+    "nested 100,000 deep": (b"[" * 100_000, ("cannot be read as CSV", "more than 20,000 objects")),  # unparsed
+    "nested 10,000 deep": (b"[" * 10_000, ("cannot be read as CSV", "nested too deeply")),
     "header only": (lambda header: f"{header}\n".encode(), ("0 data rows", "Not JSON")),
     "markup and control characters": (lambda header: f"{MARKUP},{MARKUP}\n1,2\n".encode(), ("must name", "Not JSON")),
 }

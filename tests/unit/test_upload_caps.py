@@ -161,3 +161,32 @@ def test_nginx_accepts_the_generated_file(tmp_path):
     out = subprocess.run(["nginx", "-t", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")],
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
+
+
+@pytest.mark.skipif(shutil.which("nginx") is None, reason="no nginx here to run")
+def test_nginx_answers_a_burst_of_uploads_past_30_with_429_and_a_large_body_with_413(tmp_path):
+    """A real nginx in front of a replica that is not there (502): the limits act before any replica would."""
+    import socket
+    import urllib.error
+    import urllib.request
+
+    for folder in ("logs", "tmp"):
+        (tmp_path / folder).mkdir()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    (tmp_path / "nginx.conf").write_text(nginx_config(port, [1]))
+    subprocess.run(["nginx", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")], check=True)
+    try:
+        def status(path: str, size: int) -> int:
+            request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=b"7" * size, method="PUT")
+            try:
+                return urllib.request.urlopen(request, timeout=10).status
+            except urllib.error.HTTPError as err:
+                return err.code
+        statuses = [status(f"/_stcore/upload_file/s/{i}", 100) for i in range(60)]
+        assert 429 not in statuses[:31] and statuses.count(429) >= 1  # one, then a burst of 30, then refused
+        assert status("/_stcore/upload_file/s/big", 7 * 2 ** 20) in (413, 429)  # over 6 MB, if not already 429
+        assert status("/other", 100) == 502  # the rate is the upload route's alone
+    finally:
+        subprocess.run(["nginx", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf"), "-s", "stop"])
