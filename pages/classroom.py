@@ -167,7 +167,7 @@ def verdict_card(question: classroom.Question, mine: classroom.Mine | None) -> N
     result = classroom.verdict(question, mine)
     if mine is not None:
         plain(t("your-answer-was", answer=my_answer_text(question, mine)))
-    right = right_answer_text(question)
+    right = as_markdown_text(right_answer_text(question))  # alerts read Markdown: a typed choice stays text
     if result == "right":
         st.success(t("verdict-right", answer=right))
     elif result == "wrong":

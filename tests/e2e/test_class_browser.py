@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from explorer import content
 from explorer import learning_path as lp
-from tests.e2e.conftest import TIMEOUT_MS, assert_no_exception
+from tests.e2e.conftest import TIMEOUT_MS, assert_no_exception, shoot
 
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 PHONE = {"width": 390, "height": 844}
@@ -107,8 +107,10 @@ def test_a_lecturer_a_projector_and_five_phones_run_two_questions(browser, app_u
         expect(phone.locator("iframe")).to_have_count(1)  # the page's own figure that answers it
         assert phone.evaluate(WIDTH) <= PHONE["width"]
     phones[0][1].wait_for_selector(IDLE)
-    _shot(phones[0][1], "class-phone-light-after-reveal-path.png", tmp_path)
-    _shot(phones[1][1], "class-phone-dark-after-reveal-path.png", tmp_path)
+    for _, phone in phones[:2]:  # the path page's own figure, drawn inside its frame
+        expect(phone.frame_locator("iframe").locator(".js-plotly-plot").first).to_be_visible()
+    shoot(phones[0][1], tmp_path / "class-phone-light-after-reveal-path.png")  # the whole page: figures below
+    shoot(phones[1][1], tmp_path / "class-phone-dark-after-reveal-path.png")
 
     # the lecturer's own question: choices typed with Markdown, a right answer and an explanation
     host.get_by_text("My own question").click()
@@ -134,11 +136,14 @@ def test_a_lecturer_a_projector_and_five_phones_run_two_questions(browser, app_u
         expect(phone.get_by_text(f"Your answer: {'ABC'[i % 3]}.").first).to_be_visible()
         expect(phone.get_by_text("It matches the answer" if i % 3 == 0 else "It does not match").first).to_be_visible()
         expect(phone.get_by_text("Every character shows as typed.")).to_be_visible()
+        assert phone.locator('[data-testid="stMain"] [data-testid="stAlert"] a, [data-testid="stMain"] strong').count() == 0
         assert_no_exception(phone)
     room.wait_for_selector(IDLE)
     _shot(room, "class-room-1920x1080-own-question.png", tmp_path)
-    _shot(phones[0][1], "class-phone-light-after-reveal-own.png", tmp_path)
-    _shot(phones[1][1], "class-phone-dark-after-reveal-own.png", tmp_path)
+    shoot(phones[0][1], tmp_path / "class-phone-light-after-reveal-own.png")
+    shoot(phones[1][1], tmp_path / "class-phone-dark-after-reveal-own.png")
+    host.wait_for_selector(IDLE)
+    _shot(host, "class-lecturer-1440x900-own-question.png", tmp_path)
 
     with host.expect_download() as download:  # the CSV: question text and the letters the screen shows
         host.get_by_role("button", name="Download the answers (CSV)").click()
