@@ -100,7 +100,7 @@ def test_a_lecturer_a_projector_and_five_phones_run_two_questions(browser, app_u
     why = " ".join(content.text("path", "q1-why").split())[:40]
     for i, (_, phone) in enumerate(phones):  # each phone: its own answer, the verdict, the explanation, figures
         expect(phone.get_by_text("Your answer: ").first).to_be_visible()
-        verdict = "It matches the answer" if i % 2 == 0 else "It does not match"
+        verdict = "It matches the answer" if i % 2 == 0 else "It does not match."
         expect(phone.get_by_text(verdict).first).to_be_visible()
         expect(phone.get_by_text(why).first).to_be_visible()
         expect(phone.locator(".js-plotly-plot")).to_have_count(1)
