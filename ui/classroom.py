@@ -158,7 +158,11 @@ def answers(room: classroom.Room, question: classroom.Question, mine: classroom.
                          mine=None if mine is None else mine.choice, revealed=question.revealed, height=height,
                          letters_only=phone, large=large)
     render.live_figure(fig, key=f"class-answers-{question.id}")
-    st.caption(content.text(BOOK, "answer-count", n=tally.answers, joined=classroom.joined(room)))
+    count = content.text(BOOK, "answer-count", n=tally.answers, joined=classroom.joined(room))
+    if large:  # the room view: read from the back of the hall
+        plain(count, size_rem=1.6, weight=600)
+    else:
+        st.caption(count)
 
 
 def right_answer_text(question: classroom.Question) -> str:

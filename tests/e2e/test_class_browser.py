@@ -143,6 +143,7 @@ def test_a_lecturer_a_projector_and_five_phones_run_two_questions(browser, app_u
     shoot(phones[0][1], tmp_path / "class-phone-light-after-reveal-own.png")
     shoot(phones[1][1], tmp_path / "class-phone-dark-after-reveal-own.png")
     host.wait_for_selector(IDLE)
+    host.evaluate("document.querySelector('[data-testid=\"stMain\"]').scrollTo(0, 0)")
     _shot(host, "class-lecturer-1440x900-own-question.png", tmp_path)
 
     with host.expect_download() as download:  # the CSV: question text and the letters the screen shows
