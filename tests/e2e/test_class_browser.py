@@ -58,6 +58,8 @@ def test_a_lecturer_a_projector_and_five_phones_run_two_questions(browser, app_u
     expect(host.get_by_text("Join with code").first).to_be_visible()
     _no_secret_in(host.url)
     code = parse_qs(urlsplit(host.url).query)["class"][0]
+    assert f"explorer_host_{code}" in {c["name"] for c in host_context.cookies() if c["httpOnly"]}
+    assert "explorer_host" not in host.evaluate("document.cookie")  # no script on the page can read it
     join_link = host.locator('[data-testid="stCode"] code').first.inner_text().strip()
     assert join_link.endswith(f"/class/join?class={code}&lang=en")
     join_link = app_url + join_link[join_link.index("/class/join"):]
@@ -77,6 +79,7 @@ def test_a_lecturer_a_projector_and_five_phones_run_two_questions(browser, app_u
         phone.goto(join_link)  # the join route sets this device's cookie and sends it on to the page
         expect(phone.get_by_text(lp.prompt(1)[:30]).first).to_be_visible()
         _no_secret_in(phone.url)
+        assert "explorer_device" not in phone.evaluate("document.cookie")
         _answer(phone, [lp.step(1).answer, 0, lp.step(1).answer, 2, lp.step(1).answer][i])
         assert phone.evaluate(WIDTH) <= PHONE["width"]  # no sideways scroll on a phone
         phones.append((context, phone))
