@@ -3,8 +3,11 @@
 Every simulated device speaks the app's own websocket protocol (`bench.loadtest.Session`) through nginx, as a
 browser does: it opens the class link, keeps polling its `run_every` fragment at the interval the page asks
 for, picks a choice and presses "Send my answer". The lecturer's session polls its live figure the same way.
-Mid-class one replica is killed (SIGKILL); its devices reconnect, as Streamlit's frontend does, with the
-address they had (their `me=` token), and any answer not yet acknowledged is sent again.
+Each device joins as a phone does, through the join link (`GET class/join`, which sets its device cookie), and
+the lecturer's session carries the lecturer's cookie. Mid-class one replica is killed (SIGKILL); its devices
+reconnect, as Streamlit's frontend does, with the cookies they hold, and any answer not yet acknowledged is
+sent again. All devices come from one address here, so the replicas run with a join limit above the class size
+(`EXPLORER_CLASS_JOINS_PER_MINUTE`, as docs/class-mode.md says a lecture hall behind one NAT address needs).
 
 Reported: answers acknowledged and answers in the database (counted there), p50/p95 seconds from an
 acknowledged answer to the lecturer's view counting it, errors, reconnects.
@@ -25,7 +28,8 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import parse_qs
+import urllib.request
+from http.cookiejar import CookieJar
 
 import sqlalchemy as sa
 from streamlit.proto.WidgetStates_pb2 import WidgetState
@@ -52,7 +56,7 @@ class Class:
     answer_window_s: float
     started: float = field(default_factory=time.monotonic)
     acks: dict[int, float] = field(default_factory=dict)  # student -> when the answer was acknowledged
-    tokens: dict[int, str] = field(default_factory=dict)  # student -> its device token (the page's `me=`)
+    tokens: dict[int, str] = field(default_factory=dict)  # student -> its device token (its cookie)
     seen: list[tuple[float, int]] = field(default_factory=list)  # lecturer: (when, answers counted)
     errors: list[str] = field(default_factory=list)
     runs: dict[str, list[float]] = field(default_factory=lambda: {"student": [], "lecturer": []})  # round trips
@@ -63,20 +67,43 @@ class Class:
         return time.monotonic() - self.started
 
 
-class Device:
-    """One browser tab on the class page: reconnects with its last address when its replica goes away."""
+class CookieSession(Session):
+    """A session whose browser already holds `held` cookies (the class's), and which enters through `entry`
+    (the join link) the first time: the cookies that sets are held from then on."""
 
-    def __init__(self, room: Class, query: str, role: str) -> None:
+    def __init__(self, base_url: str, held: dict[str, str], entry: str) -> None:
+        super().__init__(base_url)
+        self.held, self.entry = held, entry
+
+    def _cookies(self, path: str) -> str:
+        jar = CookieJar()
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+        request = urllib.request.Request(f"{self.base_url}/{self.entry or path}")
+        if self.held:
+            request.add_header("Cookie", "; ".join(f"{k}={v}" for k, v in self.held.items()))
+        opener.open(request, timeout=30).read()
+        self.held.update({c.name: c.value for c in jar if c.name != "explorer_route"})  # nginx picks anew
+        self.entry = ""
+        return "; ".join(f"{k}={v}" for k, v in {**self.held, **{c.name: c.value for c in jar}}.items())
+
+
+class Device:
+    """One browser tab on the class page: reconnects with its cookies when its replica goes away."""
+
+    def __init__(self, room: Class, query: str, role: str, cookies: dict[str, str] | None = None,
+                 entry: str = "") -> None:
         self.room, self.query, self.role, self.session = room, query, role, None
+        self.cookies, self.entry = dict(cookies or {}), entry
         self.fragments: dict[str, float] = {}
 
     async def run(self, widgets: list[WidgetState] = (), fragment: str = "") -> RunResult:
         for attempt in range(6):
             try:
                 if self.session is None:
-                    self.session = Session(self.room.url)
+                    self.session = CookieSession(self.room.url, self.cookies, self.entry)
                     await self.session.open(PAGE)
                     fragment, widgets = "", []  # a new session: the whole page runs first
+                self.entry = self.session.entry  # joined once: a reconnect keeps the device's cookie
                 result = await self.session.run(PAGE, self.query, widgets, fragment)
                 self.room.runs[self.role].append(result.seconds)
                 self.query = result.query if result.query is not None else self.query
@@ -128,7 +155,7 @@ def _received(result: RunResult) -> bool:
 
 
 async def student(room: Class, number: int) -> None:
-    device = Device(room, f"class={room.code}&lang=en", "student")
+    device = Device(room, f"class={room.code}&lang=en", "student", entry=f"class/join?class={room.code}&lang=en")
     rng = random.Random(number)
     try:
         result = await device.run()
@@ -160,7 +187,7 @@ async def student(room: Class, number: int) -> None:
 
 def _acknowledge(room: Class, number: int, device: Device) -> None:
     room.acks[number] = room.now()
-    room.tokens[number] = parse_qs(device.query).get("me", [""])[0]
+    room.tokens[number] = device.cookies.get(f"explorer_device_{room.code}", "")
 
 
 def _counted(result: RunResult) -> int | None:
@@ -172,7 +199,7 @@ def _counted(result: RunResult) -> int | None:
 
 
 async def lecturer(room: Class) -> None:
-    device = Device(room, f"class={room.code}&host={room.host}&lang=en", "lecturer")
+    device = Device(room, f"class={room.code}&lang=en", "lecturer", cookies={f"explorer_host_{room.code}": room.host})
     try:
         await device.run()
         while not room.done.is_set():
@@ -235,12 +262,20 @@ def _database(url: str):
             os.environ["EXPLORER_DB_URL"] = before
 
 
+def secrets_in_logs(logs: Path, secrets_: list[str]) -> int:
+    """How many of `secrets_` (the lecturer's token, the devices') appear in any log under `logs` (nginx's error
+    log with a replica down included): none may."""
+    text = "".join(p.read_text(errors="replace") for p in logs.rglob("*") if p.is_file())
+    return sum(1 for secret in secrets_ if secret and secret in text)
+
+
 def run_class(url: str, db_url: str, students: int, answer_window_s: float, kill_pid: int | None = None,
-              ramp_s: float = 15.0) -> dict:
-    """One class against a running deployment; the class is made in its database, as the lecturer's Start does."""
+              ramp_s: float = 15.0, logs: Path | None = None) -> dict:
+    """One class against a running deployment; the class is made in its database, as the lecturer's Start does.
+    With `logs` (the deployment's log folder), also counts the class's secrets found in its logs."""
     with _database(db_url):
         room_row, token = classroom.start()
-        question = classroom.ask_own(room_row, "Re-encoding a chat: what grows with (n+m)^2?", CHOICES)
+        question = classroom.ask_own(room_row, "Re-encoding a chat: what grows with (n+m)^2?", CHOICES, poll=True)
         room = Class(url, room_row.code, token, answer_window_s)
         cpu_before = time.process_time()
         killed = run_async(class_session(room, students, kill_pid, ramp_s))
@@ -258,7 +293,8 @@ def run_class(url: str, db_url: str, students: int, answer_window_s: float, kill
             "answers_within_s": last, "view_p50_s": p50, "view_p95_s": p95, "errors": len(room.errors),
             "error_samples": room.errors[:5], "reconnects": room.reconnects, "killed": killed,
             "runs": len(room.runs["student"]) + len(room.runs["lecturer"]), **runs,
-            "wall_s": room.now(), "generator_cpu_s": generator_cpu}
+            "wall_s": room.now(), "generator_cpu_s": generator_cpu,
+            "secrets_in_logs": secrets_in_logs(logs, [room.host, *room.tokens.values()]) if logs else None}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -269,12 +305,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--window", type=float, default=40.0, help="students answer within this many seconds")
     parser.add_argument("--no-kill", action="store_true", help="keep every replica up")
     args = parser.parse_args(argv)
+    os.environ.setdefault("EXPLORER_CLASS_JOINS_PER_MINUTE", str(max(60, 2 * args.students)))  # one address here
     with tempfile.TemporaryDirectory(prefix="class-load-") as tmp:
         state = serve.start(args.replicas, serve._free_port(), Path(tmp), Path(tmp) / "cache", db=args.db)
         try:
             db_url = state["db_url"] or f"sqlite:///{Path(tmp) / 'cache' / 'explorer.sqlite3'}"
             victim = None if args.no_kill else state["replica_pids"][-1]
-            result = run_class(state["url"], db_url, args.students, args.window, victim)
+            result = run_class(state["url"], db_url, args.students, args.window, victim, logs=Path(tmp) / "logs")
         finally:
             serve.stop(Path(tmp), keep_database=False)
     print(json.dumps(result, indent=2))

@@ -11,9 +11,10 @@ from explorer import classroom
 from explorer import learning_path as lp
 from ui import layout
 from ui.classroom import (CODE_KEY, VIEW_KEY, answers, as_markdown_text, button_html, device, explanation,
-                          is_lecturer, join_link, joined_here, my_answer_text, my_classes, plain, qr_html, refusal_from_url,
+                          is_lecturer, join_link, joined_here, my_answer_text, my_classes, plain, qr_png, refusal_from_url,
                           refused, right_answer_text, room_from_url, start_action, step_figure, wording)
 from ui.frame import header
+from ui import lecture
 from ui.lecture import page_url
 from ui.text import say, t
 
@@ -130,7 +131,7 @@ def room_live(room: classroom.Room) -> None:
     if question is None:
         plain(t("room-waiting", n=classroom.joined(room)), size_rem=2.2)
         return
-    answers(room, question, height=620)
+    answers(room, question, height=640, large=True)
     if question.revealed:
         revealed_answer(question, size_rem=1.8)
         step_figure(question, height=760)
@@ -138,10 +139,12 @@ def room_live(room: classroom.Room) -> None:
 
 def room_view(room: classroom.Room) -> None:
     """What the projector shows: read-only, no secret: the code, the QR code of the join link, live answers."""
+    if not lecture.presentation():
+        st.query_params["presentation"] = "true"  # projector type for every figure drawn here
     live_col, join_col = st.columns([3, 1], gap="large")
     with join_col:
         plain(room.code, size_rem=4.5, weight=800)
-        st.html(qr_html(join_link(room)))
+        st.image(qr_png(join_link(room)), width=320)
         plain(join_link(room), size_rem=0.95, weight=400)
     with live_col:
         room_live(room)
@@ -164,7 +167,7 @@ def verdict_card(question: classroom.Question, mine: classroom.Mine | None) -> N
     result = classroom.verdict(question, mine)
     if mine is not None:
         plain(t("your-answer-was", answer=my_answer_text(question, mine)))
-    right = right_answer_text(question)
+    right = as_markdown_text(right_answer_text(question))  # alerts read Markdown: a typed choice stays text
     if result == "right":
         st.success(t("verdict-right", answer=right))
     elif result == "wrong":
@@ -187,7 +190,7 @@ def student(room: classroom.Room, me: str) -> None:
     mine = classroom.mine(question, me)
     if question.revealed:
         verdict_card(question, mine)
-        answers(room, question, mine=mine)
+        answers(room, question, mine=mine, phone=True)
         step_figure(question, height=520)
         return
     title, choices = wording(question)

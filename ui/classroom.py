@@ -5,6 +5,7 @@ as plain text, the live answers figure, the join link and its QR code."""
 from __future__ import annotations
 
 import html
+import io
 import re
 
 import segno
@@ -21,6 +22,8 @@ BOOK = "class"  # content/<lang>/class.md: this helper serves the class page alo
 CODE_KEY, VIEW_KEY, REFUSED_KEY = "class", "view", "refused"  # URL: ?class=ABC234[&view=room][&refused=...]
 REFUSALS = ("too-many-classes", "start-rate", "join-rate", "joining-closed", "class-full")  # from the routes
 _MARKDOWN_SPECIAL = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation mark
+_AUTOLINK = re.compile(r"(?i)(?:https?|ftp|mailto|xmpp):|www\.|@")  # where an autolink starts
+WORD_JOINER = "\u2060"
 
 
 def room_from_url() -> classroom.Room | None:
@@ -108,7 +111,10 @@ def refusal_from_url() -> None:
 
 def as_markdown_text(text: str) -> str:
     """Typed text for a widget label that Streamlit reads as Markdown (a radio's options): every punctuation
-    mark escaped, so bold, links, colours, maths and emoji codes all show as the characters typed."""
+    mark escaped, so bold, links, colours, maths and emoji codes all show as the characters typed. A bare
+    address would still become a live link (GitHub-style autolinks are found in the text after escapes are
+    read), so an invisible word joiner breaks "http://", "www." and "@" apart."""
+    text = _AUTOLINK.sub(lambda m: m.group(0)[:-1] + WORD_JOINER + m.group(0)[-1], text)
     return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
 
 
@@ -133,26 +139,30 @@ def button_html(href_or_action: str, label: str, post: bool = False) -> str:
     return f'<a href="{html.escape(href_or_action)}" style="{style}">{label}</a>'
 
 
-def qr_html(link: str, width_px: int = 320) -> str:
-    """The join link as a QR code (segno: pure Python, offline), dark on white in any theme. The SVG holds
-    only the drawn modules: the link's text is never written into the page."""
-    svg = segno.make(link, error="m").svg_inline(scale=8, dark="#000000", light="#ffffff", border=3,
-                                                 omitsize=True)
-    return f'<div style="max-width:{int(width_px)}px;background:#fff">{svg}</div>'
-
+def qr_png(link: str) -> bytes:
+    """The join link as a QR code (segno: pure Python, offline, its own PNG writer), dark on white in any
+    theme: an image, so nothing of the link is written into the page as markup (st.html drops inline SVG)."""
+    out = io.BytesIO()
+    segno.make(link, error="m").save(out, kind="png", scale=10, border=3, dark="#000000", light="#ffffff")
+    return out.getvalue()
 
 
 def answers(room: classroom.Room, question: classroom.Question, mine: classroom.Mine | None = None,
-            height: int | None = None) -> None:
+            height: int | None = None, phone: bool = False, large: bool = False) -> None:
     """The class's answers (live until the reveal; then the right answer green and, on a phone, this device's
     own bar outlined) with the count of answers."""
     title, choices = wording(question)
     tally = classroom.tally(question)
     fig = answers_figure(title, choices, tally, question.correct if question.revealed else None,
                          question.value if question.revealed else None, question.unit,
-                         mine=None if mine is None else mine.choice, revealed=question.revealed, height=height)
+                         mine=None if mine is None else mine.choice, revealed=question.revealed, height=height,
+                         letters_only=phone, large=large)
     render.live_figure(fig, key=f"class-answers-{question.id}")
-    st.caption(content.text(BOOK, "answer-count", n=tally.answers, joined=classroom.joined(room)))
+    count = content.text(BOOK, "answer-count", n=tally.answers, joined=classroom.joined(room))
+    if large:  # the room view: read from the back of the hall
+        plain(count, size_rem=1.6, weight=600)
+    else:
+        st.caption(count)
 
 
 def right_answer_text(question: classroom.Question) -> str:

@@ -15,6 +15,7 @@ BOOK = "fig-class"  # content/<lang>/fig-class.md
 CHOICE_COLOR, RIGHT_COLOR, VALUE_COLOR = OKABE_ITO[0], OKABE_ITO[2], OKABE_ITO[3]
 LABEL_CHARS = 28  # a choice's label wraps onto lines this wide beside its bar
 NICE_STEPS = (1, 2, 5)
+LARGE_FONT = 26  # px: read from the back of a lecture hall at 1080p
 
 
 def count_step(most: int, ticks: int = 5) -> int:
@@ -30,13 +31,17 @@ def count_step(most: int, ticks: int = 5) -> int:
 
 def answers_figure(title: str, choices: list[str], tally: Tally, correct: int | None = None,
                    value: float | None = None, unit: str = "", mine: int | None = None,
-                   revealed: bool = False, height: int | None = None) -> go.Figure:
+                   revealed: bool = False, height: int | None = None, letters_only: bool = False,
+                   large: bool = False) -> go.Figure:
     """Bars per choice (the right one green once revealed; `mine`, this device's choice, outlined), or for a
     number question every answer as a dot on one line with the revealed value as a vertical rule. `title` and
-    `choices` may be typed by a lecturer: `explorer.classroom` has already taken markup out of them."""
+    `choices` may be typed by a lecturer: `explorer.classroom` has already taken markup out of them.
+    `letters_only` labels the bars A, B, C (a phone, whose page lists the choices in words); `large` sets type
+    for a projector (24 px and more at 1080p)."""
     fig = go.Figure()
     if choices:
-        labels = ["<br>".join(wrap_text(label, LABEL_CHARS)) for label in lettered(choices)]
+        labels = [label[:1] if letters_only else "<br>".join(wrap_text(label, LABEL_CHARS))
+                  for label in lettered(choices)]
         colors = [RIGHT_COLOR if i == correct else CHOICE_COLOR for i in range(len(choices))]
         outline = [4 if i == mine else 0 for i in range(len(choices))]
         fig.add_trace(go.Bar(y=labels, x=list(tally.counts), orientation="h", marker_color=colors,
@@ -47,7 +52,7 @@ def answers_figure(title: str, choices: list[str], tally: Tally, correct: int | 
         fig.update_yaxes(autorange="reversed")
         fig.update_xaxes(title=content.text(BOOK, "axis-answers"), range=[0, most * 1.15], tickmode="linear",
                          tick0=0, dtick=count_step(most), tickformat="d")
-        height = height or 170 + 62 * len(choices)
+        height = height or 170 + (44 if letters_only else 62) * len(choices)
     else:
         fig.add_trace(go.Box(x=list(tally.numbers), y=[""] * len(tally.numbers), boxpoints="all", jitter=0.6,
                              pointpos=0, fillcolor="rgba(0,0,0,0)", line_color="#999999",
@@ -62,4 +67,10 @@ def answers_figure(title: str, choices: list[str], tally: Tally, correct: int | 
         height = height or 340
     evidence = Evidence(Kind.CLASS_ANSWERS, content.text(BOOK, "evidence", n=tally.answers),
                         note=content.text(BOOK, "revealed") if revealed else "")
-    return styled(fig, title, evidence, height=height)
+    fig = styled(fig, title, evidence, height=height)
+    if large:
+        fig.update_layout(font=dict(size=LARGE_FONT))
+        fig.update_xaxes(tickfont=dict(size=LARGE_FONT), title_font=dict(size=LARGE_FONT))
+        fig.update_yaxes(tickfont=dict(size=LARGE_FONT))
+        fig.update_traces(textfont=dict(size=LARGE_FONT + 4), selector=dict(type="bar"))
+    return fig

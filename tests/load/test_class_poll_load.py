@@ -15,13 +15,14 @@ pytestmark = [pytest.mark.load,
                                  reason="nginx is not installed (`.ci/run` installs Debian's nginx)")]
 
 
-def test_a_class_of_200_answers_through_a_replica_crash_and_loses_nothing_acknowledged(tmp_path, capsys):
+def test_a_class_of_200_answers_through_a_replica_crash_and_loses_nothing_acknowledged(tmp_path, capsys, monkeypatch):
     if postgres.binaries() is None:
         pytest.fail("PostgreSQL is required: `apt-get install postgresql` (`.ci/run` does)")
+    monkeypatch.setenv("EXPLORER_CLASS_JOINS_PER_MINUTE", str(2 * STUDENTS))  # every device comes from one address
     state = serve.start(2, serve._free_port(), tmp_path / "serve", tmp_path / "cache", db="postgres")
     try:
         result = run_class(state["url"], state["db_url"], STUDENTS, answer_window_s=40.0,
-                           kill_pid=state["replica_pids"][-1])
+                           kill_pid=state["replica_pids"][-1], logs=tmp_path / "serve" / "logs")
     finally:
         serve.stop(tmp_path / "serve", keep_database=False)
     with capsys.disabled():  # the figures are the point: the README's "Serving a class" quotes them
@@ -33,3 +34,4 @@ def test_a_class_of_200_answers_through_a_replica_crash_and_loses_nothing_acknow
     assert result["errors"] == 0, result["error_samples"]
     assert result["acknowledged"] == result["stored"] == STUDENTS and result["acknowledged_but_lost"] == 0
     assert result["killed"]["answers_before"] < STUDENTS  # the crash came mid-class
+    assert result["secrets_in_logs"] == 0  # no lecturer's or device's token in nginx's or a replica's log
