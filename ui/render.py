@@ -102,7 +102,11 @@ def _themed(fig: go.Figure, dark: bool, frame: Frame = Frame(), fill: int | None
             ) -> tuple[go.Figure, Header]:
     chart, header = split_header(for_dark(fig) if dark else fig)
     height = _fill_height(header, frame) if fill is None and frame.fills_height else fill
-    return for_frame(chart, frame, height), header
+    try:
+        return for_frame(chart, frame, height), header
+    except Exception:  # noqa: BLE001 - a figure its frame's restyling did not foresee is shown as drawn
+        traceback.print_exc()
+        return chart, header
 
 
 FILL_CHROME_PX = 44  # what a filled frame keeps besides the header and the chart: padding and the gap between

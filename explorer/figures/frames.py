@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
 import plotly.graph_objects as go
 
 from explorer.figures.theme import display_width, wrap_text
@@ -147,6 +148,10 @@ def _size_type(fig: go.Figure, frame: Frame) -> None:
         own = axis.tickfont.size or 16
         axis.update(tickfont=dict(size=max(floor, round(own * factor))), automargin=True,
                     title=dict(font=dict(size=round(tick * 1.12)), standoff=4))
+    for letter, axes in (("x", fig.select_xaxes()), ("y", fig.select_yaxes())):
+        for axis in axes:
+            if axis.type == "log" and not axis.tickvals and axis.dtick is None:
+                _log_labels(fig, axis, letter, floor)
     for note in fig.layout.annotations:
         note.font.size = max(floor, round((note.font.size or 16) * factor))
     for trace in fig.data:
@@ -166,6 +171,35 @@ def _size_type(fig: go.Figure, frame: Frame) -> None:
         marker_bar = getattr(getattr(trace, "marker", None), "colorbar", None)
         if marker_bar is not None and getattr(trace.marker, "showscale", None):
             marker_bar.update(tickfont=dict(size=floor), title=dict(font=dict(size=floor)))
+
+
+def _axis_id(axis, letter: str) -> str:
+    """"x", "x2", ... of a layout axis (its Plotly name is "xaxis", "xaxis2", ...)."""
+    return letter + axis.plotly_name[5:]
+
+
+def _decades(fig: go.Figure, axis, letter: str) -> float | None:
+    """How many powers of ten a log axis spans: its fixed range, else its traces' positive values."""
+    if axis.range and None not in axis.range:
+        return abs(axis.range[1] - axis.range[0])
+    values = []
+    for trace in fig.data:
+        if (getattr(trace, f"{letter}axis", None) or letter) == _axis_id(axis, letter):
+            data = getattr(trace, letter, None)
+            values += [float(v) for v in (() if data is None else data)
+                       if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) and v > 0]
+    return math.log10(max(values) / min(values)) if values else None
+
+
+def _log_labels(fig: go.Figure, axis, letter: str, floor: int) -> None:
+    """A log axis over two decades or more labels only its powers of ten (Plotly writes the digits between them
+    at three quarters of the tick size, under the frame's smallest readable type); a shorter one keeps its
+    digits, made large enough."""
+    span = _decades(fig, axis, letter)
+    if span is not None and span >= 2:
+        axis.dtick = 1
+    else:
+        axis.tickfont.size = max(axis.tickfont.size, math.ceil(floor / 0.75))
 
 
 def _fewer_ticks(fig: go.Figure) -> None:
@@ -210,7 +244,7 @@ def _wrap_labels(fig: go.Figure, frame: Frame, width: int) -> None:
     for letter, axes in (("x", fig.select_xaxes()), ("y", fig.select_yaxes())):
         for axis in axes:
             size = axis.tickfont.size or frame.tick_px
-            axis_id = letter + (axis.plotly_name[5:] if len(axis.plotly_name) > 5 else "")
+            axis_id = _axis_id(axis, letter)
             cats = _categories(fig, letter, axis_id)
             if cats and not axis.tickvals and (axis.type in (None, "category", "-")):
                 room = width * 0.33 if letter == "y" else max(width * 0.9 / len(cats), 60)
@@ -244,7 +278,8 @@ def _legend_names(fig: go.Figure) -> list[str]:
 def _legend_entries(fig: go.Figure, legend: str = "legend") -> list[str]:
     """The entry names a legend shows (one per legend group), as Plotly decides whether to show them."""
     shown, groups = [], set()
-    visible = [t for t in fig.data if t.showlegend is not False and t.name and t.visible is not False]
+    visible = [t for t in fig.data if getattr(t, "showlegend", False) is not False and getattr(t, "name", None)
+               and t.visible is not False]
     if fig.layout.showlegend is False or (len(visible) == 1 and fig.layout.showlegend is not True
                                            and visible[0].showlegend is not True):
         return []
@@ -266,9 +301,9 @@ def _legend_rows(fig: go.Figure, frame: Frame, width: int) -> dict[str, int]:
         entries = _legend_entries(fig, name)
         if not entries:
             continue
-        legend = fig.layout[name]
-        title = (legend.title.text or "") if legend else ""
-        side = (legend.title.side or "") if legend else ""
+        legend = fig.layout.to_plotly_json().get(name) or {}  # a "legend2" Plotly has not met yet is no attribute
+        title = (legend.get("title") or {}).get("text") or ""
+        side = (legend.get("title") or {}).get("side") or ""
         rows, used = (1, 0.0) if not title or side.startswith("left") else (2, 0.0)
         used = text_px(title, size) + 10 if title and side.startswith("left") else 0.0
         for entry in entries:
