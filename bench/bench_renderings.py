@@ -78,8 +78,9 @@ MEASURE_JS = """
     let legendCut = false, legendCovers = false, legendHitsNote = false;
     const legends = [...gd.querySelectorAll('g[class^="legend"]')].filter(g => /^legend\d*$/.test(g.getAttribute('class')));
     for (const legend of legends) {
-      if (box(legend).width <= 0) continue;
-      const L = box(legend);
+      const bg = legend.querySelector(':scope > rect.bg') || legend;  // the legend's visible box (a long one scrolls)
+      if (box(bg).width <= 0) continue;
+      const L = box(bg);
       legendCut = legendCut || L.left < G.left - 2 || L.right > G.right + 2 || L.top < G.top - 2 || L.bottom > G.bottom + 2 ||
                   L.right > vw + 1;
       legendCovers = legendCovers || plots.some(p => overlap(L, p) > 0.02 * L.width * L.height);
@@ -194,6 +195,35 @@ def wait_drawn_for(pg, frame: str) -> None:
     pg.wait_for_timeout(400)
 
 
+SHOT_FIGURES = {"compute": "compute-trend", "cache": "cache-recompute-turns", "four-steps": "four-steps-wiring"}
+
+
+def shoot_renderings(browser, url: str, out: Path, figures: dict[str, str] = SHOT_FIGURES, lang: str = "en") -> None:
+    """Screenshots of each page's slide figure in the four renderings, light and dark: the page at 1440x900, a
+    390 px phone (scrolled to the figure), an embed at 960x600 and a projector at 1920x1080 (figure-mode links)."""
+    out.mkdir(parents=True, exist_ok=True)
+    for slug, figure in figures.items():
+        link = f"/{slug}?figure={figure}&embed=true&controls=hidden&lang={lang}"
+        views = {"page": (f"/{slug}?lang={lang}", "page"), "phone": (f"/{slug}?lang={lang}", "phone"),
+                 "embed": (link, "embed"), "projector": (link + "&presentation=true", "projector")}
+        for name, (address, frame) in views.items():
+            for theme in ("light", "dark"):
+                width, height, _ = FRAMES[frame]
+                context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=theme)
+                context.set_default_timeout(TIMEOUT_MS)
+                try:
+                    pg = context.new_page()
+                    pg.goto(url + address)
+                    pg.wait_for_selector(".js-plotly-plot .main-svg", state="visible")
+                    wait_drawn_for(pg, frame)
+                    if name == "phone":
+                        pg.evaluate(SCROLL_TO_JS, 0)
+                        pg.wait_for_timeout(300)
+                    pg.screenshot(path=str(out / f"{slug}-{name}-{width}x{height}-{theme}-{lang}.png"))
+                finally:
+                    context.close()
+
+
 def summary(rows: list[Row]) -> dict:
     """The projector's plot shares (distribution), the smallest ticks, and the problems per frame."""
     projector = [r for r in rows if r.frame == "projector"]
@@ -220,7 +250,9 @@ def main() -> None:
     parser.add_argument("--lang", default="en", choices=["en", "zh", "both"])
     parser.add_argument("--frames", default=",".join(FRAMES))
     parser.add_argument("--out", type=Path)
-    parser.add_argument("--shots", type=Path)
+    parser.add_argument("--shots", type=Path, help="a screenshot of every measured chart, into this folder")
+    parser.add_argument("--renderings", type=Path, help="only the slide figures' screenshots in the four "
+                                                          "renderings, light and dark, into this folder")
     args = parser.parse_args()
     slugs = args.slugs or [p.slug for p in available_pages() if p.slide_figure]
     langs = ["en", "zh"] if args.lang == "both" else [args.lang]
@@ -230,6 +262,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, app_server(Path(tmp), Path(tmp) / "server.log") as url, \
             sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        if args.renderings:
+            for lang in langs:
+                shoot_renderings(browser, url, args.renderings, lang=lang)
+            return
         for lang in langs:
             for slug in slugs:
                 for frame in args.frames.split(","):

@@ -131,6 +131,8 @@ def for_frame(fig: go.Figure, frame: Frame, height: int | None = None) -> go.Fig
     out.update_layout(height=max(total, 220))
     if legends:
         _legends_on_top(out, frame, legends)
+    if frame.fills_height and not stacked:
+        _tighten_rows(out, frame, (out.layout.height or 480) - legend_px - top - 80)
     out.update_layout(margin=dict(l=6, r=10, t=max(8, legend_px + top + 4), b=8, pad=2), width=None, autosize=True,
                       meta={**(out.layout.meta or {}), "frame": frame.kind})
     return out
@@ -379,6 +381,45 @@ def _stack_panels(fig: go.Figure, frame: Frame) -> int:
                 bar.update(y=(domain[0] + domain[1]) / 2, yanchor="middle", len=domain[1] - domain[0],
                            lenmode="fraction", x=1.01, xanchor="left")
     return total
+
+
+def _tighten_rows(fig: go.Figure, frame: Frame, plot_px: int) -> None:
+    """Rows of panels keep gaps of at most a panel title, tick labels and an axis title between them: a grid's
+    gaps are fractions of its height, which a projector's frame makes 150 px tall; the rows get the rest."""
+    rows = sorted({tuple(round(v, 5) for v in axis.domain) for axis in fig.select_yaxes()
+                   if axis.domain and not axis.overlaying}, key=lambda d: -d[1])
+    if len(rows) < 2 or any(a[0] < b[1] for a, b in zip(rows, rows[1:])):  # one row, or rows that overlap
+        return
+    cap = (frame.tick_px * 4.2 + 16) / max(plot_px, 100)
+    gaps = [a[0] - b[1] for a, b in zip(rows, rows[1:])]
+    if all(g <= cap for g in gaps):
+        return
+    new_gaps = [min(g, cap) for g in gaps]
+    spare = sum(gaps) - sum(new_gaps)
+    heights = [d[1] - d[0] for d in rows]
+    grow = 1 + spare / sum(heights)
+    top, new = rows[0][1], {}
+    for k, row in enumerate(rows):
+        bottom = top - heights[k] * grow
+        new[row] = (round(bottom, 5), round(top, 5))
+        top = bottom - (new_gaps[k] if k < len(new_gaps) else 0)
+    boxes = []
+    for xaxis in fig.select_xaxes():
+        yname = "yaxis" + (xaxis.anchor or "y")[1:]
+        yaxis = fig.layout[yname] if yname in fig.layout else None
+        if yaxis is not None and yaxis.domain and xaxis.domain:
+            old = tuple(round(v, 5) for v in yaxis.domain)
+            if old in new:
+                boxes.append((tuple(xaxis.domain), old, new[old]))
+    for axis in fig.select_yaxes():
+        old = tuple(round(v, 5) for v in axis.domain) if axis.domain else None
+        if old in new:
+            axis.domain = list(new[old])
+    for note in fig.layout.annotations:
+        if note.xref == "paper" and note.yref == "paper" and note.x is not None and note.y is not None:
+            box = _box_of(note.x, note.y, boxes)
+            if box is not None:
+                note.y = _mapped(note.x, note.y, box)[1]
 
 
 def _box_of(x: float, y: float, boxes) -> tuple | None:

@@ -1,7 +1,9 @@
 """The evidence badge: wrapped so that it never runs past a figure's edge, and never loses a word; on a page,
-written above the chart as text."""
+written above the chart as text. And the four renderings: each figure restyled for a phone, an embed and a projector
+(explorer.figures.frames)."""
 
 import plotly.graph_objects as go
+import pytest
 from plotly.subplots import make_subplots
 
 from explorer.evidence import Evidence, Kind
@@ -254,3 +256,30 @@ def test_the_page_frame_leaves_the_figure_as_drawn():
 
     fig = _legended()
     assert for_frame(fig, Frame()) is fig and for_frame(fig, Frame(), height=300).layout.height == 300
+
+
+def test_a_projected_grid_keeps_small_gaps_between_its_rows_and_its_titles_move_with_them():
+    from explorer.figures.frames import PROJECTOR, Frame, for_frame
+
+    fig = make_subplots(rows=2, cols=1, subplot_titles=("upper", "lower"), vertical_spacing=0.3)
+    fig.add_trace(go.Bar(x=["a", "b"], y=[1, 2]), row=1, col=1)
+    fig.add_trace(go.Bar(x=["a", "b"], y=[2, 1]), row=2, col=1)
+    shown = for_frame(styled(fig, "t", LONG), Frame(PROJECTOR, 1920, 1080), height=900)
+    upper, lower = shown.layout.yaxis.domain, shown.layout.yaxis2.domain
+    assert (upper[0] - lower[1]) * 900 < 0.3 * 900 * 0.6 and upper[1] == 1.0 and lower[0] == 0.0
+    titles = {a.text: a.y for a in shown.layout.annotations}
+    assert abs(titles["lower"] - lower[1]) < 1e-6 and abs(titles["upper"] - upper[1]) < 1e-6
+
+
+@pytest.mark.parametrize("kind", ["phone", "embed", "projector"])
+def test_a_table_a_heatmap_and_a_bar_chart_restyle_in_every_frame(kind):
+    from explorer.figures.frames import Frame, for_frame
+
+    frame = Frame(kind, 390 if kind == "phone" else 1280, 720)
+    table = go.Figure(go.Table(header=dict(values=["a", "b"]), cells=dict(values=[[1, 2], [3, 4]])))
+    heat = go.Figure(go.Heatmap(z=[[1, 2], [3, 4]], x=["x1", "x2"], y=["y1", "y2"]))
+    bars = go.Figure([go.Bar(x=["a"], y=[1], name="one"), go.Bar(x=["a"], y=[2], name="two")])
+    for fig in (table, heat, bars):
+        shown = for_frame(styled(fig, "t", LONG), frame, height=None if kind == "phone" else 600)
+        assert shown.layout.meta["frame"] == kind
+    assert table.data[0].cells.font.size is None  # the export's figure is untouched
