@@ -111,12 +111,15 @@ def for_frame(fig: go.Figure, frame: Frame, height: int | None = None) -> go.Fig
         return go.Figure(fig).update_layout(height=height) if height else fig
     out = go.Figure(fig)
     width = frame.width - (24 if frame.kind == PHONE else 28)
+    _undo_below_badge(out)
     stacked = frame.kind == PHONE and _stack_panels(out, frame)
     _size_type(out, frame)
     if frame.kind == PHONE:
         _fewer_ticks(out)
         _wrap_notes(out, frame, width)
         _wrap_labels(out, frame, width)
+    _wrap_x_titles(out, width)
+    _keep_notes_inside(out, width)
     top = _room_above(out, frame)
     legends = _legend_rows(out, frame, width)
     legend_px = sum(legends.values())
@@ -136,6 +139,24 @@ def for_frame(fig: go.Figure, frame: Frame, height: int | None = None) -> go.Fig
     out.update_layout(margin=dict(l=6, r=10, t=max(8, legend_px + top + 4), b=8, pad=2), width=None, autosize=True,
                       meta={**(out.layout.meta or {}), "frame": frame.kind})
     return out
+
+
+def _undo_below_badge(fig: go.Figure) -> None:
+    """Panels squeezed under the badge's row (theme.below_badge) get the paper's top back: the badge is text
+    above the chart now, and the empty band would sit between the legend and the panel titles."""
+    tops = [axis.domain[1] for axis in fig.select_yaxes() if axis.domain and not axis.overlaying]
+    top = max(tops, default=1.0)
+    if not 0.5 < top < 0.97:
+        return
+    for axis in fig.select_yaxes():
+        if axis.domain:
+            axis.domain = [min(1.0, axis.domain[0] / top), min(1.0, axis.domain[1] / top)]
+    for note in fig.layout.annotations:
+        if note.yref == "paper" and note.y is not None:
+            note.y = note.y / top
+    for shape in fig.layout.shapes:
+        if shape.yref == "paper" and shape.y0 is not None and shape.y1 is not None:
+            shape.y0, shape.y1 = shape.y0 / top, shape.y1 / top
 
 
 def _size_type(fig: go.Figure, frame: Frame) -> None:
@@ -241,8 +262,7 @@ def _categories(fig: go.Figure, letter: str, axis_id: str) -> list[str]:
 
 def _wrap_labels(fig: go.Figure, frame: Frame, width: int) -> None:
     """On a phone: long category labels in lines (a y axis's may take a third of the width, an x axis's its slot),
-    and an x axis title in lines as wide as the figure, so neither squeezes the plot to a strip nor runs past the
-    edge."""
+    so they neither squeeze the plot to a strip nor run past the edge."""
     for letter, axes in (("x", fig.select_xaxes()), ("y", fig.select_yaxes())):
         for axis in axes:
             size = axis.tickfont.size or frame.tick_px
@@ -254,10 +274,38 @@ def _wrap_labels(fig: go.Figure, frame: Frame, width: int) -> None:
                 if any(display_width(c) > chars for c in cats):
                     axis.update(tickmode="array", tickvals=cats,
                                 ticktext=["<br>".join(wrap_text(c.replace("<br>", " "), chars)) for c in cats])
-            title = axis.title.text or ""
-            if letter == "x" and title and text_px(title, axis.title.font.size or size) > width * 0.85:
-                chars = max(10, int(width * 0.85 / ((axis.title.font.size or size) * CHAR_EM)))
-                axis.title.text = "<br>".join(wrap_text(title.replace("<br>", " "), chars))
+
+
+def _wrap_x_titles(fig: go.Figure, width: int) -> None:
+    """An x axis title longer than its panel is wide goes onto lines (a 640 px embed cut one at both ends)."""
+    for axis in fig.select_xaxes():
+        title, size = axis.title.text or "", axis.title.font.size or 14
+        room = width * (axis.domain[1] - axis.domain[0] if axis.domain else 1) * 0.85
+        if title and any(text_px(part, size) > room for part in title.split("<br>")):
+            chars = max(10, int(room / (size * CHAR_EM)))
+            axis.title.text = "<br>".join(wrap_text(title.replace("<br>", " "), chars))
+
+
+def _keep_notes_inside(fig: go.Figure, width: int) -> None:
+    """A note anchored at a data position near the plot's edge turns its anchor inwards when its text would run
+    past the figure's edge (a phone's plot is a third as wide as the page's: "extrapolation" beside a 50 px band)."""
+    axes = {_axis_id(a, "x"): a for a in fig.select_xaxes()}
+    for note in fig.layout.annotations:
+        axis = axes.get(note.xref or "x")
+        if axis is None or note.x is None or not axis.range or None in axis.range or axis.type == "category":
+            continue
+        if not isinstance(note.x, (int, float)) or axis.type == "date":
+            continue
+        lo, hi = axis.range
+        plot = width * ((axis.domain[1] - axis.domain[0]) if axis.domain else 1) - 60
+        at = (note.x - lo) / ((hi - lo) or 1) * plot + (note.xshift or 0)
+        wide = max(text_px(part, note.font.size or 14) for part in (note.text or "").split("<br>")) + 8
+        anchor = note.xanchor or "center"
+        left = at - {"left": 0, "right": wide, "center": wide / 2}.get(anchor, wide / 2)
+        if left < -40:
+            note.xanchor, note.xshift = "left", abs(note.xshift or 0)
+        elif left + wide > plot + 30:
+            note.xanchor, note.xshift = "right", -abs(note.xshift or 0)
 
 
 def _room_above(fig: go.Figure, frame: Frame) -> int:
