@@ -37,6 +37,7 @@ FRAMES = {  # name: (width, height, extra query)
 }
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 TIMEOUT_MS = 240_000
+FRAMED_MS = 60_000  # after the first chart: until every chart is drawn for the frame the page detected
 PROJECTOR_SHARE = 0.60
 PROJECTOR_TICK_PX = 24
 
@@ -77,8 +78,9 @@ MEASURE_JS = """
     let legendCut = false, legendCovers = false, legendHitsNote = false;
     const legends = [...gd.querySelectorAll('g[class^="legend"]')].filter(g => /^legend\d*$/.test(g.getAttribute('class')));
     for (const legend of legends) {
-      if (box(legend).width <= 0) continue;
-      const L = box(legend);
+      const bg = legend.querySelector(':scope > rect.bg') || legend;  // the legend's visible box (a long one scrolls)
+      if (box(bg).width <= 0) continue;
+      const L = box(bg);
       legendCut = legendCut || L.left < G.left - 2 || L.right > G.right + 2 || L.top < G.top - 2 || L.bottom > G.bottom + 2 ||
                   L.right > vw + 1;
       legendCovers = legendCovers || plots.some(p => overlap(L, p) > 0.02 * L.width * L.height);
@@ -93,7 +95,8 @@ MEASURE_JS = """
   const scrollers = [...document.querySelectorAll('[class*="st-key-scroll-"]')].filter(e => e.scrollWidth > e.clientWidth + 1);
   const sideways = (main && main.scrollWidth > main.clientWidth + 1) ||
                    document.documentElement.scrollWidth > vw + 1 || scrollers.length > 0;
-  return {charts, sideways};
+  const fits = !main || main.scrollHeight <= main.clientHeight + 2;
+  return {charts, sideways, fits};
 }
 """
 
@@ -127,6 +130,7 @@ class Row:
     legend_hits_note: bool
     cut: list[str] = field(default_factory=list)
     sideways: bool = False
+    fits: bool = True  # the page's content fits the viewport's height (what a figure-mode embed needs)
 
     def problems(self) -> list[str]:
         """What is wrong with it in its frame (the projector's share is reported, not counted: see `summary`)."""
@@ -137,6 +141,8 @@ class Row:
             found.append("legend on the data" if self.legend_covers else "legend on a note")
         if self.cut:
             found.append(f"text cut: {', '.join(self.cut[:3])}")
+        if self.drawn_as != {"embed-small": "embed"}.get(self.frame, self.frame):
+            found.append(f"drawn for {self.drawn_as}")
         if self.sideways:
             found.append("scrolls sideways")
         if self.frame == "projector" and self.min_tick is not None and self.min_tick < PROJECTOR_TICK_PX:
@@ -148,14 +154,16 @@ def query(slug: str, lang: str, frame: str) -> str:
     return f"/{'' if slug == 'home' else slug}?lang={lang}&sections=all{FRAMES[frame][2]}"
 
 
-def measure(browser, url: str, slug: str, lang: str, frame: str, shots: Path | None = None) -> list[Row]:
-    """Open one page in one frame and measure each of its drawn charts."""
+def measure(browser, url: str, slug: str, lang: str, frame: str, shots: Path | None = None,
+            address: str | None = None, theme: str = "light") -> list[Row]:
+    """Open one page in one frame (at `address`, default: the whole page, see `query`) and measure each of its
+    drawn charts."""
     width, height, _ = FRAMES[frame]
-    context = browser.new_context(viewport={"width": width, "height": height})
+    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=theme)
     context.set_default_timeout(TIMEOUT_MS)
     try:
         pg = context.new_page()
-        pg.goto(url + query(slug, lang, frame))
+        pg.goto(url + (address or query(slug, lang, frame)))
         if lecture_page(slug).slide_figure:
             pg.wait_for_selector(".js-plotly-plot .main-svg", state="visible")
         wait_drawn_for(pg, frame)
@@ -167,8 +175,8 @@ def measure(browser, url: str, slug: str, lang: str, frame: str, shots: Path | N
                 pg.screenshot(path=str(shots / f"{slug}-{chart['id']}-{frame}-{lang}.png"))
     finally:
         context.close()
-    return [Row(page=slug, lang=lang, frame=frame, drawn_as=c.pop("frame"), sideways=data["sideways"], **c)
-            for c in data["charts"]]
+    return [Row(page=slug, lang=lang, frame=frame, drawn_as=c.pop("frame"), sideways=data["sideways"],
+                fits=data["fits"], **c) for c in data["charts"]]
 
 
 def wait_drawn_for(pg, frame: str) -> None:
@@ -179,9 +187,41 @@ def wait_drawn_for(pg, frame: str) -> None:
     script = """(kind) => [...document.querySelectorAll('.js-plotly-plot')]
         .filter(gd => gd.getBoundingClientRect().width > 2)
         .every(gd => ((gd.layout && gd.layout.meta && gd.layout.meta.frame) || 'page') === kind)"""
-    pg.wait_for_function(script, arg=kind, timeout=TIMEOUT_MS)
+    try:
+        pg.wait_for_function(script, arg=kind, timeout=FRAMED_MS)
+    except Exception:  # noqa: BLE001 - a chart left as drawn for the page is reported (`drawn_as`), not waited on
+        pass
     pg.wait_for_selector(IDLE)
     pg.wait_for_timeout(400)
+
+
+SHOT_FIGURES = {"compute": "compute-trend", "cache": "cache-recompute-turns", "four-steps": "four-steps-wiring"}
+
+
+def shoot_renderings(browser, url: str, out: Path, figures: dict[str, str] = SHOT_FIGURES, lang: str = "en") -> None:
+    """Screenshots of each page's slide figure in the four renderings, light and dark: the page at 1440x900, a
+    390 px phone (scrolled to the figure), an embed at 960x600 and a projector at 1920x1080 (figure-mode links)."""
+    out.mkdir(parents=True, exist_ok=True)
+    for slug, figure in figures.items():
+        link = f"/{slug}?figure={figure}&embed=true&controls=hidden&lang={lang}"
+        views = {"page": (f"/{slug}?lang={lang}", "page"), "phone": (f"/{slug}?lang={lang}", "phone"),
+                 "embed": (link, "embed"), "projector": (link + "&presentation=true", "projector")}
+        for name, (address, frame) in views.items():
+            for theme in ("light", "dark"):
+                width, height, _ = FRAMES[frame]
+                context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=theme)
+                context.set_default_timeout(TIMEOUT_MS)
+                try:
+                    pg = context.new_page()
+                    pg.goto(url + address)
+                    pg.wait_for_selector(".js-plotly-plot .main-svg", state="visible")
+                    wait_drawn_for(pg, frame)
+                    if name == "phone":
+                        pg.evaluate(SCROLL_TO_JS, 0)
+                        pg.wait_for_timeout(300)
+                    pg.screenshot(path=str(out / f"{slug}-{name}-{width}x{height}-{theme}-{lang}.png"))
+                finally:
+                    context.close()
 
 
 def summary(rows: list[Row]) -> dict:
@@ -210,7 +250,9 @@ def main() -> None:
     parser.add_argument("--lang", default="en", choices=["en", "zh", "both"])
     parser.add_argument("--frames", default=",".join(FRAMES))
     parser.add_argument("--out", type=Path)
-    parser.add_argument("--shots", type=Path)
+    parser.add_argument("--shots", type=Path, help="a screenshot of every measured chart, into this folder")
+    parser.add_argument("--renderings", type=Path, help="only the slide figures' screenshots in the four "
+                                                          "renderings, light and dark, into this folder")
     args = parser.parse_args()
     slugs = args.slugs or [p.slug for p in available_pages() if p.slide_figure]
     langs = ["en", "zh"] if args.lang == "both" else [args.lang]
@@ -220,6 +262,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, app_server(Path(tmp), Path(tmp) / "server.log") as url, \
             sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        if args.renderings:
+            for lang in langs:
+                shoot_renderings(browser, url, args.renderings, lang=lang)
+            return
         for lang in langs:
             for slug in slugs:
                 for frame in args.frames.split(","):

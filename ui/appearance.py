@@ -55,7 +55,8 @@ def probe() -> None:
         _component = st.components.v2.component("explorer_frame_probe", js=_JS)
     st.html(_CSS)
     result = _component(key=_KEY, data={"seen": st.session_state.get(_SEEN, ""), "phone": PHONE_MAX_PX,
-                                        "always": bool(st.context.is_embedded or lecture.presentation())},
+                                        "always": bool(st.context.is_embedded or lecture.presentation()
+                                                              or lecture.figure_mode())},
                         on_size_change=lambda: None, height=0)
     size = getattr(result, "size", None)
     if isinstance(size, str) and parse_frame(size):
@@ -67,12 +68,10 @@ def current_frame() -> Frame:
     the default projector or embed size when the URL says so and the browser has not reported yet)."""
     size = parse_frame(st.query_params.get("frame")) or parse_frame(st.session_state.get(_SEEN))
     width, height = size or (None, None)
-    return frame_of(width, height, bool(st.context.is_embedded) or embedded_by_url(), lecture.presentation())
-
-
-def embedded_by_url() -> bool:
-    """`embed=true` in the URL (st.context.is_embedded is False in a page run on its own, as in tests)."""
-    return st.query_params.get("embed", "").lower() in ("true", "1")
+    # a figure-mode link is a slide's picture wherever it is opened (and Streamlit keeps `embed` out of
+    # st.query_params, so a page run on its own, as in tests, cannot see it)
+    slide = bool(st.context.is_embedded) or lecture.figure_mode() is not None
+    return frame_of(width, height, slide, lecture.presentation())
 
 
 def is_page(frame: Frame) -> bool:

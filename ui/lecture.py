@@ -6,7 +6,7 @@ URL parameters, on any page:
   figure=<id>           this figure alone, everything else on the page hidden
   presentation=true     a projector: type from the frame's size, the figure as tall as the frame
   frame=WxH             draw for this viewport (else the browser reports it: ui.appearance)
-  height=<pixels>       the figure's height in figure mode (to fill an iframe)
+  height=<pixels>       the height of the iframe a figure-mode view fills (title, badge and chart together)
   sections=all          every section of the page open at once (printing, the figure export)
 """
 

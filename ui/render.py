@@ -81,7 +81,7 @@ def built_once(key: tuple, build: Callable[[], Any]) -> Any:
 def _as_shown(fig: go.Figure, dark: bool, frame: Frame = Frame(), fill: int | None = None,
               ) -> tuple[go.Figure, Header]:
     """The figure as the page draws it: in the dark theme's colours, its title and badge taken out to be written
-    as text, styled for the frame it is seen in (`fill`: the height the frame gives it, see `_fill_height`).
+    as text, styled for the frame it is seen in (`fill`: the height of the frame to fill, see `_fill_height`).
     Theming a figure is slower than drawing it (for_dark: 0.1 s for the depth schematic), so each distinct figure
     is themed once per server and frame: a slider moved back, another student, a tab reopened reuse it."""
     spec = pio.to_json(fig, validate=False)
@@ -101,16 +101,21 @@ def _themed_spec(spec: str, dark: bool, frame: Frame, fill: int | None, _fig: go
 def _themed(fig: go.Figure, dark: bool, frame: Frame = Frame(), fill: int | None = None,
             ) -> tuple[go.Figure, Header]:
     chart, header = split_header(for_dark(fig) if dark else fig)
-    height = _fill_height(header, frame) if fill is None and frame.fills_height else fill
-    return for_frame(chart, frame, height), header
+    height = _fill_height(header, frame, fill) if fill or frame.fills_height else None
+    try:
+        return for_frame(chart, frame, height), header
+    except Exception:  # noqa: BLE001 - a figure its frame's restyling did not foresee is shown as drawn
+        traceback.print_exc()
+        return chart, header
 
 
 FILL_CHROME_PX = 44  # what a filled frame keeps besides the header and the chart: padding and the gap between
 
 
-def _fill_height(header: Header, frame: Frame) -> int:
-    """The chart's height in an embed or on a projector: the frame's height less its header's rows."""
-    return frame.height - header_px(header.title, header.badge, frame, frame.width - 24) - FILL_CHROME_PX
+def _fill_height(header: Header, frame: Frame, fill: int | None = None) -> int:
+    """The chart's height in an embed or on a projector: the frame's height (or `fill`, an iframe's height from the
+    URL) less its header's rows."""
+    return (fill or frame.height) - header_px(header.title, header.badge, frame, frame.width - 24) - FILL_CHROME_PX
 
 
 def _filename(title: str) -> str:

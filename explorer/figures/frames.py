@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
 import plotly.graph_objects as go
 
 from explorer.figures.theme import display_width, wrap_text
@@ -110,12 +111,15 @@ def for_frame(fig: go.Figure, frame: Frame, height: int | None = None) -> go.Fig
         return go.Figure(fig).update_layout(height=height) if height else fig
     out = go.Figure(fig)
     width = frame.width - (24 if frame.kind == PHONE else 28)
+    _undo_below_badge(out)
     stacked = frame.kind == PHONE and _stack_panels(out, frame)
     _size_type(out, frame)
     if frame.kind == PHONE:
         _fewer_ticks(out)
         _wrap_notes(out, frame, width)
         _wrap_labels(out, frame, width)
+    _wrap_x_titles(out, width)
+    _keep_notes_inside(out, width)
     top = _room_above(out, frame)
     legends = _legend_rows(out, frame, width)
     legend_px = sum(legends.values())
@@ -130,9 +134,29 @@ def for_frame(fig: go.Figure, frame: Frame, height: int | None = None) -> go.Fig
     out.update_layout(height=max(total, 220))
     if legends:
         _legends_on_top(out, frame, legends)
+    if frame.fills_height and not stacked:
+        _tighten_rows(out, frame, (out.layout.height or 480) - legend_px - top - 80)
     out.update_layout(margin=dict(l=6, r=10, t=max(8, legend_px + top + 4), b=8, pad=2), width=None, autosize=True,
                       meta={**(out.layout.meta or {}), "frame": frame.kind})
     return out
+
+
+def _undo_below_badge(fig: go.Figure) -> None:
+    """Panels squeezed under the badge's row (theme.below_badge) get the paper's top back: the badge is text
+    above the chart now, and the empty band would sit between the legend and the panel titles."""
+    tops = [axis.domain[1] for axis in fig.select_yaxes() if axis.domain and not axis.overlaying]
+    top = max(tops, default=1.0)
+    if not 0.5 < top < 0.97:
+        return
+    for axis in fig.select_yaxes():
+        if axis.domain:
+            axis.domain = [min(1.0, axis.domain[0] / top), min(1.0, axis.domain[1] / top)]
+    for note in fig.layout.annotations:
+        if note.yref == "paper" and note.y is not None:
+            note.y = note.y / top
+    for shape in fig.layout.shapes:
+        if shape.yref == "paper" and shape.y0 is not None and shape.y1 is not None:
+            shape.y0, shape.y1 = shape.y0 / top, shape.y1 / top
 
 
 def _size_type(fig: go.Figure, frame: Frame) -> None:
@@ -147,6 +171,10 @@ def _size_type(fig: go.Figure, frame: Frame) -> None:
         own = axis.tickfont.size or 16
         axis.update(tickfont=dict(size=max(floor, round(own * factor))), automargin=True,
                     title=dict(font=dict(size=round(tick * 1.12)), standoff=4))
+    for letter, axes in (("x", fig.select_xaxes()), ("y", fig.select_yaxes())):
+        for axis in axes:
+            if axis.type == "log" and not axis.tickvals and axis.dtick is None:
+                _log_labels(fig, axis, letter, floor)
     for note in fig.layout.annotations:
         note.font.size = max(floor, round((note.font.size or 16) * factor))
     for trace in fig.data:
@@ -166,6 +194,35 @@ def _size_type(fig: go.Figure, frame: Frame) -> None:
         marker_bar = getattr(getattr(trace, "marker", None), "colorbar", None)
         if marker_bar is not None and getattr(trace.marker, "showscale", None):
             marker_bar.update(tickfont=dict(size=floor), title=dict(font=dict(size=floor)))
+
+
+def _axis_id(axis, letter: str) -> str:
+    """"x", "x2", ... of a layout axis (its Plotly name is "xaxis", "xaxis2", ...)."""
+    return letter + axis.plotly_name[5:]
+
+
+def _decades(fig: go.Figure, axis, letter: str) -> float | None:
+    """How many powers of ten a log axis spans: its fixed range, else its traces' positive values."""
+    if axis.range and None not in axis.range:
+        return abs(axis.range[1] - axis.range[0])
+    values = []
+    for trace in fig.data:
+        if (getattr(trace, f"{letter}axis", None) or letter) == _axis_id(axis, letter):
+            data = getattr(trace, letter, None)
+            values += [float(v) for v in (() if data is None else data)
+                       if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) and v > 0]
+    return math.log10(max(values) / min(values)) if values else None
+
+
+def _log_labels(fig: go.Figure, axis, letter: str, floor: int) -> None:
+    """A log axis over two decades or more labels only its powers of ten (Plotly writes the digits between them
+    at three quarters of the tick size, under the frame's smallest readable type); a shorter one keeps its
+    digits, made large enough."""
+    span = _decades(fig, axis, letter)
+    if span is not None and span >= 2:
+        axis.dtick = 1
+    else:
+        axis.tickfont.size = max(axis.tickfont.size, math.ceil(floor / 0.75))
 
 
 def _fewer_ticks(fig: go.Figure) -> None:
@@ -205,12 +262,11 @@ def _categories(fig: go.Figure, letter: str, axis_id: str) -> list[str]:
 
 def _wrap_labels(fig: go.Figure, frame: Frame, width: int) -> None:
     """On a phone: long category labels in lines (a y axis's may take a third of the width, an x axis's its slot),
-    and an x axis title in lines as wide as the figure, so neither squeezes the plot to a strip nor runs past the
-    edge."""
+    so they neither squeeze the plot to a strip nor run past the edge."""
     for letter, axes in (("x", fig.select_xaxes()), ("y", fig.select_yaxes())):
         for axis in axes:
             size = axis.tickfont.size or frame.tick_px
-            axis_id = letter + (axis.plotly_name[5:] if len(axis.plotly_name) > 5 else "")
+            axis_id = _axis_id(axis, letter)
             cats = _categories(fig, letter, axis_id)
             if cats and not axis.tickvals and (axis.type in (None, "category", "-")):
                 room = width * 0.33 if letter == "y" else max(width * 0.9 / len(cats), 60)
@@ -218,10 +274,38 @@ def _wrap_labels(fig: go.Figure, frame: Frame, width: int) -> None:
                 if any(display_width(c) > chars for c in cats):
                     axis.update(tickmode="array", tickvals=cats,
                                 ticktext=["<br>".join(wrap_text(c.replace("<br>", " "), chars)) for c in cats])
-            title = axis.title.text or ""
-            if letter == "x" and title and text_px(title, axis.title.font.size or size) > width * 0.85:
-                chars = max(10, int(width * 0.85 / ((axis.title.font.size or size) * CHAR_EM)))
-                axis.title.text = "<br>".join(wrap_text(title.replace("<br>", " "), chars))
+
+
+def _wrap_x_titles(fig: go.Figure, width: int) -> None:
+    """An x axis title longer than its panel is wide goes onto lines (a 640 px embed cut one at both ends)."""
+    for axis in fig.select_xaxes():
+        title, size = axis.title.text or "", axis.title.font.size or 14
+        room = width * (axis.domain[1] - axis.domain[0] if axis.domain else 1) * 0.85
+        if title and any(text_px(part, size) > room for part in title.split("<br>")):
+            chars = max(10, int(room / (size * CHAR_EM)))
+            axis.title.text = "<br>".join(wrap_text(title.replace("<br>", " "), chars))
+
+
+def _keep_notes_inside(fig: go.Figure, width: int) -> None:
+    """A note anchored at a data position near the plot's edge turns its anchor inwards when its text would run
+    past the figure's edge (a phone's plot is a third as wide as the page's: "extrapolation" beside a 50 px band)."""
+    axes = {_axis_id(a, "x"): a for a in fig.select_xaxes()}
+    for note in fig.layout.annotations:
+        axis = axes.get(note.xref or "x")
+        if axis is None or note.x is None or not axis.range or None in axis.range or axis.type == "category":
+            continue
+        if not isinstance(note.x, (int, float)) or axis.type == "date":
+            continue
+        lo, hi = axis.range
+        plot = width * ((axis.domain[1] - axis.domain[0]) if axis.domain else 1) - 60
+        at = (note.x - lo) / ((hi - lo) or 1) * plot + (note.xshift or 0)
+        wide = max(text_px(part, note.font.size or 14) for part in (note.text or "").split("<br>")) + 8
+        anchor = note.xanchor or "center"
+        left = at - {"left": 0, "right": wide, "center": wide / 2}.get(anchor, wide / 2)
+        if left < -40:
+            note.xanchor, note.xshift = "left", abs(note.xshift or 0)
+        elif left + wide > plot + 30:
+            note.xanchor, note.xshift = "right", -abs(note.xshift or 0)
 
 
 def _room_above(fig: go.Figure, frame: Frame) -> int:
@@ -244,7 +328,8 @@ def _legend_names(fig: go.Figure) -> list[str]:
 def _legend_entries(fig: go.Figure, legend: str = "legend") -> list[str]:
     """The entry names a legend shows (one per legend group), as Plotly decides whether to show them."""
     shown, groups = [], set()
-    visible = [t for t in fig.data if t.showlegend is not False and t.name and t.visible is not False]
+    visible = [t for t in fig.data if getattr(t, "showlegend", False) is not False and getattr(t, "name", None)
+               and t.visible is not False]
     if fig.layout.showlegend is False or (len(visible) == 1 and fig.layout.showlegend is not True
                                            and visible[0].showlegend is not True):
         return []
@@ -266,9 +351,9 @@ def _legend_rows(fig: go.Figure, frame: Frame, width: int) -> dict[str, int]:
         entries = _legend_entries(fig, name)
         if not entries:
             continue
-        legend = fig.layout[name]
-        title = (legend.title.text or "") if legend else ""
-        side = (legend.title.side or "") if legend else ""
+        legend = fig.layout.to_plotly_json().get(name) or {}  # a "legend2" Plotly has not met yet is no attribute
+        title = (legend.get("title") or {}).get("text") or ""
+        side = (legend.get("title") or {}).get("side") or ""
         rows, used = (1, 0.0) if not title or side.startswith("left") else (2, 0.0)
         used = text_px(title, size) + 10 if title and side.startswith("left") else 0.0
         for entry in entries:
@@ -344,6 +429,45 @@ def _stack_panels(fig: go.Figure, frame: Frame) -> int:
                 bar.update(y=(domain[0] + domain[1]) / 2, yanchor="middle", len=domain[1] - domain[0],
                            lenmode="fraction", x=1.01, xanchor="left")
     return total
+
+
+def _tighten_rows(fig: go.Figure, frame: Frame, plot_px: int) -> None:
+    """Rows of panels keep gaps of at most a panel title, tick labels and an axis title between them: a grid's
+    gaps are fractions of its height, which a projector's frame makes 150 px tall; the rows get the rest."""
+    rows = sorted({tuple(round(v, 5) for v in axis.domain) for axis in fig.select_yaxes()
+                   if axis.domain and not axis.overlaying}, key=lambda d: -d[1])
+    if len(rows) < 2 or any(a[0] < b[1] for a, b in zip(rows, rows[1:])):  # one row, or rows that overlap
+        return
+    cap = (frame.tick_px * 4.2 + 16) / max(plot_px, 100)
+    gaps = [a[0] - b[1] for a, b in zip(rows, rows[1:])]
+    if all(g <= cap for g in gaps):
+        return
+    new_gaps = [min(g, cap) for g in gaps]
+    spare = sum(gaps) - sum(new_gaps)
+    heights = [d[1] - d[0] for d in rows]
+    grow = 1 + spare / sum(heights)
+    top, new = rows[0][1], {}
+    for k, row in enumerate(rows):
+        bottom = top - heights[k] * grow
+        new[row] = (round(bottom, 5), round(top, 5))
+        top = bottom - (new_gaps[k] if k < len(new_gaps) else 0)
+    boxes = []
+    for xaxis in fig.select_xaxes():
+        yname = "yaxis" + (xaxis.anchor or "y")[1:]
+        yaxis = fig.layout[yname] if yname in fig.layout else None
+        if yaxis is not None and yaxis.domain and xaxis.domain:
+            old = tuple(round(v, 5) for v in yaxis.domain)
+            if old in new:
+                boxes.append((tuple(xaxis.domain), old, new[old]))
+    for axis in fig.select_yaxes():
+        old = tuple(round(v, 5) for v in axis.domain) if axis.domain else None
+        if old in new:
+            axis.domain = list(new[old])
+    for note in fig.layout.annotations:
+        if note.xref == "paper" and note.yref == "paper" and note.x is not None and note.y is not None:
+            box = _box_of(note.x, note.y, boxes)
+            if box is not None:
+                note.y = _mapped(note.x, note.y, box)[1]
 
 
 def _box_of(x: float, y: float, boxes) -> tuple | None:

@@ -230,21 +230,6 @@ def below_badge(fig: go.Figure, top: float = 0.88) -> None:
             a.y = a.y * top
 
 
-def for_projector(fig: go.Figure, scale: float = 1.3) -> go.Figure:
-    """A copy with type large enough for the back of a lecture hall (the same template, bigger sizes)."""
-    out = go.Figure(fig)
-    base = out.layout.font.size or 16
-    out.update_layout(font=dict(size=round(base * scale)), title=dict(font=dict(size=round(22 * scale))),
-                      legend=dict(font=dict(size=round(15 * scale))),
-                      height=round((out.layout.height or 480) * 1.15))
-    for axis in (*out.select_xaxes(), *out.select_yaxes()):
-        # each axis's own tick size, scaled (a dense heatmap's small labels stay smaller than a line chart's),
-        # and margins that grow to hold the bigger labels: an axis title is never pushed over its tick labels
-        axis.update(title_font=dict(size=round(18 * scale)), automargin=True,
-                    tickfont=dict(size=round((axis.tickfont.size or base) * scale)))
-    return out
-
-
 DARK = {"paper": "#0E1117", "text": "#FAFAFA", "grid": "#2E3440", "line": "#8A8F98"}  # Streamlit's dark theme
 
 

@@ -70,8 +70,9 @@ def test_an_embed_or_projector_chart_fills_what_its_header_leaves_of_the_frame()
         head = header_px(header.title, header.badge, frame, frame.width - 24)
         assert chart.layout.height == frame.height - head - render.FILL_CHROME_PX
         assert 0 < head < frame.height * 0.2
-    chart, _ = render._themed(_grid(), False, FRAMES[2], fill=333)  # a `height=` from an embed's URL wins
-    assert chart.layout.height == 333
+    chart, header = render._themed(_grid(), False, FRAMES[2], fill=333)  # an iframe's `height=` from the URL wins
+    head = header_px(header.title, header.badge, FRAMES[2], FRAMES[2].width - 24)
+    assert chart.layout.height == 333 - head - render.FILL_CHROME_PX
 
 
 def test_matrix_panels_leave_room_for_every_line_of_their_key_title():
@@ -91,3 +92,18 @@ def test_a_named_tuple_built_once_comes_back_as_it_was():
     built = Pair(_grid(), 2)
     back = render._unpacked(pickle.loads(pickle.dumps(render._packed(built))))
     assert isinstance(back, Pair) and back.n == 2 and back.figure.to_dict() == built.figure.to_dict()
+
+
+def test_a_page_draws_for_the_frame_its_url_names():
+    """`frame=WxH` (what the browser's report stands for in AppTest): a phone's charts scroll no frame sideways, an
+    embed's chart and its header fit the frame's height, a projector's ticks are 24 px."""
+    from tests.pages.conftest import assert_clean, figures, run_page
+
+    phone = run_page("compute_per_dollar.py", frame="390x844")
+    assert_clean(phone)
+    assert {f["layout"]["meta"]["frame"] for f in figures(phone)} == {"phone"}
+    assert not [c for c in phone.get("flex_container") if "scroll-" in str(getattr(c.proto, "key", ""))]
+    embed = figures(run_page("compute_per_dollar.py", figure="compute-trend", embed="true", frame="960x600"))
+    assert embed[0]["layout"]["meta"]["frame"] == "embed" and 400 < embed[0]["layout"]["height"] < 600
+    projector = figures(run_page("compute_per_dollar.py", figure="compute-trend", presentation="true"))[0]
+    assert projector["layout"]["meta"]["frame"] == "projector" and projector["layout"]["xaxis"]["tickfont"]["size"] == 24

@@ -1,7 +1,9 @@
 """The evidence badge: wrapped so that it never runs past a figure's edge, and never loses a word; on a page,
-written above the chart as text."""
+written above the chart as text. And the four renderings: each figure restyled for a phone, an embed and a projector
+(explorer.figures.frames)."""
 
 import plotly.graph_objects as go
+import pytest
 from plotly.subplots import make_subplots
 
 from explorer.evidence import Evidence, Kind
@@ -90,17 +92,6 @@ def test_a_phone_scrolls_side_by_side_panels_and_marked_figures_and_squeezes_the
     assert needs_width(keep_width(make_subplots(rows=3, cols=1)))
 
 
-def test_projector_type_scales_each_axis_own_ticks_and_makes_room_for_them():
-    from explorer.figures.theme import for_projector
-
-    fig = make_subplots(rows=1, cols=2)
-    fig.update_xaxes(tickfont=dict(size=10), row=1, col=1)  # a dense heatmap's small labels
-    big = for_projector(styled(fig, "t", LONG), scale=1.5)
-    assert big.layout.xaxis.tickfont.size == 15 and big.layout.xaxis2.tickfont.size == round(16 * 1.5)
-    assert all(axis.automargin for axis in (*big.select_xaxes(), *big.select_yaxes()))  # titles below the labels
-    assert fig.layout.xaxis.tickfont.size == 10  # the original is left as it was
-
-
 def test_the_dark_copy_lifts_black_and_dark_grey_marks_and_keeps_colours():
     from explorer.figures.theme import CONCEPT_COLORS, DARK, for_dark
 
@@ -166,3 +157,129 @@ def test_chinese_text_wraps_between_characters_never_inside_a_number_or_before_a
     assert not any(line.startswith(("，", "、")) for line in lines) and "0.003" in "".join(lines)
     assert wrap_axis_title("留出集损失（nats/token），越低越好").count("<br>") == 1
     assert wrap_text("loss (nats) per token", 12) == ["loss (nats)", "per token"]  # English as textwrap does
+
+
+# --- four renderings (explorer.figures.frames) -----------------------------------------------------------------
+
+def _legended() -> go.Figure:
+    fig = go.Figure([go.Scatter(x=[1, 2], y=[i, i + 1], name=f"series {i} with a longer name") for i in range(4)])
+    fig.update_layout(legend=dict(orientation="h", x=0, y=-0.3, yanchor="top"), margin=dict(b=170))
+    return styled(fig, "t", LONG)
+
+
+def test_a_viewport_is_a_phone_an_embed_a_projector_or_the_page():
+    from explorer.figures.frames import EMBED, PAGE, PHONE, PROJECTOR, frame_of, parse_frame
+
+    assert frame_of(390, 844, False, False).kind == PHONE and frame_of(390, 844, True, False).kind == PHONE
+    assert frame_of(640, 360, True, False).kind == EMBED and frame_of(1440, 900, False, False).kind == PAGE
+    assert frame_of(1280, 720, True, True).kind == PROJECTOR  # a presentation link whatever its size
+    assert frame_of(None, None, False, True) == frame_of(1920, 1080, False, True)  # before the browser reports
+    assert parse_frame("390x844") == (390, 844)
+    for junk in ("", "390", "x", "390x", "3e2x800", "²x800", "99999999x1", "10x10", "390x844x1"):
+        assert parse_frame(junk) is None, junk
+
+
+def test_projector_type_reads_from_the_back_row_at_1080_lines_and_scales_with_the_frame():
+    from explorer.figures.frames import PROJECTOR, PROJECTOR_TICK_PX, Frame, for_frame
+    from explorer.figures.theme import split_header
+
+    fig = make_subplots(rows=1, cols=2)
+    fig.add_trace(go.Heatmap(z=[[1, 2], [3, 4]], texttemplate="%{z}", textfont=dict(size=10)), row=1, col=1)
+    fig.update_xaxes(tickfont=dict(size=10), row=1, col=1)  # a dense heatmap's small labels
+    chart, _ = split_header(styled(fig, "t", LONG))
+    big = for_frame(chart, Frame(PROJECTOR, 1920, 1080), height=900)
+    ticks = [axis.tickfont.size for axis in (*big.select_xaxes(), *big.select_yaxes())]
+    assert min(ticks) == PROJECTOR_TICK_PX and big.data[0].textfont.size >= PROJECTOR_TICK_PX
+    assert big.layout.height == 900 and big.layout.meta["frame"] == PROJECTOR
+    small = for_frame(chart, Frame(PROJECTOR, 1280, 720), height=600)
+    assert min(a.tickfont.size for a in small.select_xaxes()) == round(PROJECTOR_TICK_PX * 720 / 1080)
+    assert fig.layout.xaxis.tickfont.size == 10  # the original (the export) is left as it was
+
+
+def test_in_an_embed_the_legend_sits_in_rows_at_the_top_and_the_plot_below_it():
+    from explorer.figures.frames import EMBED, Frame, _legend_rows, for_frame
+    from explorer.figures.theme import split_header
+
+    chart, _ = split_header(_legended())
+    frame = Frame(EMBED, 640, 360)
+    shown = for_frame(chart, frame, height=300)
+    legend = shown.layout.legend
+    assert (legend.orientation, legend.yref, legend.y, legend.yanchor) == ("h", "container", 1, "top")
+    rows = _legend_rows(shown, frame, 612)["legend"]
+    assert shown.layout.margin.t >= rows and shown.layout.margin.b < 20  # no foot margin left for a legend
+
+
+def test_a_second_legend_goes_under_the_first():
+    from explorer.figures.frames import PROJECTOR, Frame, for_frame
+    from explorer.figures.theme import split_header
+
+    fig = _legended()
+    fig.add_scatter(x=[1], y=[1], name="shape", legend="legend2")
+    fig.add_scatter(x=[1], y=[2], name="other shape", legend="legend2")
+    shown = for_frame(split_header(fig)[0], Frame(PROJECTOR, 1920, 1080), height=800)
+    assert shown.layout.legend.y == 1 and shown.layout.legend2.y < 1
+    assert shown.layout.legend2.font.size == shown.layout.legend.font.size == 24
+
+
+def test_a_phone_stacks_side_by_side_panels_in_reading_order_and_their_titles_move_with_them():
+    from explorer.figures.frames import PHONE, Frame, for_frame
+
+    fig = make_subplots(rows=1, cols=3, subplot_titles=("first", "second", "third"))
+    for col in (1, 2, 3):
+        fig.add_trace(go.Scatter(x=[1, 2], y=[col, col], name=str(col)), row=1, col=col)
+    shown = for_frame(styled(fig, "t", LONG), Frame(PHONE, 390, 844))
+    assert [tuple(a.domain) for a in shown.select_xaxes()] == [(0, 1)] * 3
+    tops = [a.domain[1] for a in shown.select_yaxes()]
+    assert tops == sorted(tops, reverse=True) and tops[0] == 1  # the first panel on top
+    bottoms = [a.domain[0] for a in shown.select_yaxes()]
+    assert all(b > t2 for b, t2 in zip(bottoms, tops[1:]))  # no two panels overlap
+    titles = {a.text: a for a in shown.layout.annotations if a.text in ("first", "second", "third")}
+    for name, axis in zip(("first", "second", "third"), shown.select_yaxes()):
+        assert abs(titles[name].x - 0.5) < 1e-6 and abs(titles[name].y - axis.domain[1]) < 1e-6
+    assert shown.layout.height > 3 * 240 and fig.layout.xaxis2.domain[0] > 0.3  # the original keeps its grid
+
+
+def test_a_phone_wraps_long_category_labels_and_notes_and_gives_numeric_axes_fewer_ticks():
+    from explorer.figures.frames import PHONE, Frame, for_frame
+
+    names = ["published: Epoch AI (2022), all GPUs, 2006-2021", "pooled"]
+    fig = go.Figure(go.Scatter(x=[3, 4], y=names, mode="markers"))
+    fig.add_annotation(text="a note that is far too long for one line of a phone's narrow figure", x=3, y=0)
+    shown = for_frame(styled(fig, "t", LONG), Frame(PHONE, 390, 844))
+    assert shown.layout.yaxis.ticktext[0].count("<br>") >= 1 and shown.layout.yaxis.ticktext[1] == "pooled"
+    assert list(shown.layout.yaxis.tickvals) == names  # the data is untouched, only its labels wrap
+    assert "<br>" in shown.layout.annotations[-1].text and shown.layout.xaxis.nticks == 5
+
+
+def test_the_page_frame_leaves_the_figure_as_drawn():
+    from explorer.figures.frames import Frame, for_frame
+
+    fig = _legended()
+    assert for_frame(fig, Frame()) is fig and for_frame(fig, Frame(), height=300).layout.height == 300
+
+
+def test_a_projected_grid_keeps_small_gaps_between_its_rows_and_its_titles_move_with_them():
+    from explorer.figures.frames import PROJECTOR, Frame, for_frame
+
+    fig = make_subplots(rows=2, cols=1, subplot_titles=("upper", "lower"), vertical_spacing=0.3)
+    fig.add_trace(go.Bar(x=["a", "b"], y=[1, 2]), row=1, col=1)
+    fig.add_trace(go.Bar(x=["a", "b"], y=[2, 1]), row=2, col=1)
+    shown = for_frame(styled(fig, "t", LONG), Frame(PROJECTOR, 1920, 1080), height=900)
+    upper, lower = shown.layout.yaxis.domain, shown.layout.yaxis2.domain
+    assert (upper[0] - lower[1]) * 900 < 0.3 * 900 * 0.6 and upper[1] == 1.0 and lower[0] == 0.0
+    titles = {a.text: a.y for a in shown.layout.annotations}
+    assert abs(titles["lower"] - lower[1]) < 1e-6 and abs(titles["upper"] - upper[1]) < 1e-6
+
+
+@pytest.mark.parametrize("kind", ["phone", "embed", "projector"])
+def test_a_table_a_heatmap_and_a_bar_chart_restyle_in_every_frame(kind):
+    from explorer.figures.frames import Frame, for_frame
+
+    frame = Frame(kind, 390 if kind == "phone" else 1280, 720)
+    table = go.Figure(go.Table(header=dict(values=["a", "b"]), cells=dict(values=[[1, 2], [3, 4]])))
+    heat = go.Figure(go.Heatmap(z=[[1, 2], [3, 4]], x=["x1", "x2"], y=["y1", "y2"]))
+    bars = go.Figure([go.Bar(x=["a"], y=[1], name="one"), go.Bar(x=["a"], y=[2], name="two")])
+    for fig in (table, heat, bars):
+        shown = for_frame(styled(fig, "t", LONG), frame, height=None if kind == "phone" else 600)
+        assert shown.layout.meta["frame"] == kind
+    assert table.data[0].cells.font.size is None  # the export's figure is untouched
