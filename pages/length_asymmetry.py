@@ -30,8 +30,10 @@ with controls_col:
 shape = ln.Shape(d_model=int(d_model), n_layers=int(layers), vocab_size=int(vocab))
 numbers = render.built_once(("numbers", shape, lx, ly), lambda: view.first_screen(shape, lx, ly))
 with figure_col:
+    # one token axis for every slider position (up to Lx + Ly at their largest): a length move changes the picture
     render.figure(render.built_once(("allocation", shape, lx, ly, FIRST_SCREEN_HEIGHT), lambda: figs.allocation_chart(
-        ln.allocation(shape, lx, ly), height=FIRST_SCREEN_HEIGHT)), key="lengths-allocation",
+        ln.allocation(shape, lx, ly), height=FIRST_SCREEN_HEIGHT, tokens_max=2 * max(LENGTHS))),
+        key="lengths-allocation",
         notice=t("allocation-notice", **numbers))
     say("takeaway", **numbers)
 

@@ -60,11 +60,14 @@ def _log_ticks(values: list[float]) -> dict:
 # ----------------------------------------------------------------------------------------------- allocation
 
 
-def allocation_chart(alloc: dict, title: str | None = None, height: int = 620) -> go.Figure:
+def allocation_chart(alloc: dict, title: str | None = None, height: int = 620,
+                     tokens_max: float | None = None) -> go.Figure:
     """Each parameter group as a box: width = its parameters, height = tokens per example it reads.
 
-    The area of a box is its parameter-token passes per example, so matmul FLOPs are about twice the
-    coloured area. One row per family, on shared axes.
+    The height is on a log axis fixed from 1 token to `tokens_max` (the page passes the most its length sliders
+    reach), so moving a length moves the boxes that read it and nothing else; an axis fitted to Lx + Ly drew
+    every setting at the same height. The FLOPs per example are in each row's title. One row per family, on
+    shared axes.
     """
     lx, ly = alloc["lx"], alloc["ly"]
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.14,
@@ -99,16 +102,18 @@ def allocation_chart(alloc: dict, title: str | None = None, height: int = 620) -
     target_side = [i for i, g in enumerate(groups) if g["reads"] == "target"]
     left = sum(g["parameters"] for g in groups[:target_side[0]]) / 1e6
     width = sum(groups[i]["parameters"] for i in target_side if i < target_side[0] + 2) / 1e6
-    fig.add_annotation(x=left + width / 2, y=ly, xref="x2", yref="y2", yanchor="bottom", showarrow=False, yshift=4,
+    fig.add_annotation(x=left + width / 2, y=math.log10(ly), xref="x2", yref="y2", yanchor="bottom", showarrow=False,
+                       yshift=4,
                        text=content.text(BOOK, "decoder-side", ly=_num(ly)),
                        font=dict(size=14, color=ROLE_COLORS["causal"]))
     for row, (text, y) in enumerate(((f"Lx + Ly = {_num(lx + ly)}", lx + ly), (f"Lx = {_num(lx)}", lx)), start=1):
         fig.add_hline(y=y, line=dict(color="#555555", dash="dot", width=1), row=row, col=1)
-        fig.add_annotation(text=text, x=1.0, xref="x domain", y=y, yref=f"y{'' if row == 1 else row}",
+        fig.add_annotation(text=text, x=1.0, xref="x domain", y=math.log10(y), yref=f"y{'' if row == 1 else row}",
                            xanchor="right", yanchor="bottom", showarrow=False, font=dict(size=13, color="#555555"))
-    top = (lx + ly) * 1.12
+    top = max(tokens_max or 0, lx + ly)
     # each panel is about 100 px tall on the first screen: a longer title (Chinese) takes two lines, not two panels
-    fig.update_yaxes(title_text=wrap_axis_title(content.text(BOOK, "tokens-read"), chars=PANEL_TITLE_CHARS), range=[0, top])
+    fig.update_yaxes(title_text=wrap_axis_title(content.text(BOOK, "tokens-read"), chars=PANEL_TITLE_CHARS),
+                     **token_axis(top))
     fig.update_xaxes(title_text=content.text(BOOK, "allocation-x"), row=2, col=1)
     plot_px = height - 200  # about: the title and badge rows above the plot, the axis title below it
     fig.update_layout(bargap=0, uniformtext=dict(minsize=10, mode="hide"),  # legend 84 px under the plot
@@ -119,6 +124,16 @@ def allocation_chart(alloc: dict, title: str | None = None, height: int = 620) -
     return styled(fig, title or content.text(BOOK, "allocation-title", lx=_num(lx), ly=_num(ly)),
                   Evidence(Kind.FORMULA, content.text(BOOK, "costs-exact", shape=_shape_text(alloc["shape"]))),
                   height=height)
+
+
+TOKEN_FLOOR = 0.8  # the foot of the token axis: a box that reads one token still has a height
+
+
+def token_axis(top: float) -> dict:
+    """A log axis of tokens from under 1 to above `top`, ticked at 1, 10, 100 ... (labels 1k, 10k beyond)."""
+    ticks = [10 ** e for e in range(0, math.floor(math.log10(top)) + 1)]
+    return dict(type="log", range=[math.log10(TOKEN_FLOOR), math.log10(top * 1.6)], tickvals=ticks,
+                ticktext=[si(t) for t in ticks])
 
 
 def _num(x: float) -> str:

@@ -252,3 +252,16 @@ def test_the_chinese_typed_pairs_say_what_is_wrong_in_chinese():
     assert_clean(at)
     assert any("不是一个长度对" in w.value for w in at.warning), [w.value for w in at.warning]
     assert untranslated(at) == []
+
+
+def test_the_first_screen_keeps_its_token_axis_while_lx_moves():
+    """Moving Lx changes the boxes, not the axis: the picture at Lx = 16 and at Lx = 2048 differ at a glance."""
+    shown = {}
+    for lx in ("16", "2048"):
+        at = run_page(PAGE, lx=lx)
+        assert_clean(at)
+        layout = figures(at)[0]["layout"]
+        shown[lx] = (layout["yaxis"]["range"], layout["yaxis2"]["range"],
+                     max(max(b["y"]) for b in figures(at)[0]["data"] if b.get("legendgroup") == "causal"))
+    assert shown["16"][:2] == shown["2048"][:2]  # the same axis
+    assert shown["16"][2] == 32 and shown["2048"][2] == 2064  # decoder-only's layers read Lx + Ly

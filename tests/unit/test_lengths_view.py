@@ -2,6 +2,8 @@
 what its figure draws, the verdict's decisions follow the tests, an on-demand plan knows what is shipped, and the
 page's sentences, labels and file names are built from those numbers."""
 
+import math
+
 import pytest
 
 from explorer.experiments import lengths as ln
@@ -21,6 +23,32 @@ def test_the_takeaway_quotes_the_parameters_its_figure_shows():
     assert any(numbers["decoder"] in t for t in titles) and any(numbers["encdec"] in t for t in titles)
     equal = ln.cost_parity(SHAPE, 256, 16)["equal_cost"]
     assert numbers["equal_ratio"] == equal["parameter_ratio"] and numbers["equal_ratio"] > numbers["ratio"]
+
+
+def _tops(fig) -> dict[str, float]:
+    """The tallest box of each row's layers (the tokens they read), by its y axis; embeddings left out."""
+    tops = {}
+    for bar in fig.data:
+        if bar.legendgroup in ("causal", "bidirectional"):
+            tops[bar.yaxis] = max(tops.get(bar.yaxis, 0), max(bar.y))
+    return tops
+
+
+def test_the_token_axis_stays_fixed_while_lx_moves_so_the_boxes_that_read_the_input_move():
+    """Fitted to Lx + Ly, the axis drew every length at full height; fixed, a longer input shows as taller boxes."""
+    ranges, tops = [], []
+    for lx in (16, 256, 2048):
+        fig = figs.allocation_chart(ln.allocation(SHAPE, lx, 16), tokens_max=4096)
+        ranges.append((tuple(fig.layout.yaxis.range), tuple(fig.layout.yaxis2.range)))
+        assert fig.layout.yaxis.type == fig.layout.yaxis2.type == "log"
+        tops.append(_tops(fig))
+    assert ranges[0] == ranges[1] == ranges[2]
+    top = 10 ** ranges[0][0][1]
+    assert top >= 4096  # room for the longest setting: nothing is ever cut
+    share = [math.log10(t["y"] / figs.TOKEN_FLOOR) / math.log10(top / figs.TOKEN_FLOOR) for t in tops]
+    assert share[0] < 0.5 < share[1] < share[2] < 1  # the decoder-only row's height follows Lx + Ly
+    assert [t["y"] for t in tops] == [32, 272, 2064]
+    assert [t["y2"] for t in tops] == [16, 256, 2048]  # the encoder reads Lx alone
 
 
 def test_the_slope_reading_needs_every_holding_slope_to_agree():
