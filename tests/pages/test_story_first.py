@@ -7,7 +7,7 @@ import re
 import pytest
 
 from explorer import content
-from tests.pages.conftest import assert_clean, run_page
+from tests.pages.conftest import assert_clean, run_page, untranslated
 
 PAGES = {"four-steps": "four_steps.py", "lengths": "length_asymmetry.py", "depth": "depth.py",
          "cache": "cache_reuse.py"}
@@ -46,6 +46,8 @@ def _open_tab(book: str, tab: str, lang: str = "en") -> list[tuple[str, str, boo
     at = run_page(PAGES[book], section=label, lang=lang)
     assert_clean(at)
     (opened,) = [t for t in at.tabs if t.label == label]
+    if lang != "en":
+        assert untranslated(at) == [], (book, tab)
     return _shown(opened)
 
 
