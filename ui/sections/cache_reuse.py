@@ -8,13 +8,14 @@ from typing import Callable
 
 import streamlit as st
 
+from explorer import findings
 from explorer.experiments import bidirectional_scaling as scaling
 from explorer.experiments import cache as exp
 from explorer.experiments import cache_view as view
 from explorer.experiments import stale_cache
 from explorer.figures import bidirectional_scaling as scaling_figs
 from explorer.figures import cache as figs
-from ui import jobs, params, render
+from ui import jobs, layout, params, render
 from ui.lecture import controls_hidden
 from ui.text import say, t
 
@@ -131,20 +132,25 @@ def drift(n: int, m: int) -> None:
 
 
 def stale() -> None:
-    """What a stale cache costs the shipped models: accuracy and KL against re-encoding."""
-    say("stale-intro")
+    """What a stale cache costs the shipped models: in one sentence, then accuracy and KL against re-encoding."""
     record = render.built_once(("stale",), stale_cache.load)
     if record is None:
+        say("stale-intro")
         st.info(t("no-stale"))
         return
+    headline = stale_cache.headline(record)
+    if (found := findings.stale(headline)) is not None:
+        layout.finding(t("found-stale", **found))
     summary = render.built_once(("stale-summary",), lambda: stale_cache.summary(record["runs"]))
     stale_ns = stale_cache.histories(record)
     stale_n = params.select_slider(t("label-stale-n"), "stale_n", stale_ns, stale_ns[-1])
     figure("cache-stale-accuracy", (stale_n,), lambda: figs.stale_accuracy(summary, stale_n),
            t("stale-accuracy-notice"))
     figure("cache-stale-kl", (), lambda: figs.stale_kl(summary), t("stale-kl-notice"))
-    if (findings := view.stale_findings(stale_cache.headline(record))) is not None:
-        say("stale-findings", **findings)
+    say("stale-intro")
+    if (findings_text := view.stale_findings(headline)) is not None:
+        with layout.for_reviewer():
+            say("stale-findings", **findings_text)
     with st.expander(t("stale-data")):
         st.dataframe(view.shown_table(summary), hide_index=True)
 
@@ -172,14 +178,18 @@ def _scaling_watch(shipped_record: dict | None) -> None:
 
 
 def _scaling_shipped(shipped: dict) -> None:
-    """The shipped slide-64 sweep: the gap bidirectional input buys against compute, and its serving cost."""
+    """The shipped slide-64 sweep: what it found in one sentence, the gap bidirectional input buys against
+    compute, the reading and tests for the reviewer, and its serving cost."""
     data = render.built_once(("scaling",), lambda: scaling.analyse(shipped))
     cfg = data["config"]
-    say("scaling-intro", **view.scaling_sizes(data))
+    if (found := findings.scaling(data["points"])) is not None:
+        layout.finding(t("found-scaling", **found))
     figure("cache-bidirectional-gap", (), lambda: scaling_figs.gap_vs_compute(data["points"], cfg),
            t("scaling-gap-notice"), slides="64")
-    for paragraph in view.scaling_paragraphs(data):
-        st.markdown(paragraph)
+    say("scaling-intro", **view.scaling_sizes(data))
+    with layout.for_reviewer():
+        for paragraph in view.scaling_paragraphs(data):
+            st.markdown(paragraph)
     figure("cache-bidirectional-serving", (), lambda: scaling_figs.serving_cost(
         data["serving"], cfg["widths"][-1], cfg["n_layers"]), t("scaling-serving-notice"), slides="64-66")
     with st.expander(t("scaling-data")):

@@ -7,11 +7,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from explorer import findings
 from explorer.experiments import depth as dp
 from explorer.experiments import depth_view as view
 from explorer.experiments import layer_aligned
 from explorer.figures import depth as figs
-from ui import render
+from ui import layout, render
 from ui.text import say, t
 
 
@@ -46,25 +47,34 @@ def _cells(analysis: dict, depth: int) -> dict:
 
 
 def results(analysis: dict, here: dict | None, cfg: dp.DepthConfig, depth: int, meanwhile: bool) -> None:
-    """The tiles and sentences at the chosen depth, under what these settings have trained."""
+    """What was found at the chosen depth in one sentence, its tiles and sentences, under what these settings have
+    trained; the exact test for the reviewer."""
+    if here is not None:
+        layout.finding(t("found-results", **here))
     for note in view.coverage_notes(analysis, cfg, meanwhile):
         st.caption(note)
     if here is not None:
-        for col, (label, value, delta, help_text) in zip(st.columns(4), view.tiles(here)):
+        *plain, test = view.tiles(here)  # the last tile is the exact test's p
+        for col, (label, value, delta, help_text) in zip(st.columns(len(plain)), plain):
             col.metric(label, value, delta, help=help_text)
         st.markdown(view.wins_text(here))
         say("anatomy-sentence", **here)
+        with layout.for_reviewer():
+            st.metric(test[0], test[1], test[2], help=test[3])
     elif analysis["depths"]:
         st.info(t("not-measured", depth=depth))
 
 
 def depths(analysis: dict, key: tuple, depth: int) -> None:
-    """The gap between the wirings as depth grows, and the across-depths table."""
+    """The gap between the wirings as depth grows: in one sentence, as a figure, and as a table of tests."""
+    if (gaps := findings.depth_gaps(analysis, view.at_depth)) is not None:
+        layout.finding(t("found-depths", **gaps))
     render.figure(_measured("outcome_vs_depth", analysis, key, depth), key="depth-outcome",
                   notice=view.outcome_notice(analysis))
     if rows := view.depth_table(analysis):
-        st.dataframe(pd.DataFrame(rows), hide_index=True)
-        st.caption(view.table_caption(analysis))
+        with layout.for_reviewer():
+            st.dataframe(pd.DataFrame(rows), hide_index=True)
+            st.caption(view.table_caption(analysis))
 
 
 def control(found: dict | None, stamp: tuple[float, ...]) -> None:
@@ -75,16 +85,19 @@ def control(found: dict | None, stamp: tuple[float, ...]) -> None:
     main = preset_analysis("main", stamp)
     numbers = view.control_numbers(main, found)
     said = {"main": view.gap_list(main), "control": view.gap_list(found)}
-    say("control-intro", **numbers)
+    if (both := findings.depth_control(main, found, view.at_depth)) is not None:
+        layout.finding(t("found-control", **both))
     tasks = {view.RECIPE.task_name: main, dp.PRESETS["control"].task_name: found}
     render.figure(render.built_once(("depth-control", stamp), lambda: figs.gap_by_task(tasks)), key="depth-control",
                   notice=t("control-notice", **said))
-    table = view.gap_table(tasks)
-    st.dataframe(pd.DataFrame(table), hide_index=True)
-    st.caption(t("control-caption", **numbers, tests=len(table)))
-    say("control-verdict", **{**numbers, **said, "seeds": numbers["main_seeds"]})
-    if (evidence := render.built_once(layer_aligned.stamp(), layer_aligned.evidence)) is not None:  # four-steps' step 3
-        say("reconcile", **layer_aligned.placeholders(evidence))
+    say("control-intro", **numbers)
+    with layout.for_reviewer():
+        table = view.gap_table(tasks)
+        st.dataframe(pd.DataFrame(table), hide_index=True)
+        st.caption(t("control-caption", **numbers, tests=len(table)))
+        say("control-verdict", **{**numbers, **said, "seeds": numbers["main_seeds"]})
+        if (evidence := render.built_once(layer_aligned.stamp(), layer_aligned.evidence)) is not None:
+            say("reconcile", **layer_aligned.placeholders(evidence))  # four-steps' step 3
 
 
 def learning_rate(lr: dict | None, stamp: tuple[float, ...]) -> None:
@@ -93,13 +106,15 @@ def learning_rate(lr: dict | None, stamp: tuple[float, ...]) -> None:
         st.info(t("lr-missing"))
         return
     numbers = view.lr_numbers(lr)
-    say("lr-intro", **{**numbers, "seeds": numbers["n_seeds"]})
+    layout.finding(t("found-lr", **numbers))
     render.figure(render.built_once(("depth-lr", stamp), lambda: figs.lr_check(lr)), key="depth-lr", notice=t("lr-notice"))
-    say("lr-verdict", **numbers)
-    if numbers["edge"]:
-        st.caption(t("lr-edge", wirings=numbers["edge"]))
+    say("lr-intro", **{**numbers, "seeds": numbers["n_seeds"]})
     if numbers["rates"]:
         say("lr-by-accuracy", rates=numbers["rates"], gap=numbers["other_gap"])
+    with layout.for_reviewer():
+        say("lr-verdict", **numbers)
+        if numbers["edge"]:
+            st.caption(t("lr-edge", wirings=numbers["edge"]))
 
 
 def curves(analysis: dict, key: tuple, depth: int, cfg: dp.DepthConfig, runs: list[dict]) -> None:
