@@ -64,11 +64,12 @@ def run(args: argparse.Namespace) -> dict:
     preset = bl.PRESETS[args.preset]
     overrides = {"cases": args.cases, "steps": args.steps,
                  "seeds": tuple(range(args.seeds)) if args.seeds is not None else None}
-    cfg = replace(preset, **{k: v for k, v in overrides.items() if v is not None})
+    cfg = replace(preset, **{k: v for k, v in overrides.items() if v is not None}, recipe=args.recipe)
     result = shipped.timed(lambda: bl.run(cfg, progress=Printed()))
-    out = {**report(result), "wall_seconds": result["wall_seconds"]}
-    options.needs_old(args, "bitter-lesson")
-    if args.preset in SHIPPED_PRESETS and cfg == preset and args.save:
-        out["saved_to"] = str(shipped.write(bl.shipped_path(args.preset), result))
+    out = {**report(result), "wall_seconds": result["wall_seconds"], "recipe": result["recipe"],
+           "device": result["device"]}
+    if args.preset in SHIPPED_PRESETS and replace(cfg, recipe="old") == preset and args.save:
+        name = args.preset if args.recipe == "old" else f"{args.preset}-reviewed"
+        out["saved_to"] = str(shipped.write(bl.shipped_path(name), result))
     out["_text"] = _text
     return out

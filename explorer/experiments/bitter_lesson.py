@@ -23,7 +23,7 @@ method's counting (one add per word) plus its MLP.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +36,9 @@ from explorer import content
 from explorer.costs import TRAIN_FLOPS_PER_FORWARD, sequence_forward_flops
 from explorer.lab import device as lab_device
 from explorer.lab.fit import FitPlan, fit
-from explorer.lab.schedule import Schedule
+from explorer.lab.recipe import DEFAULT_GRID, PILOT_SEED, choose_lr
+from explorer.lab.runner import Units
+from explorer.lab.runner import run as run_units
 from explorer.model import Transformer, TransformerConfig
 from explorer.progress import SILENT, Progress
 from explorer.recipe import Recipe, check_seeds
@@ -81,6 +83,10 @@ class BitterConfig(Recipe):
     n_heads: int = 4
     hand_width: int = 16  # hidden units of the hand-built method's MLP on counts
     hand_lr: float = 3e-2  # its Adam learning rate: a small model on counts takes larger steps
+    recipe: str = "old"  # "reviewed": rates per method by pilots, WSD decay at every checkpoint, mean readout
+    lr_grid: tuple[float, ...] = DEFAULT_GRID  # the Transformer's; the hand-built method's is HAND_LR_SCALE times it
+    decay_fraction: float = 0.2
+    readout_k: int = 3
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -91,6 +97,7 @@ class BitterConfig(Recipe):
             raise ValueError(f"steps must be 1 to {MAX_STEPS}, got {self.steps}")
         if not 0 < self.not_rate < 0.5 or not 2 <= self.length <= 64:
             raise ValueError("a review needs 2 to 64 words and a 'not' rate between 0 and 0.5")
+        self.lab_recipe()  # validates the recipe and its grid
 
     def transformer(self) -> TransformerConfig:
         return TransformerConfig(arch="encoder", vocab_size=FIRST_SYMBOL + len(WORDS), n_out=2,
@@ -225,55 +232,88 @@ class ReviewTask:
 
 
 def train_one(cfg: BitterConfig, case: str, method: str, seed: int, progress: Progress = SILENT,
-              share=None, device: torch.device | str | None = None) -> dict:
+              share=None, device: torch.device | str | None = None, lr: float | None = None) -> dict:
     """One model's learning curve: held-out loss and accuracy at each checkpoint, with examples and FLOPs,
-    trained by the lab's one loop. Stops early (recording where) when `progress` says so; `share(run)` is
-    called at every checkpoint."""
+    trained by the lab's one loop (under the reviewed recipe each checkpoint is a decayed branch's readout).
+    Stops early (recording where) when `progress` says so; `share(run)` is called at every checkpoint."""
     model = build(cfg, method, seed)
     task, device = ReviewTask(cfg, case), torch.device(device or lab_device.current())
+    recipe = cfg.lab_recipe()
     data = torch.Generator().manual_seed(seed)  # the same batches for both methods
     held_out = task.batches(cfg.eval_size, torch.Generator().manual_seed(seed + EVAL_SEED_OFFSET), device)
     per_example = cfg.flops_per_example(method)
-    plan = FitPlan(budgets=(cfg.steps,), lr=cfg.lr if method == "transformer" else cfg.hand_lr,
-                   schedule=Schedule("constant", cfg.warmup), batch_size=cfg.batch_size, grad_clip=cfg.grad_clip,
-                   eval_steps=frozenset(cfg.checkpoint_steps()), flops_per_step=cfg.batch_size * per_example)
+    checkpoints = tuple(cfg.checkpoint_steps())
+    reviewed = cfg.recipe == "reviewed"
+    plan = FitPlan(budgets=checkpoints if reviewed else (cfg.steps,),
+                   lr=lr or (cfg.lr if method == "transformer" else cfg.hand_lr),
+                   schedule=recipe.schedule, batch_size=cfg.batch_size, grad_clip=cfg.grad_clip,
+                   eval_steps=frozenset() if reviewed else frozenset(checkpoints), readout_k=recipe.k,
+                   flops_per_step=cfg.batch_size * per_example)
     run = {"case": case, "method": method, "seed": seed, "data": [], "flops": [], "loss": [], "accuracy": [],
-           "stopped": "steps"}
+           "stopped": "steps", **({"lr": plan.lr} if reviewed else {})}
 
     def checkpoint(row: dict, fraction: float) -> None:
-        seen = row["step"] * cfg.batch_size
-        for key, value in (("data", seen), ("flops", seen * per_example), ("loss", row["eval_loss"]),
-                           ("accuracy", row["eval_accuracy"])):
+        if reviewed and "readout" not in row:
+            return  # only a finished decay branch makes a point of the curve
+        point = row.get("readout", row)
+        seen = point["step"] * cfg.batch_size
+        for key, value in (("data", seen), ("flops", seen * per_example), ("loss", point["eval_loss"]),
+                           ("accuracy", point["eval_accuracy"])):
             run[key].append(value)
         if share is not None:
             share(run)
         progress.update(fraction, content.text(BOOK, "progress", method=content.text(
-            BOOK, f"method-{method}"), seed=seed, seen=seen, loss=row["eval_loss"]))
+            BOOK, f"method-{method}"), seed=seed, seen=seen, loss=point["eval_loss"]))
 
     fitted = fit(model, task, plan, data, held_out, device, progress, checkpoint)
     run["stopped"], run["seconds"] = fitted.stopped, fitted.seconds
     return run
 
 
-def run(cfg: BitterConfig, progress: Progress = SILENT) -> dict:
-    """Every case, seed and method of `cfg`, the hand-built method first in each seed. Publishes the runs so far
-    through `progress.share` at every checkpoint, so a page can draw the curves as they grow."""
-    jobs = [(case, seed, method) for case in cfg.cases for seed in cfg.seeds for method in METHODS]
+HAND_LR_SCALE = 10.0  # the hand-built MLP's grid: the Transformer's times this (the old rates: 3e-2 against 3e-3)
+
+
+def choose_lrs(cfg: BitterConfig, device: str | None = None, progress: Progress = SILENT) -> dict[str, dict]:
+    """Per method: {"lr", "pilots": {rate: selection loss}}. Reviewed: each method's rate from its grid by a pilot
+    on the pilot seed (no reported run uses it; its held-out set is no scoring set), `pilot_fraction` of the run,
+    on the first case. Old: the recipe's two fixed rates."""
+    if cfg.recipe == "old":
+        return {"transformer": {"lr": cfg.lr, "pilots": {}}, "hand-built": {"lr": cfg.hand_lr, "pilots": {}}}
+    pilot = replace(cfg, steps=cfg.lab_recipe().pilot_steps(cfg.steps))
+    out = {}
+    for i, method in enumerate(METHODS):
+        grid = cfg.lr_grid if method == "transformer" else tuple(v * HAND_LR_SCALE for v in cfg.lr_grid)
+        part = progress.part(i / len(METHODS), (i + 1) / len(METHODS), f"pilots {method}: ")
+        lr, losses = choose_lr(grid, lambda rate: (train_one(pilot, cfg.cases[0], method, PILOT_SEED, part,
+                                                             device=device, lr=rate)["loss"] or [float("nan")])[-1])
+        out[method] = {"lr": lr, "pilots": {repr(k): v for k, v in losses.items()}}
+    return out
+
+
+def run(cfg: BitterConfig, progress: Progress = SILENT, device: str | None = None) -> dict:
+    """Every case, seed and method of `cfg`, the hand-built method first in each seed, through the lab's runner.
+    Publishes the runs so far through `progress.share` at every checkpoint, so a page can draw the curves as they
+    grow."""
+    device = device or lab_device.current()
+    pilots_share = 0.1 if cfg.recipe == "reviewed" else 0.0
+    choices = choose_lrs(cfg, device, progress.part(0.0, pilots_share))
     done: list[dict] = []
-    weights = [cfg.flops_per_example(m) for _, _, m in jobs]  # the Transformer's runs take nearly all the time
-    before = 0.0
-    for (case, seed, method), weight in zip(jobs, weights):
-        share = weight / sum(weights)
-        part = progress.part(before, before + share, content.text(BOOK, "progress-case", case=content.text(
-            BOOK, f"case-{case}")) + " ")
-        before += share
-        result = train_one(cfg, case, method, seed, part,
+
+    def one(job: tuple[str, int, str], part: Progress) -> dict:
+        case, seed, method = job
+        record = train_one(cfg, case, method, seed, part, device=device, lr=choices[method]["lr"],
                            share=lambda current: progress.share({"config": cfg.to_dict(), "runs": [*done, current]}))
-        done.append(result)
-        if result["stopped"] != "steps":
-            break
-    stopped = next((r["stopped"] for r in done if r["stopped"] != "steps"), "steps")
-    return {"config": cfg.to_dict(), "runs": done, "stopped": stopped}
+        done.append(record)
+        return record
+
+    units = Units(keys=[(case, seed, method) for case in cfg.cases for seed in cfg.seeds for method in METHODS],
+                  train=one, weight=lambda job: cfg.flops_per_example(job[2]),  # the Transformer's take nearly all
+                  label=lambda job, i, n: content.text(BOOK, "progress-case", case=content.text(BOOK, f"case-{job[0]}")))
+    outcome = run_units(units, progress.part(pilots_share, 1.0))
+    recipe = cfg.lab_recipe().record({m: c["lr"] for m, c in choices.items()},
+                                     pilots={m: c["pilots"] for m, c in choices.items()})
+    return {"config": cfg.to_dict(), "runs": outcome.records, "stopped": outcome.stopped, "recipe": recipe,
+            "device": lab_device.label(device)}
 
 
 # --- analysis ------------------------------------------------------------------------------------------------
@@ -318,6 +358,20 @@ def _crossover(data: np.ndarray, hand: dict, general: dict) -> tuple[float | Non
     return on_flops, on_data
 
 
+def geometric_summary(values: list[float]) -> dict | None:
+    """Per-seed crossings summarised: their geometric mean and a 95% t-interval on the log scale (None below two
+    seeds). The crossing of the mean curves is not this: averaging curves first can move the crossing."""
+    if not values:
+        return None
+    logs = np.log(np.asarray(values, float))
+    mean = float(np.exp(logs.mean()))
+    if len(logs) < 2:
+        return {"geomean": mean, "low": None, "high": None, "seeds": len(logs)}
+    half = float(sps.t.ppf(0.975, len(logs) - 1) * logs.std(ddof=1) / np.sqrt(len(logs)))
+    return {"geomean": mean, "low": float(np.exp(logs.mean() - half)), "high": float(np.exp(logs.mean() + half)),
+            "seeds": len(logs)}
+
+
 def _paired(diffs: np.ndarray) -> dict:
     return {"mean_diff": float(diffs.mean()), "low": float(diffs.min()), "high": float(diffs.max()),
             "hand_leads": int((diffs > 0).sum()), "pairs": len(diffs), "p": sign_flip_p(diffs),
@@ -349,7 +403,8 @@ def analyse_case(result: dict, case: str) -> dict | None:
     crossover = None if mean[0] is None or mean[1] is None else {
         "flops": mean[0], "data": mean[1], "seeds_crossed": len(crossed), "seeds": len(seeds),
         "flops_range": [min(c[0] for c in crossed), max(c[0] for c in crossed)] if crossed else None,
-        "data_range": [min(c[1] for c in crossed), max(c[1] for c in crossed)] if crossed else None}
+        "data_range": [min(c[1] for c in crossed), max(c[1] for c in crossed)] if crossed else None,
+        **{f"{axis}_per_seed": geometric_summary([c[j] for c in crossed]) for j, axis in ((0, "flops"), (1, "data"))}}
     small = int(np.searchsorted(data, SMALL_BUDGET)) if data[-1] >= SMALL_BUDGET else 0
     gaps = methods["transformer"]["loss"] - methods["hand-built"]["loss"]  # > 0: the hand-built method leads
     tests = {"small": {"at": small, "data": float(data[small]), **_paired(gaps[:, small])},

@@ -18,6 +18,7 @@ import torch.nn.functional as F
 from torch.func import functional_call, stack_module_state, vmap
 
 from explorer import content
+from explorer.lab import device as lab_device
 from explorer.model import Transformer
 from explorer.progress import SILENT, Progress
 from explorer.recall import IGNORE, per_lag_accuracy
@@ -42,6 +43,7 @@ class RunModels:
 
     def __init__(self, cfg: SweepConfig, run: Run) -> None:
         self.cfg, self.run, self.task = cfg, run, cfg.task
+        self.device = device = torch.device(lab_device.current())  # data is drawn on the CPU, then moved
         model_cfg = cfg.model_config(run.window, run.width)
         models = []
         for seed in cfg.seeds:
@@ -49,12 +51,12 @@ class RunModels:
             model = Transformer(model_cfg).train()
             if cfg.pos_init_std is not None:
                 torch.nn.init.normal_(model.pos_emb.weight, std=cfg.pos_init_std)
-            models.append(model)
+            models.append(model.to(device))
         self.data = [torch.Generator().manual_seed(seed) for seed in cfg.seeds]  # same batches for every run
         held_out = [self.task.sample(cfg.eval_size, torch.Generator().manual_seed(seed + EVAL_SEED_OFFSET))
                     for seed in cfg.seeds]
-        self.eval_x = torch.stack(held_out)  # [S, N, T]
-        self.eval_y = self.task.labels(self.eval_x)  # [S, N, T, J]
+        eval_x = torch.stack(held_out)  # [S, N, T]
+        self.eval_x, self.eval_y = eval_x.to(device), self.task.labels(eval_x).to(device)  # [S, N, T, J]
         if cfg.batched:
             params, buffers = stack_module_state(models)  # each [S, ...]
             base = models[0]
@@ -86,7 +88,8 @@ class RunModels:
 
     def step(self) -> torch.Tensor:
         x = torch.stack([self.task.sample(self.cfg.batch_size, g) for g in self.data])  # [S, B, T]
-        loss = self._loss(self._logits(x), self.task.labels(x))
+        labels = self.task.labels(x).to(self.device)
+        loss = self._loss(self._logits(x.to(self.device)), labels)
         self.opt.zero_grad(set_to_none=True)
         loss.sum().backward()  # models are independent: each gets the gradient of its own loss
         self._clip()

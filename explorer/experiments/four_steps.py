@@ -694,7 +694,12 @@ def function_summary(record: dict) -> dict:
         if rows:
             variants.append({"variant": v, **spread(rows)})
     baseline = record.get("seed_baseline") or []
-    return {"variants": variants, "baseline": spread(baseline) if baseline else None}
+    base_by_seed = {r["seed"]: r["kl"] for r in baseline}
+    four = {r["seed"]: r["kl"] for r in record["runs"] if r["variant"] == str(FINAL_STEP - 1) and "kl" in r}
+    diffs = [four[s] - base_by_seed[s] for s in sorted(four) if s in base_by_seed]
+    paired = {"further": sum(d > 0 for d in diffs), "n": len(diffs),
+              "p": sign_flip_p(diffs) if len(diffs) >= 2 else float("nan")}  # step 4's KL minus the seed's own
+    return {"variants": variants, "baseline": spread(baseline) if baseline else None, "paired": paired}
 
 
 def function_text(summary: dict, steps: int) -> str:
@@ -704,7 +709,10 @@ def function_text(summary: dict, steps: int) -> str:
     four, base = rows.get(str(FINAL_STEP - 1)), summary["baseline"]
     if four is None or base is None:
         return content.text(BOOK, "functions-too-few")
-    if four["kl"] < base["kl_min"]:
+    paired = summary.get("paired") or {"n": 0}
+    if paired["n"] >= 2 and paired["p"] < 0.05 and paired["further"] > paired["n"] / 2:
+        relation = content.text(BOOK, "relation-further-paired", k=paired["further"], n=paired["n"], p=paired["p"])
+    elif four["kl"] < base["kl_min"]:
         relation = content.text(BOOK, "relation-closer")
     elif four["kl"] <= base["kl_max"]:
         relation = content.text(BOOK, "relation-about")

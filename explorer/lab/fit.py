@@ -111,9 +111,12 @@ class _Loop:
         row = {"step": step, "flops": float(step * self.plan.flops_per_step), "train_loss": train_loss, **numbers,
                "seconds": self.result.seconds, "phase": phase, "budget": budget}
         self.result.history.append(row)
+        return row
+
+    def emit(self, row: dict) -> None:
+        """Hand `row` to the caller, once the readouts it completes are recorded (`row["readout"]`)."""
         if self.on_eval is not None:
             self.on_eval(row, self.result.steps_done / self.total)
-        return row
 
 
 def fit(model: nn.Module, task: Task, plan: FitPlan, data: torch.Generator, held_out: Any,
@@ -121,7 +124,8 @@ def fit(model: nn.Module, task: Task, plan: FitPlan, data: torch.Generator, held
         on_eval: Callable[[dict, float], None] | None = None) -> FitResult:
     """Train `model` (already initialised) on `task` along `plan`, drawing batches from `data`, reading on
     `held_out` (a batch from `task.batches`). Stops early when `progress` says so; the result says where.
-    `on_eval(row, fraction done)` sees every evaluation as it is made (progress lines, partial curves)."""
+    `on_eval(row, fraction done)` sees every evaluation as it is made (progress lines, partial curves); a row
+    that completes a budget's readout carries it as `row["readout"]`."""
     device = torch.device(device)
     model.to(device)
     model.train()
@@ -143,7 +147,7 @@ def fit(model: nn.Module, task: Task, plan: FitPlan, data: torch.Generator, held
             collected.setdefault(b, []).append(row)
             if row["step"] == b:
                 rows = collected[b]
-                result.readouts[b] = {"step": b, "flops": float(b * plan.flops_per_step), "n": len(rows),
+                row["readout"] = result.readouts[b] = {"step": b, "flops": float(b * plan.flops_per_step), "n": len(rows),
                                       **{k: float(np.mean([r[k] for r in rows])) for k in rows[-1]
                                          if k.startswith("eval_")}}
 
@@ -163,6 +167,7 @@ def fit(model: nn.Module, task: Task, plan: FitPlan, data: torch.Generator, held
         if step in plan.eval_steps or step in constant_reads or step == trunk_end or stopped:
             row = loop.evaluate(model, step, train_loss, "trunk", None)
             read(row, constant_reads.get(step, []))
+            loop.emit(row)
         if stopped is None and step in branch_at:
             stopped = branches(step)
     result.stopped = stopped or "steps"
@@ -190,6 +195,7 @@ def _branch(loop: _Loop, trunk: nn.Module, trunk_opt: torch.optim.Optimizer, dat
             row = loop.evaluate(model, step, train_loss, "decay", budget)
             if step in reads:
                 read(row, [budget])
+            loop.emit(row)
         if why:
             return why
     model.eval()

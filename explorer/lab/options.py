@@ -31,7 +31,7 @@ def needs_old(args: argparse.Namespace, experiment: str) -> None:
     """A ValueError (one clear line) when `--recipe reviewed` is asked of an experiment not yet on it."""
     if getattr(args, "recipe", "old") != "old":
         raise ValueError(f"{experiment} runs the old recipe only; --recipe reviewed is wired into "
-                         "bidirectional-scaling so far")
+                         "bidirectional-scaling and bitter-lesson so far")
 
 
 def inside_data(path: Path) -> bool:

@@ -140,3 +140,20 @@ def test_bidirectional_scaling_on_the_reviewed_recipe_chooses_a_rate_per_width_a
     assert {r["step"] for r in swept["runs"][0]["history"]} == {10, 20}
     assert len(bs.points(swept)) == 4
     assert "recipe" not in bs.PRESETS["main"].to_dict()  # the old recipe's configs read as before
+
+
+def test_bitter_lesson_on_the_reviewed_recipe_reads_each_checkpoint_from_a_decayed_branch():
+    from dataclasses import replace
+
+    cfg = replace(bl.PRESETS["quick"], seeds=(0,), steps=16, eval_size=64, recipe="reviewed")
+    result = bl.run(cfg)
+    assert set(result["recipe"]["lr_by_size"]) == {"transformer", "hand-built"}
+    assert result["recipe"]["lr_by_size"]["hand-built"] in [v * bl.HAND_LR_SCALE for v in cfg.lr_grid]
+    for run in result["runs"]:
+        assert run["data"] == [s * cfg.batch_size for s in cfg.checkpoint_steps()] and "lr" in run
+
+
+def test_crossings_are_summarised_per_seed_by_their_geometric_mean():
+    summary = bl.geometric_summary([1_000.0, 10_000.0])
+    assert summary["geomean"] == pytest.approx(math.sqrt(1e7)) and summary["low"] < 1_000 < 10_000 < summary["high"]
+    assert bl.geometric_summary([5.0])["low"] is None and bl.geometric_summary([]) is None
