@@ -224,6 +224,8 @@ def real_text() -> None:
     if enc.unknown:
         shown = " ".join(c if c.isprintable() else f"U+{ord(c):04X}" for c in enc.unknown[:8])
         st.info(t("real-unknown", shown=shown))
+    say("real-tokens", vocab=tok.vocab_size, n=len(enc.ids))
+    st.dataframe(reading.token_table(tok, enc.ids), hide_index=True)
     _rt_attention(text)
     _rt_named(text)
     _rt_guesses_panel(text)
