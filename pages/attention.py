@@ -9,7 +9,7 @@ from explorer.experiments import attention as att, attention_view as view
 from explorer.figures import attention as figs
 from ui import layout, params, render
 from ui.frame import header
-from ui.sections import attention as sections, real_text
+from ui.sections import attention as sections
 from ui.text import say, t
 
 DEFAULT_TEXT = "hello world"
@@ -62,4 +62,4 @@ model = sections.demo_model(arch)  # the first open section that needs it tells 
 layout.show_sections({t("tab-weights"): lambda: sections.weights(arch, ids, model(), causal_input or aligned),
                       t("tab-sequence"): lambda: sections.sequence(arch, ids, causal_input, aligned),
                       t("tab-tokens"): lambda: sections.tokens(encoding, ids, model()),
-                      t("tab-real"): real_text.section})
+                      t("tab-real"): sections.real_text})

@@ -142,7 +142,7 @@ def read(model: Transformer, tok: CharTokenizer, text: str) -> Reading:
     n = x.shape[1]
     prefix = prefix_length(n) if arch == "prefix_lm" else 0
     if arch == "encoder_decoder":
-        out = model(x, x[:, :1], need_weights=True)  # the encoder's reading does not depend on the target
+        out = model(x, torch.tensor([[tok.id(BOS)]]), need_weights=True)  # the encoder's reading needs no target
         weights = out.attentions["encoder_self"]
     else:
         out = model(x, prefix_len=prefix, need_weights=True)
@@ -186,6 +186,11 @@ def masked_guesses(model: Transformer, tok: CharTokenizer, text: str) -> list[di
         out.append({"position": i, "token": tok.label(ids[i]), "top": top,
                     "right": top[0]["token"] == tok.label(ids[i])})
     return out
+
+
+def token_table(tok: CharTokenizer, ids: list[int]) -> list[dict]:
+    """The sentence's pipeline as two rows, token and id, one column per position (text -> tokens -> ids)."""
+    return [{str(i): tok.label(t) for i, t in enumerate(ids)}, {str(i): str(t) for i, t in enumerate(ids)}]
 
 
 def csv_rows(readings: list[Reading]) -> list[list]:

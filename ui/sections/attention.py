@@ -1,5 +1,6 @@
 """The attention page's sections under its first screen: what a trained demo model reads, the whole sequence in
-one matrix with the step-3/4 wiring, and the text's tokens and vectors. Each runs only while its tab is open."""
+one matrix with the step-3/4 wiring, the text's tokens and vectors, and the four real-text models reading the
+student's own sentence. Each runs only while its tab is open."""
 
 from __future__ import annotations
 
@@ -7,11 +8,15 @@ from functools import cache
 from pathlib import Path
 from typing import Callable
 
+import csv
+import io
+
 import streamlit as st
 
 from explorer import checkpoints, i18n, tokenizer
 from explorer.experiments import attention as att, attention_view as view
-from explorer.figures import attention as figs
+from explorer.figures import attention as figs, realtext as real_figs
+from explorer.realtext import reading, training
 from ui import jobs, params, render
 from ui.text import say, t
 
@@ -155,3 +160,144 @@ def tokens(encoding: tokenizer.Encoding, ids: tuple[int, ...], model: Model | No
         render.figure(_embedding_figure(path, stamp, ids, att.config_text(sidecar), i18n.current()),
                       key="attention-embeddings",
                       notice=t("embedding-notice"))
+
+
+# --- Real text: the four real-text models (explorer.realtext) on the student's own sentence --------------------
+REAL_DEFAULT_TEXT = {"en": "And God said, Let there be light: and there was light.",
+                     "zh": "春风又绿江南岸，明月何时照我还。"}
+REAL_ORDER = ("decoder", "encoder", "prefix_lm", "encoder_decoder")
+
+
+@st.cache_resource(show_spinner=False)
+def _rt_models() -> dict:
+    """arch -> (model, sidecar, tokenizer), loaded once per server; a missing or broken file is reported as text."""
+    out = {}
+    for arch in REAL_ORDER:
+        try:
+            out[arch] = training.load(arch)
+        except (FileNotFoundError, ValueError, OSError) as err:
+            out[arch] = str(err)
+    return out
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _rt_readings(text: str) -> list[reading.Reading]:
+    models = _rt_models()
+    return [reading.read(models[a][0], models[a][2], text) for a in REAL_ORDER]
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _rt_guesses(text: str) -> tuple[dict, list[dict]]:
+    models = _rt_models()
+    dec, enc = models["decoder"], models["encoder"]
+    return reading.next_token_guesses(dec[0], dec[2], text), reading.masked_guesses(enc[0], enc[2], text)
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def _rt_figure(text: str, layer: int, head: int, lang: str):
+    return real_figs.four_models(_rt_readings(text), layer, head, t("real-detail"))
+
+
+def _rt_csv(text: str) -> bytes:
+    out = io.StringIO()
+    csv.writer(out).writerows(reading.csv_rows(_rt_readings(text)))
+    return out.getvalue().encode()
+
+
+def real_text() -> None:
+    """The Real text tab: four real-text models read the student's sentence."""
+    say("real-intro")
+    models = _rt_models()
+    missing = {a: m for a, m in models.items() if isinstance(m, str)}
+    if missing:
+        for arch, err in missing.items():
+            st.warning(t("real-missing", name=figs.arch_name(arch), arch=arch, error=err))
+        return
+    lang = i18n.current()
+    default = REAL_DEFAULT_TEXT.get(lang, REAL_DEFAULT_TEXT["en"])
+    text = params.text(t("real-label-text", max=reading.MAX_TOKENS), "rt_text", default, max_chars=reading.MAX_TOKENS)
+    tok = models["decoder"][2]
+    enc = tok.encode(text, max_len=reading.MAX_TOKENS)
+    if not enc.ids:
+        st.info(t("real-empty", example=default))
+        return
+    if enc.unknown:
+        shown = " ".join(c if c.isprintable() else f"U+{ord(c):04X}" for c in enc.unknown[:8])
+        st.info(t("real-unknown", shown=shown))
+    say("real-tokens", vocab=tok.vocab_size, n=len(enc.ids))
+    st.dataframe(reading.token_table(tok, enc.ids), hide_index=True)
+    _rt_attention(text)
+    _rt_named(text)
+    _rt_guesses_panel(text)
+    _rt_about(models)
+
+
+@st.fragment
+def _rt_attention(text: str) -> None:
+    """The four panels; the two sliders rerun only this part."""
+    deepest = max(r.attention.shape[0] for r in _rt_readings(text))
+    heads = _rt_readings(text)[0].attention.shape[1]
+    row = st.columns(2, gap="large")
+    layer = params.slider(t("label-layer"), "rt_layer", 1, deepest, 1, where=row[0])
+    head = params.slider(t("label-head"), "rt_head", 1, heads, 1, where=row[1])
+    render.figure(_rt_figure(text, layer - 1, head - 1, i18n.current()), key="attention-real-text",
+                  notice=t("real-notice"))
+    st.download_button(t("real-csv"), data=lambda: _rt_csv(text), file_name="attention-real-text-weights.csv",
+                       mime="text/csv", key="real-text-csv", on_click="ignore")
+
+
+def _rt_named(text: str) -> None:
+    rows = []
+    for r in _rt_readings(text):
+        for h in reading.named_heads(r.patterns):
+            rows.append({t("real-col-model"): figs.arch_name(r.arch), t("real-col-layer"): h["layer"] + 1,
+                         t("real-col-head"): h["head"] + 1,
+                         t("real-col-pattern"): t(f"real-pattern-{h['name'].replace('_', '-')}"),
+                         t("real-col-score"): f"{h['score']:.0%}"})
+    say("real-named", at=f"{reading.NAMED_AT:.0%}")
+    if rows:
+        st.dataframe(rows, width="stretch", hide_index=True)
+    else:
+        st.caption(t("real-none-named"))
+
+
+def _rt_guesses_panel(text: str) -> None:
+    nxt, masked = _rt_guesses(text)
+    left, right = st.columns(2, gap="large")
+    with left:
+        say("real-next")
+        st.dataframe([{t("real-col-token"): g["token"], "p": f"{g['p']:.1%}"} for g in nxt["top"]], hide_index=True,
+                     width="stretch")
+        st.markdown(t("real-continuation", text=nxt["continuation"].replace("`", "'").replace("\n", "⏎")))
+    with right:
+        right_count = sum(m["right"] for m in masked)
+        say("real-masked", right=right_count, n=len(masked))
+        st.dataframe([{t("real-col-token"): m["token"],
+                       t("real-col-guess"): " · ".join(f"{g['token']} {g['p']:.0%}" for g in m["top"]),
+                       "✓": "✓" if m["right"] else ""} for m in masked], hide_index=True, width="stretch",
+                     height=300)
+
+
+def _rt_about(models: dict) -> None:
+    """What each model is: the same width and heads, its size, held-out loss per language, and what it writes."""
+    say("real-about")
+    rows = []
+    for arch in REAL_ORDER:
+        _, sidecar, _ = models[arch]
+        meta = sidecar["meta"]
+        loss = meta["held_out_loss"]
+        rows.append({t("real-col-model"): figs.arch_name(arch), t("real-col-params"): f"{meta['parameters']:,}",
+                     "MB": f"{sidecar['bytes'] / 1e6:.2f}", t("real-col-loss-en"): f"{loss['en']:.2f}",
+                     t("real-col-loss-zh"): f"{loss['zh']:.2f}", t("real-col-steps"): meta["steps_done"],
+                     t("real-col-sample"): _rt_sample(meta.get("samples", []))})
+    st.dataframe(rows, width="stretch", hide_index=True)
+    st.caption(t("real-about-caption"))
+
+
+def _rt_sample(samples: list[dict]) -> str:
+    if not samples:
+        return ""
+    s = samples[0]
+    if "prompt" in s:
+        return f"{s['prompt']}|{s['continuation']}"
+    return f"{s['masked']} → {s['filled']}"
