@@ -12,6 +12,7 @@ from explorer.figures import cache as figs
 from ui import layout, lecture, params, render
 from ui.frame import header
 from ui.sections import cache_reuse as sections
+from ui.sections import ladder
 from ui.sections.cache_reuse import figure
 from ui.text import say, t
 
@@ -110,4 +111,5 @@ layout.show_sections({t("tab-why"): lambda: say("intro"), t("tab-cost"): lambda:
                       t("tab-measured"): lambda: sections.measured(n, m, turns, depth),
                       t("tab-drift"): lambda: sections.drift(n, m), t("tab-stale"): sections.stale,
                       t("tab-scaling"): sections.bidirectional_at_scale,
+                      t("tab-ladder"): lambda: ladder.hold_at_scale("bidirectional"),
                       t("tab-limits"): lambda: say("limits", **view.limits())})

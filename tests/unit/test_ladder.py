@@ -1,0 +1,109 @@
+"""The scale ladder (issue 37): the verdict rule, a real two-rung ladder, the merge of devices, the CLI's JSON and
+its figure."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from explorer.cli import main
+from explorer.evidence import Kind
+from explorer.figures.ladder import ladder_chart
+from explorer.ladder import registry, verdict
+from explorer.ladder import run as ladder
+
+RUNG_KEYS = {"params", "flops", "effect", "low", "high", "seeds", "same_sign", "device"}
+
+
+def _rung(effects: list[float], reference: int) -> dict:
+    return verdict.rung_summary(effects, reference)
+
+
+@pytest.mark.parametrize("top, expected", [
+    ([0.2, 0.1, 0.3, 0.05], "holds"),  # every seed keeps the small model's (positive) sign
+    ([-0.2, -0.1, -0.3, -0.05], "flips"),  # every seed has the other sign
+    ([0.02, -0.01, 0.01, -0.015], "vanishes"),  # mixed signs, mean 0.00125 <= a quarter of 0.4
+    ([0.5, -0.1, 0.6, -0.2], "unclear"),  # mixed signs, mean 0.2 is half the small model's
+])
+def test_the_verdict_follows_the_declared_rule(top: list[float], expected: str) -> None:
+    first = _rung([0.4, 0.3, 0.5, 0.4], +1)
+    assert verdict.verdict([first, _rung(top, +1)]) == expected
+
+
+def test_a_rung_summary_is_the_seed_mean_and_range_with_a_same_sign_count() -> None:
+    r = _rung([0.1, -0.2, 0.3, float("nan")], +1)
+    assert r["seeds"] == 3 and r["same_sign"] == 2
+    assert (r["low"], r["high"]) == (-0.2, 0.3) and math.isclose(r["effect"], 0.2 / 3)
+    assert verdict.verdict([r]) == "unclear"  # one rung says nothing about scale
+
+
+def test_every_named_claim_is_known_and_one_without_a_ladder_says_so() -> None:
+    assert set(registry.NAMES) == {"bitter-lesson", "crossover", "bidirectional", "shared-params", "depth",
+                                   "four-steps"}
+    with pytest.raises(ValueError, match="claim must be one of"):
+        registry.get("nonsense")
+    for name in set(registry.NAMES) - set(registry.CLAIMS):
+        with pytest.raises(ValueError, match="no ladder yet"):
+            registry.get(name)
+
+
+def test_the_quick_preset_ends_at_the_toys_size_and_main_goes_16x_above_it() -> None:
+    claim = registry.get("bidirectional")
+    for preset, lowest, highest in (("quick", 16, 64), ("main", 64, 264)):
+        rungs = claim.rungs(preset)
+        assert rungs[0].settings["width"] == lowest and rungs[-1].settings["width"] == highest
+        steps = [r.settings["steps"] for r in rungs]
+        assert steps == sorted(steps) and steps[-1] == 4 * steps[0]  # compute grows with size, by the stated rule
+
+
+@pytest.fixture(scope="module")
+def two_rungs() -> dict:
+    """The quick ladder's two smallest rungs, trained for real (seconds)."""
+    return ladder.run("bidirectional", "quick", device="cpu", use_cache=False, rungs=slice(0, 2))
+
+
+def test_a_real_ladder_gives_each_rung_paired_seeds_and_a_verdict(two_rungs: dict) -> None:
+    assert two_rungs["claim"] == "bidirectional" and two_rungs["verdict"] in verdict.VERDICTS
+    first, second = two_rungs["rungs"]
+    assert RUNG_KEYS <= set(first) and first["device"] == "cpu"
+    assert first["seeds"] == second["seeds"] == len(registry.get("bidirectional").seeds("quick"))
+    assert second["params"] > 3 * first["params"] and second["flops"] > first["flops"]
+    for r in (first, second):
+        seeds = list(r["per_seed"].values())
+        assert r["low"] == min(seeds) <= r["effect"] <= max(seeds) == r["high"]
+        assert all(math.isfinite(v) and abs(v) < 5 for v in seeds)  # a loss gap in nats, not a blown-up run
+
+
+def test_an_accelerators_top_rungs_join_the_shipped_ones_each_with_its_device(two_rungs: dict) -> None:
+    cpu_only = {**two_rungs, "rungs": two_rungs["rungs"][:1]}
+    gpu_top = {**two_rungs, "rungs": [{**two_rungs["rungs"][1], "device": "cuda"}]}
+    merged = ladder.merge(ladder.merge(None, cpu_only), gpu_top)
+    assert [r["device"] for r in merged["rungs"]] == ["cpu", "cuda"]
+    assert [r["params"] for r in merged["rungs"]] == [r["params"] for r in two_rungs["rungs"]]
+    assert merged["verdict"] == two_rungs["verdict"]
+
+
+def test_the_figure_is_measured_and_draws_every_rung_on_a_log_axis(two_rungs: dict) -> None:
+    fig = ladder_chart(two_rungs)
+    assert fig.layout.xaxis.type == "log"
+    assert Kind.MEASURED.value in json.dumps(fig.to_plotly_json()["layout"]).lower()
+    means = [t for t in fig.data if t.error_y and t.error_y.array is not None]
+    assert sorted(x for t in means for x in t.x) == [r["params"] for r in two_rungs["rungs"]]
+
+
+def test_the_shipped_ladder_prints_the_issues_json(capsys: pytest.CaptureFixture) -> None:
+    assert main(["ladder", "bidirectional", "--from-shipped", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["claim"] == "bidirectional" and out["verdict"] in verdict.VERDICTS
+    assert len(out["rungs"]) >= 3 and all(RUNG_KEYS <= set(r) for r in out["rungs"])
+    assert out["rungs"][-1]["params"] >= 16 * out["rungs"][0]["params"]
+    assert all(isinstance(r["params"], int) and isinstance(r["device"], str) for r in out["rungs"])
+
+
+def test_the_cli_refuses_bad_requests_in_one_line(capsys: pytest.CaptureFixture) -> None:
+    assert main(["ladder", "depth", "--json"]) == 2
+    assert "no ladder yet" in capsys.readouterr().err
+    assert main(["ladder", "bidirectional", "--preset", "quick", "--save"]) == 2
+    assert "main preset only" in capsys.readouterr().err
