@@ -380,7 +380,8 @@ def test_a_poisoned_depth_result_row_renders_with_a_message_and_the_row_is_gone(
         from dataclasses import replace
 
         cfg = replace(dp.PRESETS["main"], steps=300, seeds=(0,), d_model=32)
-        shipped = next(r for r in dp.load_shipped()["runs"] if (r["depth"], r["wiring"], r["seed"]) == (2, "aligned", 0))
+        shipped = next(r for r in dp.load_shipped()["runs"]
+                       if (r["depth"], r["wiring"], r["seed"]) == (2, "aligned", 0))
         nan_run = {k: (float("nan") if isinstance(v, float) else v) for k, v in shipped.items() if k != "source"}
         nan_run["history"] = [{k: (float("nan") if isinstance(v, float) else v) for k, v in h.items()}
                               for h in shipped["history"]]

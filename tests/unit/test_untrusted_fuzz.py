@@ -141,7 +141,8 @@ def _packed(doc_text: str) -> str:
 def _state_docs() -> st.SearchStrategy[str]:
     """Workbook states: the right frame around hostile rows, and hostile text in place of the whole."""
     row = st.one_of(st.sampled_from(sorted(TEMPLATE_BY_ID)), _value_text(),
-                    st.builds(lambda i, c, t: json.dumps({"i": i, "c": {c: t}}), st.sampled_from(sorted(TEMPLATE_BY_ID)),
+                    st.builds(lambda i, c, t: json.dumps({"i": i, "c": {c: t}}),
+                              st.sampled_from(sorted(TEMPLATE_BY_ID)),
                               st.sampled_from([*COLUMNS, "zz"]), st.one_of(st.text(max_size=40), st.integers())))
     framed = st.lists(row, max_size=6).map(lambda rows: '{"v":%d,"r":[%s]}' % (VERSION, ",".join(rows)))
     return st.one_of(framed, _value_text())
