@@ -187,7 +187,12 @@ class JobQueue:
                           abandon_after_s=self.abandon_after_s, _order=next(self._order), lang=i18n.current(),
                           message=content.text("common", "run-waiting"))
                 self._jobs[key] = job
-                threading.Thread(target=self._run, args=(job, work), daemon=True, name=f"job-{key[:12]}").start()
+                try:
+                    self._start(job, work)
+                except Exception as err:  # noqa: BLE001 (no thread: the job must not stay queued for ever)
+                    job.state, job.error, job.message = FAILED, _failure(err), "failed"
+                    job.ended = time.monotonic()
+                    traceback.print_exc()
             if owner and owner not in job.viewers:
                 job.viewers[owner] = Viewer(alive=alive, address=address)
             return job
@@ -276,6 +281,10 @@ class JobQueue:
                     now - job.ended >= self.keep_finished_s
                     or (job.viewers and all(v.collected or not v.watching() for v in job.viewers.values()))):
                 del self._jobs[key]
+
+    def _start(self, job: Job, work: Callable[[Progress], dict]) -> None:
+        """The job's thread (raises when the process cannot start another: `submit` then fails the job)."""
+        threading.Thread(target=self._run, args=(job, work), daemon=True, name=f"job-{job.key[:12]}").start()
 
     def _try_lock(self, name: str):
         return locks.try_lock(name, self.lock_dir)

@@ -50,7 +50,7 @@ def load(path: Path) -> dict | None:
     """The shipped result at `path`, or None when it is missing, unreadable or not a JSON object."""
     try:
         record = json.loads(Path(path).read_text())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # RecursionError: `[[[[...` deeper than the parser goes
         return None
     return record if isinstance(record, dict) else None
 

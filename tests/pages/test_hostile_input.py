@@ -335,10 +335,26 @@ def test_an_audit_import_holding_a_5000_digit_number_is_refused_with_a_message(t
     assert any("over 100 digits" in w.value for w in (*at.warning, *at.info, *at.caption, *at.markdown)), trick
 
 
-def _depth_records(aligned_record: str):
-    """The depth page's cached runs at small settings: a usable one, and `aligned_record` planted as raw text."""
+def _small_depth_settings():
+    """The depth page's settings these tests open (depth 2, 300 steps, one seed, width 32), as its config."""
     from dataclasses import replace
 
+    from explorer.experiments import depth as dp
+
+    return replace(dp.PRESETS["main"], steps=300, seeds=(0,), d_model=32)
+
+
+def _shipped_depth_run(wiring: str) -> dict:
+    """A shipped depth-2 run of `wiring` at these settings' step count: a well-formed record to start from."""
+    from explorer.experiments import depth as dp
+
+    run = next(r for r in dp.load_shipped()["runs"] if (r["depth"], r["wiring"], r["seed"]) == (2, wiring, 0))
+    return {**{k: v for k, v in run.items() if k != "source"}, "steps_done": 300}
+
+
+def _depth_records(aligned_record: str) -> str:
+    """The depth page's cached runs at small settings: a usable one, and `aligned_record` planted as raw text in
+    place of the other; the planted row's key."""
     import sqlalchemy as sa
 
     from explorer import results
@@ -346,14 +362,12 @@ def _depth_records(aligned_record: str):
     from explorer.store import db
     from explorer.store.schema import RESULTS
 
-    cfg = replace(dp.PRESETS["main"], steps=300, seeds=(0,), d_model=32)
-    shipped = next(r for r in dp.load_shipped()["runs"] if (r["depth"], r["wiring"], r["seed"]) == (2, "final", 0))
-    good = {**{k: v for k, v in shipped.items() if k != "source"}, "steps_done": 300}
-    results.save(dp.CACHE_KIND, dp.run_key(cfg, 2, "final", 0), good)
-    key = results.save(dp.CACHE_KIND, dp.run_key(cfg, 2, "aligned", 0), {**good, "wiring": "aligned"})
+    cfg = _small_depth_settings()
+    results.save(dp.CACHE_KIND, dp.run_key(cfg, 2, "final", 0), _shipped_depth_run("final"))
+    key = results.save(dp.CACHE_KIND, dp.run_key(cfg, 2, "aligned", 0), _shipped_depth_run("aligned"))
     with db.engine().begin() as conn:
         conn.execute(sa.update(RESULTS).where(RESULTS.c.key == key).values(record=aligned_record))
-    return cfg, key
+    return key
 
 
 def _row_exists(key: str) -> bool:
@@ -377,17 +391,15 @@ def test_a_poisoned_depth_result_row_renders_with_a_message_and_the_row_is_gone(
     if planted == "100k brackets":
         text = "[" * 100_000
     else:  # a well-formed run whose every number is NaN, with the right config: it passed the old shape check
-        from dataclasses import replace
+        def nan(row: dict) -> dict:
+            return {k: (float("nan") if isinstance(v, float) else v) for k, v in row.items()}
 
-        cfg = replace(dp.PRESETS["main"], steps=300, seeds=(0,), d_model=32)
-        shipped = next(r for r in dp.load_shipped()["runs"] if (r["depth"], r["wiring"], r["seed"]) == (2, "aligned", 0))
-        nan_run = {k: (float("nan") if isinstance(v, float) else v) for k, v in shipped.items() if k != "source"}
-        nan_run["history"] = [{k: (float("nan") if isinstance(v, float) else v) for k, v in h.items()}
-                              for h in shipped["history"]]
-        text = json_module.dumps({"kind": dp.CACHE_KIND, "config": dp.run_key(cfg, 2, "aligned", 0),
-                                  "result": {**nan_run, "steps_done": 300}})
+        run = _shipped_depth_run("aligned")
+        nan_run = {**nan(run), "history": [nan(h) for h in run["history"]]}
+        text = json_module.dumps({"kind": dp.CACHE_KIND, "config": dp.run_key(_small_depth_settings(), 2, "aligned", 0),
+                                  "result": nan_run})
         assert "NaN" in text
-    _, key = _depth_records(text)
+    key = _depth_records(text)
     at = run_page(FILES["depth"], depth="2", steps="300", seeds="1", width="32", sections="all")
     assert not at.exception and not at.error, [e.value for e in at.exception]
     assert any(w.value.startswith("1 cached result for these settings could not be used and was removed")

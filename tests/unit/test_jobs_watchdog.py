@@ -19,8 +19,9 @@ from tests.store import postgres_url, store  # noqa: F401 (fixtures)
 
 
 def _wait(job, timeout: float = 15):
+    """Until the job's thread has let go of its locks (`ended` is set after they are released, `finished` before)."""
     deadline = time.time() + timeout
-    while not job.finished and time.time() < deadline:
+    while job.ended is None and time.time() < deadline:
         time.sleep(0.02)
     return job
 
@@ -98,6 +99,18 @@ def test_an_error_of_any_kind_while_taking_a_lock_fails_the_job(tmp_path):
     job = _wait(queue.submit("k", lambda p: {}))
     assert job.state == FAILED and "RuntimeError: the lock service is down" in job.error
     assert queue.busy_slots() == 0 and queue.active() == []
+
+
+def test_a_job_whose_thread_cannot_start_fails_instead_of_staying_queued(tmp_path):
+    """A process at its thread limit raises on Thread.start: the job it was for must not wait in line for ever."""
+    class NoThreads(JobQueue):
+        def _start(self, job, work):
+            raise RuntimeError("can't start new thread")
+
+    queue = NoThreads(max_running=1, per_address=1, lock_dir=tmp_path)
+    job = queue.submit("k", lambda p: {}, owner="tab", address="10.0.0.9")
+    assert job.state == FAILED and job.error == "RuntimeError: can't start new thread" and queue.active() == []
+    assert queue.submit("k", lambda p: {}, owner="tab", address="10.0.0.9") is not job  # pressing again is a new try
 
 
 # --- the work and the store, on both backends ---------------------------------------------------------------

@@ -15,6 +15,7 @@ import math
 import os
 import tempfile
 import zlib
+from pathlib import Path
 
 # Hypothesis keeps its own notes (constants it found in the code, Unicode tables) in a folder: not in the repository
 os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", os.path.join(tempfile.gettempdir(), "explorer-hypothesis"))
@@ -23,7 +24,7 @@ import pytest  # noqa: E402 (after the storage folder is chosen)
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from explorer import results, shapes
+from explorer import results, shapes, shipped
 from explorer.audit import AuditError, Row, export, view
 from explorer.audit.importing import MAX_IMPORT_BYTES
 from explorer.audit.url_state import decode_state
@@ -140,7 +141,8 @@ def _packed(doc_text: str) -> str:
 def _state_docs() -> st.SearchStrategy[str]:
     """Workbook states: the right frame around hostile rows, and hostile text in place of the whole."""
     row = st.one_of(st.sampled_from(sorted(TEMPLATE_BY_ID)), _value_text(),
-                    st.builds(lambda i, c, t: json.dumps({"i": i, "c": {c: t}}), st.sampled_from(sorted(TEMPLATE_BY_ID)),
+                    st.builds(lambda i, c, t: json.dumps({"i": i, "c": {c: t}}),
+                              st.sampled_from(sorted(TEMPLATE_BY_ID)),
                               st.sampled_from([*COLUMNS, "zz"]), st.one_of(st.text(max_size=40), st.integers())))
     framed = st.lists(row, max_size=6).map(lambda rows: '{"v":%d,"r":[%s]}' % (VERSION, ",".join(rows)))
     return st.one_of(framed, _value_text())
@@ -225,3 +227,15 @@ def test_a_url_number_is_a_finite_value_in_range_or_the_default_with_a_notice(ra
             continue
         assert isinstance(value, kind) and lo <= value <= hi and math.isfinite(value)
         assert note or float(raw) == value
+
+
+# --- shipped result files (tracked, so trusted to hold NaN, but a damaged one reads as "not shipped") ---------
+
+@FUZZ
+@given(st.one_of(_value_text(), st.text(max_size=200), st.just("[" * 100_000)))
+def test_a_damaged_shipped_file_reads_as_not_shipped(text):
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "shipped.json"
+        path.write_text(text, encoding="utf-8", errors="surrogatepass")
+        record = shipped.load(path)
+    assert record is None or isinstance(record, dict)
