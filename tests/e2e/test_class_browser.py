@@ -98,6 +98,7 @@ def test_a_lecturer_a_projector_and_five_phones_run_two_questions(browser, app_u
     assert_no_exception(host)
     right = f"{'ABC'[lp.step(1).answer]}. {lp.choices(1)[lp.step(1).answer]}"
     expect(room.get_by_text(f"Answer: {right}")).to_be_visible()
+    expect(room.frame_locator("iframe").locator(".js-plotly-plot").first).to_be_visible()  # drawn once, kept
     room.wait_for_selector(IDLE)
     _shot(room, "class-room-1920x1080-path-question.png", tmp_path)
     why = " ".join(content.text("path", "q1-why").split())[:40]
