@@ -125,29 +125,53 @@ def revealed_answer(question: classroom.Question, size_rem: float = 1.2) -> None
         plain(why, size_rem=size_rem * 0.8, weight=400)
 
 
+def join_panel(room: classroom.Room) -> None:
+    """The room view's way in: the code in large type, the QR code of the join link, the link itself."""
+    plain(room.code, size_rem=4.5, weight=800)
+    st.image(qr_png(join_link(room)), width=320)
+    plain(join_link(room), size_rem=0.95, weight=400)
+
+
 @st.fragment(run_every=ROOM_POLL_S)
-def room_live(room: classroom.Room) -> None:
+def room_bars(room: classroom.Room, shown: tuple | None) -> None:
+    """The room view's live part: the bars while answers come in; a new question or the reveal reruns the
+    whole view (so the QR code and the page's figure are drawn once, not at every poll)."""
     question = classroom.current(room)
+    if _showing(question) != shown:
+        st.rerun()
     if question is None:
         plain(t("room-waiting", n=classroom.joined(room)), size_rem=2.2)
-        return
-    answers(room, question, height=640, large=True)
-    if question.revealed:
-        revealed_answer(question, size_rem=1.8)
-        step_figure(question, height=760)
+    else:
+        answers(room, question, height=640, large=True)
 
 
 def room_view(room: classroom.Room) -> None:
-    """What the projector shows: read-only, no secret: the code, the QR code of the join link, live answers."""
+    """What the projector shows: read-only, no secret: the code, the QR code of the join link, live answers;
+    after a learning-path question's reveal, the answer on top and the page's own figure beside the class's
+    bars, both at projector size on one 1920x1080 screen."""
     if not lecture.presentation():
         st.query_params["presentation"] = "true"  # projector type for every figure drawn here
+    question = classroom.current(room)
+    if question is not None and question.revealed and question.kind == "step":
+        follow(room, _showing(question))
+        revealed_answer(question, size_rem=1.6)
+        bars_col, figure_col = st.columns(2, gap="large")
+        with bars_col:
+            answers(room, question, height=560, large=True)
+        with figure_col:
+            step_figure(question, height=640, projector=True)
+        plain(t("join-card", code=room.code), size_rem=1.2)
+        return
     live_col, join_col = st.columns([3, 1], gap="large")
     with join_col:
-        plain(room.code, size_rem=4.5, weight=800)
-        st.image(qr_png(join_link(room)), width=320)
-        plain(join_link(room), size_rem=0.95, weight=400)
+        join_panel(room)
     with live_col:
-        room_live(room)
+        if question is not None and question.revealed:
+            follow(room, _showing(question))
+            answers(room, question, height=640, large=True)
+            revealed_answer(question, size_rem=1.8)
+        else:
+            room_bars(room, _showing(question))
 
 
 def _showing(question: classroom.Question | None) -> tuple | None:

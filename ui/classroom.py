@@ -182,9 +182,10 @@ def my_answer_text(question: classroom.Question, mine: classroom.Mine) -> str:
     return f"{mine.number:g} {question.unit}".strip()
 
 
-def step_figure(question: classroom.Question, height: int) -> None:
-    """For a learning-path step, the page's own figure that answers it, and a link to that page."""
+def step_figure(question: classroom.Question, height: int, projector: bool = False) -> None:
+    """For a learning-path step, the page's own figure that answers it (in projector type for the room)."""
     if question.kind != "step":
         return
     step = lp.step(question.step)
-    st.iframe(f"{page_url(step.page)}?{lp.figure_query(step)}&lang={i18n.current()}", height=height)
+    extra = "&presentation=true" if projector else ""
+    st.iframe(f"{page_url(step.page)}?{lp.figure_query(step)}&lang={i18n.current()}{extra}", height=height)

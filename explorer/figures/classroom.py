@@ -52,7 +52,10 @@ def answers_figure(title: str, choices: list[str], tally: Tally, correct: int | 
         fig.update_yaxes(autorange="reversed")
         fig.update_xaxes(title=content.text(BOOK, "axis-answers"), range=[0, most * 1.15], tickmode="linear",
                          tick0=0, dtick=count_step(most), tickformat="d")
-        height = height or 170 + (44 if letters_only else 62) * len(choices)
+        lines = sum(label.count("<br>") + 1 for label in labels)  # a row of bars must hold its label's lines
+        needed = 170 + (44 if letters_only else 62) * len(choices) + (lines - len(choices)) * (
+            LARGE_FONT * 1.3 if large else 18)
+        height = max(height or 0, int(needed))
     else:
         fig.add_trace(go.Box(x=list(tally.numbers), y=[""] * len(tally.numbers), boxpoints="all", jitter=0.6,
                              pointpos=0, fillcolor="rgba(0,0,0,0)", line_color="#999999",
