@@ -136,6 +136,7 @@ def for_frame(fig: go.Figure, frame: Frame, height: int | None = None) -> go.Fig
         _legends_on_top(out, frame, legends)
     if frame.fills_height and not stacked:
         _tighten_rows(out, frame, (out.layout.height or 480) - legend_px - top - 80)
+        _tighten_columns(out, frame, width)
     out.update_layout(margin=dict(l=6, r=10, t=max(8, legend_px + top + 4), b=8, pad=2), width=None, autosize=True,
                       meta={**(out.layout.meta or {}), "frame": frame.kind})
     return out
@@ -468,6 +469,41 @@ def _tighten_rows(fig: go.Figure, frame: Frame, plot_px: int) -> None:
             box = _box_of(note.x, note.y, boxes)
             if box is not None:
                 note.y = _mapped(note.x, note.y, box)[1]
+
+
+def _tighten_columns(fig: go.Figure, frame: Frame, width: int) -> None:
+    """Side-by-side panels keep gaps of at most their neighbour's tick labels and a little air: a grid's gaps are
+    fractions of its width, 200 px on a projector, which squares (heatmaps) take from their size."""
+    columns = sorted({tuple(round(v, 5) for v in axis.domain) for axis in fig.select_xaxes()
+                      if axis.domain and not axis.overlaying})
+    if len(columns) < 2 or any(a[1] > b[0] for a, b in zip(columns, columns[1:])):
+        return
+    cap = (frame.tick_px * 4.5 + 24) / max(width, 200)
+    gaps = [b[0] - a[1] for a, b in zip(columns, columns[1:])]
+    if all(g <= cap for g in gaps):
+        return
+    new_gaps = [min(g, cap) for g in gaps]
+    widths = [c[1] - c[0] for c in columns]
+    grow = 1 + (sum(gaps) - sum(new_gaps)) / sum(widths)
+    left, new = columns[0][0], {}
+    for k, col in enumerate(columns):
+        right = left + widths[k] * grow
+        new[col] = (round(left, 5), round(min(right, 1.0), 5))
+        left = right + (new_gaps[k] if k < len(new_gaps) else 0)
+    boxes = []
+    for xaxis in fig.select_xaxes():
+        old = tuple(round(v, 5) for v in xaxis.domain) if xaxis.domain else None
+        yname = "yaxis" + (xaxis.anchor or "y")[1:]
+        yaxis = fig.layout[yname] if yname in fig.layout else None
+        if old in new and yaxis is not None and yaxis.domain:
+            boxes.append((old, tuple(yaxis.domain), new[old]))
+            xaxis.domain = list(new[old])
+    for note in fig.layout.annotations:
+        if note.xref == "paper" and note.yref == "paper" and note.x is not None and note.y is not None:
+            box = _box_of(note.x, note.y, [(xd, yd, yd) for xd, yd, _ in boxes])
+            if box is not None:
+                (x0, x1), (n0, n1) = box[0], next(b[2] for b in boxes if b[0] == box[0])
+                note.x = n0 + (note.x - x0) / max(x1 - x0, 1e-9) * (n1 - n0)
 
 
 def _box_of(x: float, y: float, boxes) -> tuple | None:
