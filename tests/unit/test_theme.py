@@ -298,3 +298,19 @@ def test_projected_side_by_side_panels_keep_small_gaps_and_their_titles_stay_cen
     titles = sorted((a for a in shown.layout.annotations if a.text in "abc"), key=lambda a: a.text)
     for note, domain in zip(titles, domains):
         assert abs(note.x - (domain[0] + domain[1]) / 2) < 1e-4
+
+
+def test_a_phone_table_gives_each_column_room_for_its_longest_word():
+    from explorer.figures.frames import CHAR_EM, PHONE, Frame, for_frame
+
+    fig = go.Figure(go.Table(columnwidth=[2.2, 2.9, 2.6, 1.0],
+                             header=dict(values=["", "step 0", "decoder-only", "matches decoder-only"],
+                                         font=dict(size=15)),
+                             cells=dict(values=[["Parameters"], ["237,074 (+133,632)"], ["103,442"], ["✓"]],
+                                        font=dict(size=14))))
+    shown = for_frame(styled(fig, "t", LONG), Frame(PHONE, 390, 844))
+    table = shown.data[0]
+    widths = list(table.columnwidth)
+    last = widths[-1] / sum(widths) * (390 - 24 - 8)
+    assert last >= len("matches") * table.header.font.size * CHAR_EM  # "matches" fits its column
+    assert fig.data[0].columnwidth == (2.2, 2.9, 2.6, 1.0)  # the export's table is untouched
