@@ -76,7 +76,7 @@ MEASURE_JS = """
       if (R.width > 0 && (T.right > R.right + 2 || T.left < R.left - 2)) cut.push('cell: ' + text.textContent.trim().slice(0, 30));
     }
     let legendCut = false, legendCovers = false, legendHitsNote = false;
-    const legends = [...gd.querySelectorAll('g[class^="legend"]')].filter(g => /^legend\d*$/.test(g.getAttribute('class')));
+    const legends = [...gd.querySelectorAll('g[class^="legend"]')].filter(g => /^legend[0-9]*$/.test(g.getAttribute('class')));
     for (const legend of legends) {
       const bg = legend.querySelector(':scope > rect.bg') || legend;  // the legend's visible box (a long one scrolls)
       if (box(bg).width <= 0) continue;

@@ -15,6 +15,7 @@ Exports keep the original (a slide has its own size).
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -120,7 +121,10 @@ def for_frame(fig: go.Figure, frame: Frame, height: int | None = None) -> go.Fig
         _wrap_labels(out, frame, width)
     _wrap_x_titles(out, width)
     _keep_notes_inside(out, width)
+    _fit_table_columns(out, width)
+    _wrap_panel_titles(out, width)
     top = _room_above(out, frame)
+    _wrap_legend_names(out, frame, width)
     legends = _legend_rows(out, frame, width)
     legend_px = sum(legends.values())
     if height:
@@ -136,6 +140,7 @@ def for_frame(fig: go.Figure, frame: Frame, height: int | None = None) -> go.Fig
         _legends_on_top(out, frame, legends)
     if frame.fills_height and not stacked:
         _tighten_rows(out, frame, (out.layout.height or 480) - legend_px - top - 80)
+        _tighten_columns(out, frame, width)
     out.update_layout(margin=dict(l=6, r=10, t=max(8, legend_px + top + 4), b=8, pad=2), width=None, autosize=True,
                       meta={**(out.layout.meta or {}), "frame": frame.kind})
     return out
@@ -173,7 +178,7 @@ def _size_type(fig: go.Figure, frame: Frame) -> None:
                     title=dict(font=dict(size=round(tick * 1.12)), standoff=4))
     for letter, axes in (("x", fig.select_xaxes()), ("y", fig.select_yaxes())):
         for axis in axes:
-            if axis.type == "log" and not axis.tickvals and axis.dtick is None:
+            if axis.type == "log" and not axis.tickvals and axis.dtick in (None, "D1", "D2"):
                 _log_labels(fig, axis, letter, floor)
     for note in fig.layout.annotations:
         note.font.size = max(floor, round((note.font.size or 16) * factor))
@@ -308,6 +313,57 @@ def _keep_notes_inside(fig: go.Figure, width: int) -> None:
             note.xanchor, note.xshift = "right", -abs(note.xshift or 0)
 
 
+_TAGS = re.compile(r"<[^>]+>")
+
+
+def _longest_word_px(values, size: float) -> float:
+    words = [w for v in values for w in _TAGS.sub(" ", str(v)).split()]
+    return max((text_px(w, size) for w in words), default=0.0)
+
+
+def _fit_table_columns(fig: go.Figure, width: int) -> None:
+    """A table's columns at least as wide as their longest word (Plotly wraps cells at spaces and cuts a word
+    wider than its column: "matches" in a phone's 40 px column), the room taken from columns with some to spare;
+    where all of it is not enough, the table's type is made smaller (down to 75%)."""
+    for trace in fig.data:
+        if trace.type != "table" or trace.cells.values is None:
+            continue
+        columns = list(zip(trace.header.values or [""] * len(trace.cells.values), trace.cells.values))
+        n = len(columns)
+        weights = list(trace.columnwidth) if isinstance(trace.columnwidth, (list, tuple)) else [1.0] * n
+        weights = (weights + [1.0] * n)[:n]
+        room = width * ((trace.domain.x[1] - trace.domain.x[0]) if trace.domain and trace.domain.x else 1) - 8
+        cell, head = trace.cells.font.size or 14, trace.header.font.size or 14
+        for shrink in (1.0, 0.9, 0.8, 0.75):
+            need = [max(_longest_word_px(vals, cell * shrink), _longest_word_px([h], head * shrink)) + 18
+                    for h, vals in columns]
+            if sum(need) <= room:
+                break
+        if shrink < 1.0:
+            trace.cells.font.size, trace.header.font.size = round(cell * shrink), round(head * shrink)
+        have = [room * w / sum(weights) for w in weights]
+        short = sum(max(0.0, nd - hv) for nd, hv in zip(need, have))
+        if short <= 0:
+            continue
+        spare = [max(0.0, hv - nd) for nd, hv in zip(need, have)]
+        take = min(1.0, short / max(sum(spare), 1e-9))
+        trace.columnwidth = [max(nd, hv - sp * take) for nd, hv, sp in zip(need, have, spare)]
+
+
+def _wrap_panel_titles(fig: go.Figure, width: int) -> None:
+    """A title over a panel wider than the panel goes onto lines (the last of three panels ran past the edge)."""
+    domains = [tuple(a.domain) for a in fig.select_xaxes() if a.domain and not a.overlaying]
+    for note in fig.layout.annotations:
+        if note.xref != "paper" or note.yref != "paper" or note.y is None or note.y < 0.97 or note.x is None:
+            continue
+        inside = [d for d in domains if d[0] - 0.01 <= note.x <= d[1] + 0.01]
+        room = width * min((d[1] - d[0] for d in inside), default=1.0) * 0.95
+        size = note.font.size or 14
+        if any(text_px(part, size) > room for part in (note.text or "").split("<br>")):
+            chars = max(8, int(room / (size * CHAR_EM)))
+            note.text = "<br>".join(line for part in note.text.split("<br>") for line in wrap_text(part, chars))
+
+
 def _room_above(fig: go.Figure, frame: Frame) -> int:
     """Pixels above the plot that paper-anchored texts at its top (panel titles, notes over the plot) need."""
     need = 0
@@ -343,6 +399,16 @@ def _legend_entries(fig: go.Figure, legend: str = "legend") -> list[str]:
     return shown
 
 
+def _wrap_legend_names(fig: go.Figure, frame: Frame, width: int) -> None:
+    """A legend entry wider than the figure goes onto lines (Plotly cuts it at the edge)."""
+    room = width - 60
+    for trace in fig.data:
+        name = getattr(trace, "name", None)
+        if name and getattr(trace, "showlegend", False) is not False and text_px(name, frame.tick_px) > room:
+            chars = max(12, int(room / (frame.tick_px * CHAR_EM)))
+            trace.name = "<br>".join(wrap_text(name.replace("<br>", " "), chars))
+
+
 def _legend_rows(fig: go.Figure, frame: Frame, width: int) -> dict[str, int]:
     """Each shown legend's height in px when laid out in wrapping rows across `width` px."""
     size = frame.tick_px
@@ -357,10 +423,12 @@ def _legend_rows(fig: go.Figure, frame: Frame, width: int) -> dict[str, int]:
         rows, used = (1, 0.0) if not title or side.startswith("left") else (2, 0.0)
         used = text_px(title, size) + 10 if title and side.startswith("left") else 0.0
         for entry in entries:
-            item = 44 + text_px(entry, size)
+            lines = entry.split("<br>")
+            item = 44 + max(text_px(line, size) for line in lines)
             if used and used + item > width:
                 rows, used = rows + 1, 0.0
             used += item
+            rows += len(lines) - 1
         heights[name] = round(rows * legend_row_px(size) + 4)
     return heights
 
@@ -468,6 +536,41 @@ def _tighten_rows(fig: go.Figure, frame: Frame, plot_px: int) -> None:
             box = _box_of(note.x, note.y, boxes)
             if box is not None:
                 note.y = _mapped(note.x, note.y, box)[1]
+
+
+def _tighten_columns(fig: go.Figure, frame: Frame, width: int) -> None:
+    """Side-by-side panels keep gaps of at most their neighbour's tick labels and a little air: a grid's gaps are
+    fractions of its width, 200 px on a projector, which squares (heatmaps) take from their size."""
+    columns = sorted({tuple(round(v, 5) for v in axis.domain) for axis in fig.select_xaxes()
+                      if axis.domain and not axis.overlaying})
+    if len(columns) < 2 or any(a[1] > b[0] for a, b in zip(columns, columns[1:])):
+        return
+    cap = (frame.tick_px * 4.5 + 24) / max(width, 200)
+    gaps = [b[0] - a[1] for a, b in zip(columns, columns[1:])]
+    if all(g <= cap for g in gaps):
+        return
+    new_gaps = [min(g, cap) for g in gaps]
+    widths = [c[1] - c[0] for c in columns]
+    grow = 1 + (sum(gaps) - sum(new_gaps)) / sum(widths)
+    left, new = columns[0][0], {}
+    for k, col in enumerate(columns):
+        right = left + widths[k] * grow
+        new[col] = (round(left, 5), round(min(right, 1.0), 5))
+        left = right + (new_gaps[k] if k < len(new_gaps) else 0)
+    boxes = []
+    for xaxis in fig.select_xaxes():
+        old = tuple(round(v, 5) for v in xaxis.domain) if xaxis.domain else None
+        yname = "yaxis" + (xaxis.anchor or "y")[1:]
+        yaxis = fig.layout[yname] if yname in fig.layout else None
+        if old in new and yaxis is not None and yaxis.domain:
+            boxes.append((old, tuple(yaxis.domain), new[old]))
+            xaxis.domain = list(new[old])
+    for note in fig.layout.annotations:
+        if note.xref == "paper" and note.yref == "paper" and note.x is not None and note.y is not None:
+            box = _box_of(note.x, note.y, [(xd, yd, yd) for xd, yd, _ in boxes])
+            if box is not None:
+                (x0, x1), (n0, n1) = box[0], next(b[2] for b in boxes if b[0] == box[0])
+                note.x = n0 + (note.x - x0) / max(x1 - x0, 1e-9) * (n1 - n0)
 
 
 def _box_of(x: float, y: float, boxes) -> tuple | None:

@@ -283,3 +283,34 @@ def test_a_table_a_heatmap_and_a_bar_chart_restyle_in_every_frame(kind):
         shown = for_frame(styled(fig, "t", LONG), frame, height=None if kind == "phone" else 600)
         assert shown.layout.meta["frame"] == kind
     assert table.data[0].cells.font.size is None  # the export's figure is untouched
+
+
+def test_projected_side_by_side_panels_keep_small_gaps_and_their_titles_stay_centred():
+    from explorer.figures.frames import PROJECTOR, Frame, for_frame
+
+    fig = make_subplots(rows=1, cols=3, subplot_titles=("a", "b", "c"), horizontal_spacing=0.15)
+    for col in (1, 2, 3):
+        fig.add_trace(go.Heatmap(z=[[1, 2], [3, 4]], showscale=False), row=1, col=col)
+    shown = for_frame(styled(fig, "t", LONG), Frame(PROJECTOR, 1920, 1080), height=900)
+    domains = [axis.domain for axis in shown.select_xaxes()]
+    assert all(b[0] - a[1] < 0.15 for a, b in zip(domains, domains[1:])) and domains[0][0] == 0
+    assert domains[-1][1] <= 1.0 and domains[0][1] - domains[0][0] > 0.9 / 3 * (1 - 0.3) / 0.9
+    titles = sorted((a for a in shown.layout.annotations if a.text in "abc"), key=lambda a: a.text)
+    for note, domain in zip(titles, domains):
+        assert abs(note.x - (domain[0] + domain[1]) / 2) < 1e-4
+
+
+def test_a_phone_table_gives_each_column_room_for_its_longest_word():
+    from explorer.figures.frames import CHAR_EM, PHONE, Frame, for_frame
+
+    fig = go.Figure(go.Table(columnwidth=[2.2, 2.9, 2.6, 1.0],
+                             header=dict(values=["", "step 0", "decoder-only", "matches decoder-only"],
+                                         font=dict(size=15)),
+                             cells=dict(values=[["Parameters"], ["237,074 (+133,632)"], ["103,442"], ["✓"]],
+                                        font=dict(size=14))))
+    shown = for_frame(styled(fig, "t", LONG), Frame(PHONE, 390, 844))
+    table = shown.data[0]
+    widths = list(table.columnwidth)
+    last = widths[-1] / sum(widths) * (390 - 24 - 8)
+    assert last >= len("matches") * table.header.font.size * CHAR_EM  # "matches" fits its column
+    assert fig.data[0].columnwidth == (2.2, 2.9, 2.6, 1.0)  # the export's table is untouched
