@@ -63,8 +63,17 @@ if meanwhile:
 here = view.at_depth(analysis, depth) if analysis is not None else None
 
 with figure_col:
-    wiring = render.built_once(("depth-wiring", depth), lambda: figs.wiring_schematic(depth, max_height=FIRST_SCREEN_HEIGHT))
-    render.figure(wiring, key="depth-wiring", notice=t("wiring-notice"))
+    # the wiring and, beside it, the measured answer at this depth seed by seed (stacked on a phone)
+    wiring_col, answer_col = st.columns(2) if here is not None else (st.container(), None)
+    with wiring_col:
+        wiring = render.built_once(("depth-wiring", depth),
+                                   lambda: figs.wiring_schematic(depth, max_height=FIRST_SCREEN_HEIGHT))
+        render.figure(wiring, key="depth-wiring", notice=t("wiring-notice"))
+    if answer_col is not None:
+        with answer_col:
+            answer = render.built_once(("depth-answer", analysis_key, depth),
+                                       lambda: figs.paired_seeds(analysis, depth, height=FIRST_SCREEN_HEIGHT))
+            render.figure(answer, key="depth-answer", notice=t("answer-notice"))
     if analysis is not None and here is None:
         say("takeaway-none", depth=depth)
     elif here is not None:

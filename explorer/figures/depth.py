@@ -116,6 +116,53 @@ def wiring_schematic(depth: int, max_height: int | None = None) -> go.Figure:
                   height=natural if max_height is None else min(natural, max_height))
 
 
+# --- the answer at one depth, seed by seed (measured) ----------------------------------------------------
+
+def paired_pairs(analysis: dict, depth: int) -> list[tuple[int, float, float]]:
+    """(seed, final-only accuracy, layer-aligned accuracy) for every seed trained with both wirings at `depth`:
+    a seed is one pair (same initial weights and batches), the unit of the exact paired test."""
+    cells = analysis["cells"][depth]
+    acc = {w: dict(zip(cells[w]["seeds"], cells[w]["accuracy"]["per_seed"])) for w in WIRINGS}
+    return [(s, acc["final"][s], acc["aligned"][s]) for s in sorted(set(acc["final"]) & set(acc["aligned"]))]
+
+
+def paired_answer(analysis: dict, depth: int) -> dict:
+    """The measured answer at `depth` as the first screen says it: mean paired accuracy gap in points, seeds,
+    in how many the layer-aligned model scores higher, and the exact sign-flip p of the accuracy."""
+    pairs = paired_pairs(analysis, depth)
+    test = analysis["tests"][depth]["accuracy"]
+    return {"depth": depth, "gap": test["mean_diff"] * 100, "n": len(pairs), "p": p_label(test["p"]),
+            "higher": sum(a > f for _, f, a in pairs)}
+
+
+def paired_seeds(analysis: dict, depth: int, height: int = 480) -> go.Figure:
+    """Held-out accuracy of both wirings at `depth`, one line per seed joining its two models, and the means:
+    the answer the page's question asks for, with every pair it rests on."""
+    pairs = paired_pairs(analysis, depth)
+    answer = paired_answer(analysis, depth)
+    names = [content.text(BOOK, f"paired-{w}") for w in WIRINGS]
+    fig = go.Figure()
+    for seed, final, aligned in pairs:
+        fig.add_trace(go.Scatter(x=names, y=[final, aligned], mode="lines+markers", showlegend=False,
+                                 line=dict(color="#999999", width=1.5),
+                                 marker=dict(size=9, color=[WIRING_COLORS[w] for w in WIRINGS]),
+                                 hovertemplate=content.text(BOOK, "paired-hover", seed=seed)))
+    means = [sum(p[i] for p in pairs) / len(pairs) for i in (1, 2)]
+    fig.add_trace(go.Scatter(x=names, y=means, mode="lines+markers+text", name=content.text(BOOK, "paired-mean"),
+                             line=dict(color="#222222", width=4),
+                             marker=dict(size=16, symbol="diamond", color=[WIRING_COLORS[w] for w in WIRINGS],
+                                         line=dict(color="#222222", width=1.5)),
+                             text=[f"{m:.0%}" for m in means], textposition=["middle left", "middle right"],
+                             textfont=dict(size=15), hovertemplate=content.text(BOOK, "mean-hover-paired")))
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line=dict(color="#999999", width=1.5),
+                             name=content.text(BOOK, "paired-one-seed")))
+    fig.update_xaxes(range=[-0.45, 1.45])
+    fig.update_yaxes(title=content.text(BOOK, "accuracy-axis"), range=[0, 1.04], tickformat=".0%")
+    fig.update_layout(legend=dict(orientation="h", x=0, y=-0.1, yanchor="top"), margin=dict(l=70, r=20, b=70))
+    return styled(fig, content.text(BOOK, "paired-title", **answer),
+                  Evidence(Kind.MEASURED, detail(analysis)), height=height, badge_chars=48)
+
+
 # --- outcome vs depth (measured) ------------------------------------------------------------------------
 
 def outcome_vs_depth(analysis: dict, selected: int | None = None) -> go.Figure:

@@ -9,6 +9,7 @@ from tests.pages.conftest import (untranslated, assert_clean, evidence_kinds, fi
                                    wait_for_jobs)
 
 PAGE = "depth.py"
+FIRST = ["schematic", "measured"]  # the first screen: the wiring, and beside it the measured answer seed by seed
 ACROSS = "Across depths"
 pytestmark = pytest.mark.skipif(not dp.SHIPPED_PATH.is_file(), reason="no shipped depth results")
 
@@ -29,14 +30,15 @@ def test_default_view_opens_on_the_wirings_with_the_results_at_these_settings_be
     at = run_page(PAGE)
     assert_clean(at)
     assert at.title[0].value == "Depth and cross-attention"
-    assert evidence_kinds(at) == ["schematic"]  # the open section is words and tiles; closed ones draw nothing
+    assert evidence_kinds(at) == FIRST  # the open section is words and tiles; closed ones draw nothing
     assert "Exact p on loss (8 paired seeds)" in _metrics(at) and "Accuracy, final only (depth 4)" in _metrics(at)
     assert "copy at depth 4: layer-aligned reading scores **+" in _text(at)  # the takeaway under the figure
     assert "On the control task, sorting," not in _text(at)  # the control has no depth 4
     assert not at.warning
     across = run_page(PAGE, section=ACROSS)
     figs = figures(across)
-    assert evidence_kinds(across) == ["schematic", "measured"]
+    del figs[1]  # the first screen's measured answer
+    assert evidence_kinds(across) == [*FIRST, "measured"]
     assert "same parameters, compute and steps" in figs[1]["layout"]["meta"]["title"]
     assert "seeds 0, 1, 2, 3, 4, 5, 6, 7" in figs[1]["layout"]["meta"]["evidence_detail"]
     assert len(across.dataframe) == 1  # the depth table
@@ -44,10 +46,10 @@ def test_default_view_opens_on_the_wirings_with_the_results_at_these_settings_be
 
 
 @pytest.mark.parametrize("section, kinds", [
-    ("Control task", ["schematic", "measured"]), ("Learning rate", ["schematic", "measured"]),
-    ("Training curves", ["schematic", "measured"]), ("Probes", ["schematic", "measured"]),
-    ("Which kind of error", ["schematic"]), ("The question and the task", ["schematic"]),
-    ("How it was measured", ["schematic"])])
+    ("Control task", [*FIRST, "measured"]), ("Learning rate", [*FIRST, "measured"]),
+    ("Training curves", [*FIRST, "measured"]), ("Probes", [*FIRST, "measured"]),
+    ("Which kind of error", FIRST), ("The question and the task", FIRST),
+    ("How it was measured", FIRST)])
 def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section, kinds):
     at = run_page(PAGE, section=section)
     assert_clean(at)
@@ -55,19 +57,19 @@ def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section,
     assert not at.metric and not at.warning
     assert figures(at)[0]["layout"]["meta"]["figure_id"] == "depth-wiring"
     if section == "Control task":
-        assert figures(at)[1]["layout"]["meta"]["figure_id"] == "depth-control"
+        assert figures(at)[2]["layout"]["meta"]["figure_id"] == "depth-control"
         table = at.dataframe[0].value
         assert len(table) == len(dp.PRESETS["main"].depths) + len(dp.PRESETS["control"].depths)
         assert set(table["seeds"]) == {8} and "Holm p, accuracy" in table.columns
         assert "sorted" in _text(at) and "none can go below 0.00781" in _text(at)
     if section == "Learning rate":
-        assert figures(at)[1]["layout"]["meta"]["figure_id"] == "depth-lr"
+        assert figures(at)[2]["layout"]["meta"]["figure_id"] == "depth-lr"
         assert "At its own best rate, final-only" in _text(at) and "3 seeds" in _text(at)
     if section == "Training curves":
-        assert figures(at)[1]["layout"]["meta"]["figure_id"] == "depth-curves"
+        assert figures(at)[2]["layout"]["meta"]["figure_id"] == "depth-curves"
         assert "the last sixth of training by" in " ".join(c.value for c in at.caption)
     if section == "Probes":
-        assert figures(at)[1]["layout"]["meta"]["figure_id"] == "depth-probes"
+        assert figures(at)[2]["layout"]["meta"]["figure_id"] == "depth-probes"
         assert "linear probe" in _text(at) and "majority bit" in _text(at)
     if section == "Which kind of error":
         assert len(at.dataframe) == 1 and len(at.dataframe[0].value) == 2  # the error anatomy, one row per wiring
@@ -136,7 +138,7 @@ def test_url_restores_a_view():
 def test_embedded_view_draws_no_controls():
     at = run_page(PAGE, controls="hidden", depth="2", sections="all")
     assert_clean(at)
-    assert not at.slider and not at.select_slider and len(figures(at)) == 6
+    assert not at.slider and not at.select_slider and len(figures(at)) == 7  # with the answer beside the wiring
     assert "Accuracy, final only (depth 2)" in _metrics(at)
 
 
@@ -233,3 +235,19 @@ def test_the_chinese_page_opens_every_section_in_chinese_and_the_schematic_fits_
     assert wiring["layout"]["meta"]["title"].startswith("深度 4 时谁读什么")
     assert not wiring["layout"]["meta"].get("keep_width")  # no sideways frame: both diagrams fit a phone
     assert {a["text"] for a in wiring["layout"]["annotations"]} >= {"<b>只读最后一层<br>（标准做法）</b>", "编码 1"}
+
+
+def test_the_first_screen_shows_the_measured_answer_beside_the_wiring():
+    """Not only a diagram: the paired per-seed result at the chosen depth, its numbers read from the shipped runs."""
+    from explorer.experiments import depth_view as view
+    from explorer.figures import depth as figs
+    analysis = dp.analyse(view.load_shipped()["main"])
+    for depth in ("4", "8"):
+        at = run_page(PAGE, depth=depth)
+        assert_clean(at)
+        shown = figures(at)
+        assert [f["layout"]["meta"]["figure_id"] for f in shown] == ["depth-wiring", "depth-answer"]
+        answer = figs.paired_answer(analysis, int(depth))
+        title = shown[1]["layout"]["meta"]["title"]
+        assert f"{answer['gap']:+.1f} points" in title and f"{answer['n']} seeds" in title and answer["p"] in title
+        assert sum(1 for t in shown[1]["data"] if t.get("showlegend") is False) == answer["n"]  # a line per seed

@@ -28,6 +28,7 @@ def test_every_existing_page_has_an_embed_figure():
 # The attention page's first section is the trained model's weights: its layer and head sliders rerun that
 # section alone (a fragment), so they redraw its two figures, not the masks.
 FIRST_VIEW_FIGURES = {"attention": 3}
+FIRST_VIEW_FIGURES["depth"] = 2  # the wiring, and beside it the measured answer at that depth
 
 
 @pytest.mark.parametrize("slug", sorted(FILES))

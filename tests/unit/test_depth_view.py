@@ -229,3 +229,41 @@ def test_the_chinese_edition_counts_joins_and_labels_in_chinese(main):
         assert list(view.depth_table(main)[0])[:2] == ["深度", "接法"]
     assert plural(1, "seed") == "1 seed" and view.joined([2, 8]) == "2 and 8"  # English as before
     assert list(view.depth_table(main)[0])[:2] == ["depth", "wiring"]
+
+
+def test_the_paired_answer_pairs_models_by_seed_only():
+    from explorer.figures import depth as figs
+    cells = {"final": {"seeds": [0, 1, 2], "accuracy": {"per_seed": [0.1, 0.2, 0.3]}},
+             "aligned": {"seeds": [1, 2, 3], "accuracy": {"per_seed": [0.5, 0.1, 0.9]}}}
+    assert figs.paired_pairs({"cells": {4: cells}}, 4) == [(1, 0.2, 0.5), (2, 0.3, 0.1)]
+
+
+@pytest.mark.parametrize("depth", [2, 4, 8])
+def test_the_first_screens_answer_is_the_shipped_paired_measurement(main, depth):
+    """The figure beside the wiring says the measured answer: the mean paired gap, the seeds and the exact p, all
+    read from the shipped runs; each seed is a line between its two models."""
+    from explorer.figures import depth as figs
+    from explorer.formatting import p_label
+    cells = main["cells"][depth]
+    final = dict(zip(cells["final"]["seeds"], cells["final"]["accuracy"]["per_seed"]))
+    aligned = dict(zip(cells["aligned"]["seeds"], cells["aligned"]["accuracy"]["per_seed"]))
+    gaps = [aligned[s] - final[s] for s in final]
+    answer = figs.paired_answer(main, depth)
+    assert answer["gap"] == pytest.approx(100 * np.mean(gaps)) and answer["n"] == len(gaps) == len(main["seeds"])
+    assert answer["higher"] == sum(g > 0 for g in gaps)
+    assert answer["p"] == p_label(main["tests"][depth]["accuracy"]["p"])
+    fig = figs.paired_seeds(main, depth)
+    title = fig.layout.title.text
+    assert f"depth {depth}" in title and f"{answer['gap']:+.1f} points" in title and f"{answer['n']} seeds" in title
+    assert answer["p"] in title
+    seeds = [t for t in fig.data if t.mode == "lines+markers" and t.showlegend is False]
+    assert len(seeds) == len(gaps) and all(len(t.y) == 2 for t in seeds)
+    assert sorted(t.y[1] - t.y[0] for t in seeds) == pytest.approx(sorted(gaps))
+    assert fig.layout.meta["evidence"] == "measured" and list(fig.layout.yaxis.range) == [0, 1.04]
+
+
+def test_at_depth_4_the_shipped_answer_is_a_large_gain_in_every_seed(main):
+    """What the first screen shows by default: layer-aligned ahead in every one of the shipped seeds."""
+    from explorer.figures import depth as figs
+    answer = figs.paired_answer(main, 4)
+    assert answer["gap"] > 20 and answer["higher"] == answer["n"] == 8

@@ -148,6 +148,7 @@ def errors(analysis: dict, depth: int) -> None:
 def task() -> None:
     """The majority-shifted copy task, with examples."""
     say("intro")
+    say("why-input")
     say("task", **view.task_numbers())
     st.markdown(view.examples_text())
 
