@@ -101,7 +101,9 @@ def test_the_stale_cache_section_draws_its_two_figures_and_moves_with_n(page, ap
     page.goto(f"{app_url}/cache")
     wait_for_app(page, "When “bad” arrived")
     page.get_by_role("tab", name="Reusing a stale cache").click()
-    wait_for_app(page, "What this toy shows")
+    wait_for_app(page, "What it found:")  # the plain finding first; the tested reading waits under "For the reviewer"
+    page.get_by_text("For the reviewer").first.click()
+    expect(page.get_by_text("What this toy shows").first).to_be_visible()
     assert_no_exception(page)
     expect(page.locator(".js-plotly-plot")).to_have_count(3)  # the chat, accuracy, KL
     _thumb(page, "Old tokens n").focus()

@@ -55,7 +55,9 @@ def test_stepping_through_the_four_steps_redraws_and_keeps_the_url(page, app_url
     assert_no_exception(page)
 
     page.goto(f"{app_url}/four-steps?section=Ablation%20and%20statistics")  # a section opens from a link
-    wait_for_app(page, "Verdict.")
+    wait_for_app(page, "What it found:")  # the plain finding first; the tests wait under "For the reviewer"
+    page.get_by_text("For the reviewer").first.click()
+    expect(page.get_by_text("Verdict.").first).to_be_visible()
     expect(page.locator(".js-plotly-plot")).to_have_count(4)  # masks, agreement and KL, ablation dots and curves
     assert_no_exception(page)
     _save(page, tmp_path, "ablation")
