@@ -45,6 +45,10 @@ def _text(result: dict) -> str:
         lines.append(f"{t['test']}: {t['what']} {t['mean_diff']:+.4f}, exact paired p {p_text(t['p'])}, Holm "
                      f"{p_text(t['holm_p'])}, equivalence (±{result['margin']}) p {p_text(t['tost_p'])} "
                      f"({t['n']} seeds)")
+    for t in result.get("flop_matched", []):
+        lines.append(f"{t['test']} at equal training FLOPs (shared at step {t['shared_step']}): separate minus shared "
+                     f"{t['mean_diff']:+.4f}, {t['n'] - t['positive']} of {t['n']} seeds lower, exact p "
+                     f"{p_text(t['p'])}, Holm {p_text(t['holm_p'])}")
     return "\n".join(lines)
 
 
