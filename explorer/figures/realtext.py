@@ -57,13 +57,14 @@ def four_models(readings: Sequence[Reading], layer: int, head: int, detail: str)
         fig.add_trace(trace, row=row, col=col)
         heatmaps.matrix_layout(fig, r.labels, r.labels, row=row, col=col,
                                x_title=content.text(BOOK, "axis-key"), y_title=content.text(BOOK, "axis-query"))
-        size = 12 if len(r.labels) <= 24 else 9
-        fig.update_xaxes(tickfont=dict(size=size), tickangle=0, constrain="domain", row=row, col=col)
-        fig.update_yaxes(tickfont=dict(size=size), constrain="domain", row=row, col=col,
+        size = 12 if len(r.labels) <= 24 else 8
+        every = dict(tickvals=list(range(len(r.labels))), ticktext=r.labels)  # every character: none skipped
+        fig.update_xaxes(every, tickfont=dict(size=size), tickangle=0, constrain="domain", row=row, col=col)
+        fig.update_yaxes(every, tickfont=dict(size=size), constrain="domain", row=row, col=col,
                          scaleanchor=f"x{'' if i == 0 else i + 1}")
     fig.update_annotations(font=dict(size=13))
     fig.update_layout(margin=dict(l=60, r=20, b=50))
-    n = len(readings[0].labels)
+    # two rows of square panels in half the width each: the width, not the sentence, sets the height
     return styled(fig, content.text(BOOK, "real-title", head=head + 1), Evidence(Kind.MEASURED, detail),
-                  height=int(min(1300, max(720, 260 + 2 * 16 * n))))
+                  height=rows * 400 + 160)
 

@@ -32,7 +32,7 @@ MAX_WEIGHT_BYTES = 5_000_000
 
 @dataclass(frozen=True)
 class Recipe:
-    steps: int = 1000
+    steps: int = 500
     batch_size: int = 32
     lr: float = 2e-3
     warmup: int = 100

@@ -268,7 +268,7 @@ def _rt_guesses_panel(text: str) -> None:
         say("real-next")
         st.dataframe([{t("real-col-token"): g["token"], "p": f"{g['p']:.1%}"} for g in nxt["top"]], hide_index=True,
                      width="stretch")
-        st.markdown(t("real-continuation", text=nxt["continuation"].replace("`", "'").replace("\n", "⏎")))
+        st.markdown(t("real-continuation", text=_code(nxt["continuation"])))
     with right:
         right_count = sum(m["right"] for m in masked)
         say("real-masked", right=right_count, n=len(masked))
@@ -288,16 +288,22 @@ def _rt_about(models: dict) -> None:
         loss = meta["held_out_loss"]
         rows.append({t("real-col-model"): figs.arch_name(arch), t("real-col-params"): f"{meta['parameters']:,}",
                      "MB": f"{sidecar['bytes'] / 1e6:.2f}", t("real-col-loss-en"): f"{loss['en']:.2f}",
-                     t("real-col-loss-zh"): f"{loss['zh']:.2f}", t("real-col-steps"): meta["steps_done"],
-                     t("real-col-sample"): _rt_sample(meta.get("samples", []))})
+                     t("real-col-loss-zh"): f"{loss['zh']:.2f}", t("real-col-steps"): meta["steps_done"]})
     st.dataframe(rows, width="stretch", hide_index=True)
+    say("real-samples")
+    for arch in REAL_ORDER:
+        lines = [_rt_sample(s) for s in models[arch][1]["meta"].get("samples", [])]
+        st.markdown(f"**{figs.arch_name(arch)}**  \n" + "  \n".join(lines))
     st.caption(t("real-about-caption"))
 
 
-def _rt_sample(samples: list[dict]) -> str:
-    if not samples:
-        return ""
-    s = samples[0]
-    if "prompt" in s:
-        return f"{s['prompt']}|{s['continuation']}"
-    return f"{s['masked']} → {s['filled']}"
+def _code(text: str) -> str:
+    """A model's text as one Markdown code span: no backtick can close it, a line break shows as ⏎."""
+    return "`" + text.replace("`", "'").replace("\n", "⏎") + "`"
+
+
+def _rt_sample(sample: dict) -> str:
+    """One sample: a prompt and what the model wrote after it, or a masked text and its filling."""
+    if "prompt" in sample:
+        return f"{_code(sample['prompt'])} → {_code(sample['continuation'])}"
+    return f"{_code(sample['masked'])} → {_code(sample['filled'])} ({sample['right']})"
