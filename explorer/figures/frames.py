@@ -49,7 +49,7 @@ class Frame:
     @property
     def title_px(self) -> int:
         """The figure title's size when written above it as text."""
-        return {PROJECTOR: round(self.tick_px * 1.75), EMBED: round(self.tick_px * 1.3), PHONE: 17}.get(self.kind, 19)
+        return {PROJECTOR: round(self.tick_px * 1.5), EMBED: round(self.tick_px * 1.3), PHONE: 17}.get(self.kind, 19)
 
     @property
     def badge_px(self) -> int:
@@ -175,7 +175,7 @@ def _size_type(fig: go.Figure, frame: Frame) -> None:
     for axis in (*fig.select_xaxes(), *fig.select_yaxes()):
         own = axis.tickfont.size or 16
         axis.update(tickfont=dict(size=max(floor, round(own * factor))), automargin=True,
-                    title=dict(font=dict(size=round(tick * 1.12)), standoff=4))
+                    title=dict(font=dict(size=round(tick * 1.08)), standoff=4))
     for letter, axes in (("x", fig.select_xaxes()), ("y", fig.select_yaxes())):
         for axis in axes:
             if axis.type == "log" and not axis.tickvals and axis.dtick in (None, "D1", "D2"):
