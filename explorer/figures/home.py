@@ -81,7 +81,7 @@ def glossary_map(terms: list, matched: set[str] | None = None, line_units: int =
     pages = {p.slug: p for p in PAGES}
     slugs = list(dict.fromkeys(t.page for t in terms))
     xs, ys, texts, colors, custom, ticks = [], [], [], [], [], []
-    line = 0
+    line, widest = 0, line_units  # a term longer than a row widens the map rather than run past its edge
     for slug in slugs:
         ticks.append(line)
         used = 0
@@ -92,6 +92,7 @@ def glossary_map(terms: list, matched: set[str] | None = None, line_units: int =
             xs.append(used + width / 2)
             ys.append(line)
             used += width
+            widest = max(widest, used)
             texts.append(t.term)
             on = matched is None or t.key in matched
             colors.append(stage_color.get(pages[slug].stage, "#444444") if on else "#BBBBBB")
@@ -101,7 +102,7 @@ def glossary_map(terms: list, matched: set[str] | None = None, line_units: int =
         x=xs, y=ys, mode="text", text=texts, textfont=dict(size=13, color=colors), customdata=custom,
         meta={"columns": ["term_zh", "term_en", "page", "explanation"]}, showlegend=False, cliponaxis=False,
         hovertemplate="<b>%{customdata[0]}</b> · %{customdata[1]}<br>%{customdata[3]}<extra></extra>"))
-    fig.update_xaxes(visible=False, range=[0, line_units])
+    fig.update_xaxes(visible=False, range=[0, widest])
     fig.update_yaxes(range=[line - 0.5, -0.5], tickvals=ticks, ticktext=[pages[s].title for s in slugs],
                      showgrid=False, zeroline=False, ticks="")
     for tick in ticks[1:]:
