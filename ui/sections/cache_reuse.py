@@ -38,6 +38,7 @@ def cost(n: int, m: int, turns: int, depth: int) -> None:
     table = render.built_once(("turns", n, m, turns, depth), lambda: exp.turn_table(n, m, turns, depth))
     curves = render.built_once(("curves", m, depth), lambda: exp.cost_curves(m, depth, max_history=view.MAX_HISTORY))
     sizes = (n, m, turns, depth)
+    layout.finding(t("found-cost", **table.iloc[-1].to_dict()))
     figure("cache-recompute-turns", sizes, lambda: figs.recompute_across_turns(table), t("recompute-notice"))
     figure("cache-cost-per-turn", sizes, lambda: figs.cost_per_turn(curves, table.iloc[-1].to_dict(), m, depth),
            t("per-turn-notice"))
