@@ -44,9 +44,10 @@ from explorer import shipped as shipped_results
 from explorer.costs import TRAIN_FLOPS_PER_FORWARD, check_size, parameter_count, sequence_forward_flops
 from explorer.formatting import colon
 from explorer.layouts import IGNORE, make_batch
+from explorer.lab.reviewed import train_by_recipe
 from explorer.model import Transformer, TransformerConfig
 from explorer.progress import SILENT, Progress
-from explorer.recipe import Recipe, check_seeds
+from explorer.recipe import Reviewable, check_seeds
 from explorer.stats import compare_unpaired, holm, sign_flip_p, smallest_p, tost_sign_flip
 from explorer.steps import FINAL_STEP, STEP_NAMES, decoder_only_config, step_config, transplant
 from explorer.tasks import RULES, Seq2SeqTask, make_task
@@ -480,7 +481,7 @@ ABLATION_TIME_LIMIT_S = 300.0  # an on-demand rerun on the page stays within a f
 
 
 @dataclass(frozen=True)
-class AblationSettings(Recipe):
+class AblationSettings(Reviewable):
     task: str = "sort"
     length: int = 8  # input (and target) tokens
     n_symbols: int = 16
@@ -553,12 +554,13 @@ def run_one(settings: AblationSettings, variant: str, seed: int,
     """Train one variant with one seed: its held-out loss curve and final numbers, and its predictions on the
     shared input set (for `compare_functions`; not stored)."""
     cfg = variant_config(settings.base, variant)
-    result = train(cfg, settings.task_spec, settings.train_config(seed), progress)
+    result = train_by_recipe(settings.lab_recipe(), cfg, settings.task_spec, settings.train_config(seed), progress)
     final = result.history[-1]
     run = {"variant": variant, "seed": seed, "width": cfg.d_model, "eval_loss": final["eval_loss"],
            "eval_accuracy": final["eval_accuracy"], "flops": result.flops, "params": result.model.num_parameters(),
            "steps_done": result.steps_done, "stopped": result.stopped, "seconds": result.seconds,
-           "curve": [[row["step"], row["eval_loss"]] for row in result.history]}
+           "curve": [[row["step"], row["eval_loss"]] for row in result.history],
+           **({"lr": result.lr} if settings.recipe != "old" else {})}
     return run, target_log_probs(result.model, settings.task_spec, settings.eval_size)
 
 
