@@ -49,7 +49,7 @@ def slices(device: str, tiny: bool) -> list[tuple[str, list[str]]]:
         ("four-steps", ["four-steps", "ablation", "--preset", "main", "--seeds", "0", "--steps", s("100", "4"),
                         "--variants", "0", "4", "decoder", "--out", str(OUT / "ablation.json"), *common]),
         ("cache-stale", ["cache", "stale", "--tasks", "sort", "--task-steps", s("300", "10"), "--seeds", "0",
-                         "--sizes", "8,4", "--test-chats", "64", "--out", str(OUT / "stale.json"), *common]),
+                         "--sizes", "8x4", "--test-chats", "64", "--out", str(OUT / "stale.json"), *common]),
     ]
 
 
@@ -105,7 +105,7 @@ def check(argv: list[str]) -> dict:
             report["experiments"].append(run_one(name, slice_argv))
     from bench.bench_vmap import measure
 
-    report["vmap"] = measure(args.device, *((4, 1) if args.tiny else (30, 3)))
+    report["vmap"] = measure(args.device, *((4, 1, "quick") if args.tiny else (30, 3)))
     report["wall_seconds"] = time.perf_counter() - start
     return report
 
