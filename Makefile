@@ -12,7 +12,7 @@ DB ?= sqlite
 N ?= 2
 PORT ?= 8501
 
-.PHONY: run test test-load test-repro bench serve stop clean
+.PHONY: run test test-load test-repro bench bench-quick serve stop clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,9 @@ test-repro: $(TEST_STAMP)  # retrain every shipped result whole and compare (hou
 
 bench: $(TEST_STAMP)
 	$(BIN)/python -m bench
+
+bench-quick: $(TEST_STAMP)  # every benchmark once at its smallest (`make test` runs it: tests/test_bench_quick.py)
+	$(BIN)/python -m bench --quick
 
 serve: $(RUN_STAMP)  # a class: REPLICAS app processes behind nginx on PORT (Debian's nginx); DB=postgres: a local PostgreSQL
 	$(BIN)/python -m deploy.serve start --replicas $(REPLICAS) --port $(PORT) --db $(DB)

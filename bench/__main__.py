@@ -1,18 +1,16 @@
-"""Run every benchmark module in bench/ (the bench_*.py files) in turn, then one summary table:
-`python -m bench` (or `make bench`). `python -m bench pages cold_start` runs only the modules named."""
+"""Run every benchmark in bench/ (`bench.suite.discover`) in turn, then one summary table: `python -m bench`
+(or `make bench`). `python -m bench pages cold_start` runs only the modules named; `--quick` (`make bench-quick`,
+run by `make test` through tests/test_bench_quick.py) runs each in its quick mode; `--json PATH` writes each
+module's outcome. Exits 1 when any module raised or returned nothing."""
 
-import importlib
+import argparse
+import json
 import os
-import pkgutil
 import sys
 import time
+from pathlib import Path
 
-import bench
-
-
-def _modules(names: list[str]) -> list[str]:
-    found = sorted(m.name for m in pkgutil.iter_modules(bench.__path__) if m.name.startswith("bench_"))
-    return [m for m in found if not names or m.removeprefix("bench_") in names]
+from bench.suite import discover, run_one
 
 
 def summary(results: dict) -> None:
@@ -41,10 +39,26 @@ def summary(results: dict) -> None:
               f"cached step {r['time_cached_ms']:.2f} ms, x{r['speedup']:.1f} (FLOP ratio x{r['flop_ratio']:.0f})")
 
 
-results = {}
-for name in _modules(sys.argv[1:]):
-    module = importlib.import_module(f"bench.{name}")
-    if hasattr(module, "main"):
-        print(f"\n== {name} ==")
-        results[name] = module.main()
-summary(results)
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("names", nargs="*", help="modules to run, with or without `bench_` (default: all)")
+    parser.add_argument("--quick", action="store_true", help="few repetitions, smallest sizes, one page")
+    parser.add_argument("--json", type=Path, help="write {module: {seconds, ok, error}} here")
+    args = parser.parse_args(argv)
+    names = [m for m in discover() if not args.names or m in args.names or m.removeprefix("bench_") in args.names]
+    outcomes, start = {}, time.perf_counter()
+    for name in names:
+        print(f"\n== {name}{' (quick)' if args.quick else ''} ==", flush=True)
+        outcomes[name] = run_one(name, args.quick)
+        sys.stdout.flush()
+    summary({name: o["result"] for name, o in outcomes.items()})
+    print(f"\n== {len(names)} benchmarks{' (quick)' if args.quick else ''}, {time.perf_counter() - start:.0f} s ==")
+    for name, o in outcomes.items():
+        print(f"  {name:20s} {o['seconds']:6.1f} s  {'ok' if o['ok'] else 'FAILED: ' + o['error']}")
+    if args.json:
+        args.json.write_text(json.dumps({n: {k: o[k] for k in ("seconds", "ok", "error")} for n, o in outcomes.items()}))
+    return 0 if all(o["ok"] for o in outcomes.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -12,11 +12,13 @@ A reference row times the same first visit to `bench/reference_app.py` (Streamli
 else), in the same rounds: most of a first visit is Streamlit's page and its Plotly bundle (4.7 MB of script the
 browser must run before any chart), which no page can undercut.
 
-`python -m bench.bench_browser [slug ...]` times only the pages named.
+`python -m bench.bench_browser [slug ...]` times only the pages named. Quick mode: one page with a slider, one
+round of `QUICK_PRESSES` presses, no reference row.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import tempfile
 import time
@@ -33,6 +35,7 @@ from tests.load.test_classroom import FINISHED, SLIDERS
 REFERENCE_APP = Path(__file__).with_name("reference_app.py")
 ROUNDS = 3
 PRESSES = 6  # per page and round
+QUICK_PRESSES = 2
 TIMEOUT_MS = 120_000
 IDLE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 DRAWN = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))"
@@ -54,7 +57,7 @@ def _finished_times(page) -> list[float]:
     return times
 
 
-def visit(browser, url: str, slug: str) -> tuple[float, list[float]]:
+def visit(browser, url: str, slug: str, presses: int = PRESSES) -> tuple[float, list[float]]:
     """(seconds to the first visible chart, seconds per slider press until the figure is redrawn); `url` is the
     page's own address."""
     context = browser.new_context(viewport={"width": 1440, "height": 900})
@@ -71,8 +74,8 @@ def visit(browser, url: str, slug: str) -> tuple[float, list[float]]:
         if slug not in SLIDERS:
             return first, []
         slider = page.locator('[data-testid="stSlider"]').filter(has_text=SLIDERS[slug]).first.get_by_role("slider")
-        presses = []
-        for i in range(PRESSES):
+        times = []
+        for i in range(presses):
             slider.focus()
             pressed = time.perf_counter()
             page.keyboard.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
@@ -81,41 +84,53 @@ def visit(browser, url: str, slug: str) -> tuple[float, list[float]]:
             page.wait_for_selector(IDLE)
             page.wait_for_selector(".js-plotly-plot .main-svg", state="visible")
             page.evaluate(DRAWN)
-            presses.append(time.perf_counter() - pressed)
-        return first, presses
+            times.append(time.perf_counter() - pressed)
+        return first, times
     finally:
         context.close()
 
 
-def main(slugs: list[str] | None = None) -> dict[str, dict]:
-    """Print the table; return {slug: {"first_chart_s", "redraw_p50_s", "redraw_p95_s"}}."""
+@contextlib.contextmanager
+def _reference_server(tmp: Path, wanted: bool):
+    """The reference app's server when its row is wanted (not in quick mode), else nothing."""
+    if not wanted:
+        yield None
+        return
+    with app_server(tmp, tmp / "reference.log", script=REFERENCE_APP) as url:
+        yield url
+
+
+def main(slugs: list[str] | None = None, quick: bool = False) -> dict[str, dict]:
+    """Print the table; return {slug: {"first_chart_s", "redraw_p50_s", "redraw_p95_s"}} ({"skipped": why}
+    without Chromium)."""
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():
         print(f"browser timings: skipped, no Chromium at {CHROMIUM}")
-        return {}
-    pages = [p.slug for p in available_pages() if p.slide_figure and (not slugs or p.slug in slugs)] + [REFERENCE]
+        return {"skipped": f"no Chromium at {CHROMIUM}"}
+    pages = [p.slug for p in available_pages() if p.slide_figure and (not slugs or p.slug in slugs)]
+    pages = [next(s for s in pages if s in SLIDERS)] if quick else pages + [REFERENCE]
+    rounds, presses = (1, QUICK_PRESSES) if quick else (ROUNDS, PRESSES)
     firsts: dict[str, list[float]] = {s: [] for s in pages}
     redraws: dict[str, list[float]] = {s: [] for s in pages}
     with tempfile.TemporaryDirectory(prefix="bench-browser-") as tmp, \
             app_server(Path(tmp), Path(tmp) / "server.log") as url, \
-            app_server(Path(tmp), Path(tmp) / "reference.log", script=REFERENCE_APP) as reference, \
-            sync_playwright() as pw:
+            _reference_server(Path(tmp), REFERENCE in pages) as reference, sync_playwright() as pw:
         urls = {s: reference if s == REFERENCE else url if s == "home" else f"{url}/{s}" for s in pages}
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
             for slug in pages:  # warm-up: models load, caches fill
-                visit(browser, urls[slug], slug)
-            for _ in range(ROUNDS):
+                visit(browser, urls[slug], slug, presses)
+            for _ in range(rounds):
                 for slug in pages:
-                    first, presses = visit(browser, urls[slug], slug)
+                    first, times = visit(browser, urls[slug], slug, presses)
                     firsts[slug].append(first)
-                    redraws[slug] += presses
+                    redraws[slug] += times
         finally:
             browser.close()
     out = {}
-    print(f"browser: warm server, Chromium at 1440x900; first chart (median of {ROUNDS} visits) and slider key press "
-          f"to figure redrawn ({ROUNDS * PRESSES} presses); targets {TARGET_FIRST_S:g} s and {TARGET_REDRAW_S:g} s p95")
+    print(f"browser: warm server, Chromium at 1440x900; first chart (median of {rounds} visits) and slider key press "
+          f"to figure redrawn ({rounds * presses} presses); targets {TARGET_FIRST_S:g} s and {TARGET_REDRAW_S:g} s p95")
     print(f"  {'page':15s} {'first chart s':>13s} {'redraw p50 s':>12s} {'redraw p95 s':>12s}  slider")
     for slug in pages:
         first = percentiles(firsts[slug], 50)[0]

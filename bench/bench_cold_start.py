@@ -5,7 +5,7 @@ Every visit gets a new server (`python -m ui.launch`, empty result cache) and a 
 are interleaved over `REPEATS` rounds so machine noise hits all alike, and medians are printed. The server's
 own start (process launch until it answers its health check) is printed beside it.
 
-`python -m bench.bench_cold_start [slug ...]` times only the pages named.
+`python -m bench.bench_cold_start [slug ...]` times only the pages named. Quick mode: the first page, once.
 """
 
 from __future__ import annotations
@@ -45,26 +45,28 @@ def cold_start(browser, slug: str) -> tuple[float, float]:
                 context.close()
 
 
-def main(slugs: list[str] | None = None) -> dict[str, dict]:
-    """Print the table; return {slug: {"server_s", "first_chart_s"}} (medians)."""
+def main(slugs: list[str] | None = None, quick: bool = False) -> dict[str, dict]:
+    """Print the table; return {slug: {"server_s", "first_chart_s"}} (medians; {"skipped": why} without
+    Chromium)."""
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():
         print(f"cold start: skipped, no Chromium at {CHROMIUM}")
-        return {}
+        return {"skipped": f"no Chromium at {CHROMIUM}"}
     pages = [p.slug for p in available_pages() if p.slide_figure and (not slugs or p.slug in slugs)]
+    pages, repeats = (pages[:1], 1) if quick else (pages, REPEATS)
     times: dict[str, list[tuple[float, float]]] = {slug: [] for slug in pages}
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
-            for _ in range(REPEATS):
+            for _ in range(repeats):
                 for slug in pages:
                     times[slug].append(cold_start(browser, slug))
         finally:
             browser.close()
     out = {slug: {"server_s": statistics.median(t[0] for t in ts), "first_chart_s": statistics.median(t[1] for t in ts)}
            for slug, ts in times.items()}
-    print(f"cold start: fresh server, first visit in Chromium until a chart is visible (median of {REPEATS}):")
+    print(f"cold start: fresh server, first visit in Chromium until a chart is visible (median of {repeats}):")
     print(f"  {'page':15s} {'server ready s':>14s} {'first chart s':>13s} {'spread s':>9s}")
     for slug, ts in times.items():
         firsts = [t[1] for t in ts]

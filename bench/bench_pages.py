@@ -6,7 +6,8 @@ A warm-up visits every value twice (models load, caches fill, background jobs of
 max) and the process's CPU time per move (what a busy shared machine disturbs least). The first run of the
 page (Streamlit caches cleared, imports already done) is printed for comparison. Target: p95 under 150 ms.
 
-`python -m bench.bench_pages [slug ...]` times only the pages named.
+`python -m bench.bench_pages [slug ...]` times only the pages named. Quick mode (`python -m bench --quick`) moves
+every row's control through its values once, without the warm-up: a control whose key has gone fails it.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import streamlit.logger
 from streamlit.testing.v1 import AppTest
 
 from bench.stats import percentiles
+from explorer import content
 from explorer.lecture_map import ROOT, available_pages, page
 from tests.pages.conftest import wait_for_jobs
 from ui.launch import preload
@@ -37,18 +39,24 @@ class Move:
     key: str
     values: tuple  # moved through in turn; each is cached after the warm-up
     query: tuple[tuple[str, str], ...] = ()  # URL parameters of the view, e.g. another architecture
+    section: str = ""  # the content key of the tab the control lives in (a closed tab's controls are not drawn)
 
     @property
     def label(self) -> str:
         control = f"{self.kind.replace('_', '-')} {self.key}" if self.kind else "rerun (no controls)"
-        return control + "".join(f", {value}" for _, value in self.query)
+        return control + "".join(f", {value}" for _, value in self.query) + (f", {self.section}" if self.section else "")
+
+    def params(self) -> tuple[tuple[str, str], ...]:
+        """The URL parameters the page opens with: the view's, and the tab to open (by its English label)."""
+        tab = (("section", content.text(self.page, self.section, lang="en")),) if self.section else ()
+        return self.query + tab
 
 
 # the page's main control first; a few pages get a second row where another control redraws other figures
 ROWS = (
     Move("home", "", "", ()),
     Move("method", "select_slider", "height", (2, 5, 10)),
-    Move("method", "slider", "forces", (4, 3, 2)),
+    Move("method", "slider", "forces", (4, 3, 2), section="tab-forces"),
     Move("compute", "slider", "start", (1950, 1960, 1970)),
     Move("inductive-bias", "slider", "budget", (9.8, 10.0, 10.2)),
     Move("attention", "slider", "head", (1, 2, 3)),
@@ -85,12 +93,13 @@ def timed_moves(at: AppTest, move: Move, values) -> list[float]:
     return times
 
 
-def measure(move: Move, moves: int = MOVES) -> dict:
-    """p50 and p95 of `moves` warm reruns, and the page's first run with Streamlit's caches cleared."""
+def measure(move: Move, moves: int = MOVES, quick: bool = False) -> dict:
+    """p50 and p95 of `moves` warm reruns, and the page's first run with Streamlit's caches cleared; `quick`: each
+    value once, no warm-up."""
     st.cache_data.clear()
     st.cache_resource.clear()
     at = AppTest.from_file(str(ROOT / page(move.page).file), default_timeout=300)
-    for key, value in move.query:
+    for key, value in move.params():
         at.query_params[key] = value
     start = time.perf_counter()
     at.run()
@@ -100,20 +109,20 @@ def measure(move: Move, moves: int = MOVES) -> dict:
             raise RuntimeError(_failure(at))
         wait_for_jobs(at, 600)
         values = move.values or (None,)
-        for value in values * 2:  # warm-up: every value computed and cached
+        for value in () if quick else values * 2:  # warm-up: every value computed and cached
             timed_moves(at, move, [value])
             wait_for_jobs(at, 600)
         cpu = time.process_time()
         times = timed_moves(at, move, [values[i % len(values)] for i in range(moves)])
         cpu = (time.process_time() - cpu) / moves
-    except RuntimeError as err:
-        return {"first": first, "error": str(err)}
+    except (RuntimeError, KeyError) as err:  # the page failed, or it has no control of that key
+        return {"first": first, "error": f"{type(err).__name__}: {err}"}
     p50, p95 = percentiles(times, 50, 95)
     return {"first": first, "p50": p50, "p95": p95, "max": max(times), "cpu": cpu, "n": len(times)}
 
 
-def _print_table(results: list[tuple[Move, dict]]) -> None:
-    print(f"warm rerun after a slider move, AppTest, {MOVES} moves per row (target p95 < {TARGET_S * 1000:.0f} ms):")
+def _print_table(results: list[tuple[Move, dict]], moves: int) -> None:
+    print(f"warm rerun after a slider move, AppTest, {moves} moves per row (target p95 < {TARGET_S * 1000:.0f} ms):")
     print(f"  {'page':15s} {'control':34s} {'p50 ms':>7s} {'p95 ms':>7s} {'max ms':>7s} {'CPU ms':>7s} "
           f"{'p95/target':>10s} {'first run s':>11s}")
     for move, r in results:
@@ -125,18 +134,23 @@ def _print_table(results: list[tuple[Move, dict]]) -> None:
               f"{r['max'] * 1000:7.0f} {r['cpu'] * 1000:7.0f} {r['p95'] / TARGET_S:9.2f}x {r['first']:11.2f}{flag}")
 
 
-def main(slugs: list[str] | None = None) -> dict[str, dict]:
-    """Print the table; return the main row of each page (its first control), by slug."""
+def main(slugs: list[str] | None = None, quick: bool = False) -> dict[str, dict]:
+    """Print the table; return the main row of each page (its first control), by slug. A row whose control is
+    gone or whose page fails raises after the table is printed."""
     os.environ.setdefault("EXPLORER_CACHE_DIR", tempfile.mkdtemp(prefix="bench-pages-"))
     streamlit.logger.set_log_level("error")  # AppTest's "no runtime" warnings, once per page
     preload()  # as `python -m ui.launch` does before serving
     known = {p.slug for p in available_pages()}
     rows = [m for m in ROWS if m.page in known and (not slugs or m.page in slugs)]
-    results = [(move, measure(move)) for move in rows]
-    _print_table(results)
+    moves = 3 if quick else MOVES
+    results = [(move, measure(move, moves, quick)) for move in rows]
+    _print_table(results, moves)
     main_rows: dict[str, dict] = {}
     for move, r in results:
         main_rows.setdefault(move.page, {**r, "control": move.label})
+    failed = [f"{move.page} {move.label}: {r['error']}" for move, r in results if "error" in r]
+    if failed:
+        raise RuntimeError("bench_pages: " + "; ".join(failed))
     return main_rows
 
 

@@ -13,7 +13,8 @@ student's browser does. Per figure:
 - and per page: whether anything scrolls sideways (the page, or a frame inside it).
 
 `python -m bench.bench_renderings [--lang en|zh|both] [slug ...]`; prints one line per figure and frame and a
-summary, and writes the rows as JSON to `--out` if given.
+summary, and writes the rows as JSON to `--out` if given. Quick mode (`python -m bench --quick`): the first page,
+in the page frame, in English.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -258,7 +260,9 @@ def summary(rows: list[Row]) -> dict:
     return out
 
 
-def main() -> None:
+def main(argv: list[str] | None = None, quick: bool = False) -> dict:
+    """Print one line per figure and frame and the summary; return the summary ({"skipped": why} without
+    Chromium). `argv` as on the command line (none: every page, frame and figure in English)."""
     from playwright.sync_api import sync_playwright
 
     from tests.load.server import app_server
@@ -271,8 +275,13 @@ def main() -> None:
     parser.add_argument("--shots", type=Path, help="a screenshot of every measured chart, into this folder")
     parser.add_argument("--renderings", type=Path, help="only the slide figures' screenshots in the four "
                                                           "renderings, light and dark, into this folder")
-    args = parser.parse_args()
+    args = parser.parse_args(argv or [])
+    if not Path(CHROMIUM).exists():
+        print(f"renderings: skipped, no Chromium at {CHROMIUM}")
+        return {"skipped": f"no Chromium at {CHROMIUM}"}
     slugs = args.slugs or [p.slug for p in available_pages() if p.slide_figure]
+    if quick:
+        slugs, args.frames, args.lang = slugs[:1], "page", "en"
     langs = ["en", "zh"] if args.lang == "both" else [args.lang]
     if args.shots:
         args.shots.mkdir(parents=True, exist_ok=True)
@@ -283,7 +292,7 @@ def main() -> None:
         if args.renderings:
             for lang in langs:
                 shoot_renderings(browser, url, args.renderings, lang=lang)
-            return
+            return {"screenshots": str(args.renderings)}
         for lang in langs:
             for slug in slugs:
                 for frame in args.frames.split(","):
@@ -302,7 +311,10 @@ def main() -> None:
     if args.out:
         args.out.write_text(json.dumps({"summary": result, "rows": [asdict(r) for r in rows]}, indent=1,
                                        ensure_ascii=False))
+    if not rows:
+        raise RuntimeError("renderings: no figure measured")
+    return result
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

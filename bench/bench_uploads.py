@@ -6,7 +6,7 @@ Each is read the way its page reads it (the compute page also fits and bootstrap
 process, and measured twice: Python's own allocations (tracemalloc, numpy's arrays included) and the
 process's resident peak above where it stood (the kernel's VmHWM, `bench.memory.PeakMemory`).
 
-`python -m bench uploads`, or `python -m bench.bench_uploads [case ...]`.
+`python -m bench uploads`, or `python -m bench.bench_uploads [case ...]`. Quick mode: the smallest case only.
 """
 
 from __future__ import annotations
@@ -109,9 +109,10 @@ def measure(case: str) -> dict:
             "problem": (problem or "")[:80]}
 
 
-def main(cases: tuple[str, ...] = CASES) -> list[dict]:
+def main(cases: tuple[str, ...] = CASES, quick: bool = False) -> list[dict]:
     """Each case in its own process, so one case's freed memory does not hide the next one's peak."""
     results = []
+    cases = cases[:1] if quick else cases
     for case in cases:
         out = subprocess.run([sys.executable, "-m", "bench.bench_uploads", "--one", case], capture_output=True,
                              text=True, check=True)

@@ -5,6 +5,9 @@ the seeds-batched (vmap) against one-by-one timing on that device. Prints one JS
 
     python -m bench.device_check               # cuda
     python -m bench.device_check --device cpu --tiny   # the same path on the CPU, tiny sizes (a smoke test)
+
+In `python -m bench` it runs on cuda where there is one, else as `--device cpu --tiny`; its quick mode is always
+the CPU smoke test. Either fails when any slice failed.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import argparse
 import contextlib
 import io
 import json
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -45,7 +49,7 @@ def slices(device: str, tiny: bool) -> list[tuple[str, list[str]]]:
         ("four-steps", ["four-steps", "ablation", "--preset", "main", "--seeds", "0", "--steps", s("100", "4"),
                         "--variants", "0", "4", "decoder", "--out", str(OUT / "ablation.json"), *common]),
         ("cache-stale", ["cache", "stale", "--tasks", "sort", "--task-steps", s("300", "10"), "--seeds", "0",
-                         "--sizes", "8,4", "--test-chats", "64", "--out", str(OUT / "stale.json"), *common]),
+                         "--sizes", "8x4", "--test-chats", "64", "--out", str(OUT / "stale.json"), *common]),
     ]
 
 
@@ -58,20 +62,36 @@ def _headline(out: dict) -> object:
 
 
 def run_one(name: str, argv: list[str]) -> dict:
-    buffer, start = io.StringIO(), time.perf_counter()
+    buffer, errors, start = io.StringIO(), io.StringIO(), time.perf_counter()
     try:
-        with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(io.StringIO()):
+        with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(errors):
             rc = cli(argv)
         out = json.loads(buffer.getvalue() or "{}")
         error = None
-    except Exception as err:  # one broken slice must not hide the others
-        rc, out, error = 1, {}, f"{type(err).__name__}: {err}"
+    except (Exception, SystemExit) as err:  # one broken slice (arguments refused included) must not hide the others
+        rc, out, error = 1, {}, f"{type(err).__name__}: {err} {errors.getvalue()[-300:]}".strip()
     return {"name": name, "argv": argv, "rc": rc, "seconds": time.perf_counter() - start, "error": error,
             "recipe": (out.get("recipe") or {}).get("name"), "lr_by_size": (out.get("recipe") or {}).get("lr_by_size"),
             "device": out.get("device"), "headline": _headline(out) if out else None}
 
 
-def main(argv: list[str] | None = None) -> dict:
+def main(argv: list[str] | None = None, quick: bool = False) -> dict:
+    """The report; `argv` as on the command line (None: as `python -m bench` runs it, see above)."""
+    if quick or (argv is None and not torch.cuda.is_available()):
+        argv = ["--device", "cpu", "--tiny"]
+    report = check(argv or [])
+    for e in report["experiments"]:
+        print(f"  {e['name']:50s} rc {e['rc']} {e['seconds']:6.1f} s {e['error'] or ''}")
+    print(f"  vmap on {report['vmap']['device']}: batched x{report['vmap']['batched_speed']:.2f} the speed; "
+          f"{report['wall_seconds']:.0f} s in all")
+    failed = [e["name"] for e in report["experiments"] if e["rc"] or e["error"]]
+    if failed:
+        raise RuntimeError(f"device check: {', '.join(failed)} failed")
+    return report
+
+
+def check(argv: list[str]) -> dict:
+    """Run the slices and the vmap timing as `argv` asks; the report as printed by `python -m bench.device_check`."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--tiny", action="store_true", help="tiny sizes (a CPU smoke test of the same path)")
@@ -85,10 +105,10 @@ def main(argv: list[str] | None = None) -> dict:
             report["experiments"].append(run_one(name, slice_argv))
     from bench.bench_vmap import measure
 
-    report["vmap"] = measure(args.device, *((4, 1) if args.tiny else (30, 3)))
+    report["vmap"] = measure(args.device, *((4, 1, "quick") if args.tiny else (30, 3)))
     report["wall_seconds"] = time.perf_counter() - start
     return report
 
 
 if __name__ == "__main__":
-    print(json.dumps(main(), default=str))
+    print(json.dumps(check(sys.argv[1:]), default=str))
