@@ -444,8 +444,8 @@ def _legend_rows(fig: go.Figure, frame: Frame, width: int) -> dict[str, int]:
         used = text_px(title, size) + 10 if title and side.startswith("left") else 0.0
         for entry in entries:
             lines = entry.split("<br>")
-            item = 44 + max(text_px(line, size) for line in lines)
-            if used and used + item > width:
+            item = 52 + 1.1 * max(text_px(line, size) for line in lines)  # symbol, gap and Plotly's wider type
+            if used and used + item > width - 20:
                 rows, used = rows + 1, 0.0
             used += item
             rows += len(lines) - 1
