@@ -225,7 +225,7 @@ def _log_labels(fig: go.Figure, axis, letter: str, floor: int) -> None:
     digits, made large enough."""
     span = _decades(fig, axis, letter)
     if span is not None and span >= 2:
-        axis.dtick = 1
+        axis.dtick = max(1, math.ceil(span / 9))  # powers of ten, every other one past nine decades
     else:
         axis.tickfont.size = max(axis.tickfont.size, math.ceil(floor / 0.75))
 
@@ -444,8 +444,8 @@ def _legend_rows(fig: go.Figure, frame: Frame, width: int) -> dict[str, int]:
         used = text_px(title, size) + 10 if title and side.startswith("left") else 0.0
         for entry in entries:
             lines = entry.split("<br>")
-            item = 52 + 1.1 * max(text_px(line, size) for line in lines)  # symbol, gap and Plotly's wider type
-            if used and used + item > width - 20:
+            item = 48 + 1.05 * max(text_px(line, size) for line in lines)  # symbol, gap and Plotly's wider type
+            if used and used + item > width - 12:
                 rows, used = rows + 1, 0.0
             used += item
             rows += len(lines) - 1
