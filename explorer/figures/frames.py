@@ -141,6 +141,9 @@ def for_frame(fig: go.Figure, frame: Frame, height: int | None = None) -> go.Fig
     if frame.fills_height and not stacked:
         _tighten_rows(out, frame, (out.layout.height or 480) - legend_px - top - 80)
         _tighten_columns(out, frame, width)
+    elif frame.kind == PHONE and not stacked:
+        _tighten_rows(out, frame, (out.layout.height or 480) - legend_px - top - 80, exact=True)
+    _hide_crowded_cell_text(out, width)
     out.update_layout(margin=dict(l=6, r=10, t=max(8, legend_px + top + 8), b=8, pad=2), width=None, autosize=True,
                       meta={**(out.layout.meta or {}), "frame": frame.kind})
     return out
@@ -520,21 +523,24 @@ def _stack_panels(fig: go.Figure, frame: Frame) -> int:
     return total
 
 
-def _tighten_rows(fig: go.Figure, frame: Frame, plot_px: int) -> None:
+def _tighten_rows(fig: go.Figure, frame: Frame, plot_px: int, exact: bool = False) -> None:
     """Rows of panels keep gaps of at most a panel title, tick labels and an axis title between them: a grid's
-    gaps are fractions of its height, which a projector's frame makes 150 px tall; the rows get the rest."""
+    gaps are fractions of its height, which a projector's frame makes 150 px tall; the rows get the rest.
+    `exact` (a phone): every gap becomes that size, larger where the panel titles wrapped onto more lines."""
     rows = sorted({tuple(round(v, 5) for v in axis.domain) for axis in fig.select_yaxes()
                    if axis.domain and not axis.overlaying}, key=lambda d: -d[1])
     if len(rows) < 2 or any(a[0] < b[1] for a, b in zip(rows, rows[1:])):  # one row, or rows that overlap
         return
-    cap = (frame.tick_px * 4.2 + 16) / max(plot_px, 100)
+    title_lines = max(((n.text or "").count("<br>") + 1 for n in fig.layout.annotations
+                       if n.yref == "paper" and n.yanchor == "bottom"), default=1)
+    cap = (frame.tick_px * (3.0 + 1.3 * title_lines) + 16) / max(plot_px, 100)
     gaps = [a[0] - b[1] for a, b in zip(rows, rows[1:])]
-    if all(g <= cap for g in gaps):
+    if all(g <= cap for g in gaps) and not exact:
         return
-    new_gaps = [min(g, cap) for g in gaps]
+    new_gaps = [cap if exact else min(g, cap) for g in gaps]
     spare = sum(gaps) - sum(new_gaps)
     heights = [d[1] - d[0] for d in rows]
-    grow = 1 + spare / sum(heights)
+    grow = max(0.3, 1 + spare / sum(heights))
     top, new = rows[0][1], {}
     for k, row in enumerate(rows):
         bottom = top - heights[k] * grow
@@ -592,6 +598,23 @@ def _tighten_columns(fig: go.Figure, frame: Frame, width: int) -> None:
             if box is not None:
                 (x0, x1), (n0, n1) = box[0], next(b[2] for b in boxes if b[0] == box[0])
                 note.x = n0 + (note.x - x0) / max(x1 - x0, 1e-9) * (n1 - n0)
+
+
+def _hide_crowded_cell_text(fig: go.Figure, width: int) -> None:
+    """A heatmap's in-cell numbers are dropped where a cell is narrower than its number (16 cells on a phone:
+    "151%" over three cells); hovering still shows them."""
+    for trace in fig.data:
+        if trace.type != "heatmap" or trace.z is None or not len(trace.z):
+            continue
+        xname = "xaxis" + (trace.xaxis or "x")[1:]
+        domain = fig.layout[xname].domain if xname in fig.layout and fig.layout[xname].domain else (0, 1)
+        cell = (width - 60) * (domain[1] - domain[0]) / max(len(trace.z[0]), 1)
+        texts = [str(v) for row in (trace.text if trace.text is not None else []) for v in row]
+        size = trace.textfont.size or 12
+        longest = max((text_px(t, size) for t in texts), default=text_px("100%", size))
+        if (trace.texttemplate or trace.text is not None) and longest + 4 > cell:
+            trace.texttemplate = ""
+            trace.text = None
 
 
 def _box_of(x: float, y: float, boxes) -> tuple | None:
