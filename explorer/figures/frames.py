@@ -600,15 +600,27 @@ def _tighten_columns(fig: go.Figure, frame: Frame, width: int) -> None:
                 note.x = n0 + (note.x - x0) / max(x1 - x0, 1e-9) * (n1 - n0)
 
 
+def _columns_of(z) -> int:
+    """Columns of a heatmap's z: a list of rows, an array, or Plotly's packed form ({"bdata", "shape": "r, c"})."""
+    if z is None:
+        return 0
+    if isinstance(z, dict):
+        shape = str(z.get("shape") or "")
+        return int(shape.split(",")[-1]) if shape.replace(",", "").replace(" ", "").isdigit() else 0
+    rows = list(z)
+    return len(rows[0]) if rows and hasattr(rows[0], "__len__") and not isinstance(rows[0], str) else len(rows)
+
+
 def _hide_crowded_cell_text(fig: go.Figure, width: int) -> None:
     """A heatmap's in-cell numbers are dropped where a cell is narrower than its number (16 cells on a phone:
     "151%" over three cells); hovering still shows them."""
     for trace in fig.data:
-        if trace.type != "heatmap" or trace.z is None or not len(trace.z):
+        columns = _columns_of(trace.z) if trace.type == "heatmap" else 0
+        if not columns:
             continue
         xname = "xaxis" + (trace.xaxis or "x")[1:]
         domain = fig.layout[xname].domain if xname in fig.layout and fig.layout[xname].domain else (0, 1)
-        cell = (width - 60) * (domain[1] - domain[0]) / max(len(trace.z[0]), 1)
+        cell = (width - 60) * (domain[1] - domain[0]) / columns
         texts = [str(v) for row in (trace.text if trace.text is not None else []) for v in row]
         size = trace.textfont.size or 12
         longest = max((text_px(t, size) for t in texts), default=text_px("100%", size))

@@ -325,3 +325,16 @@ def test_a_phone_drops_in_cell_numbers_that_are_wider_than_their_cells():
     narrow = go.Figure(go.Heatmap(z=[[1, 2]], text=[["1", "2"]], texttemplate="%{text}"))
     assert for_frame(styled(wide, "t", LONG), Frame(PHONE, 390, 844)).data[0].texttemplate == ""
     assert for_frame(styled(narrow, "t", LONG), Frame(PHONE, 390, 844)).data[0].texttemplate == "%{text}"
+
+
+def test_a_heatmap_whose_values_plotly_packed_restyles_too():
+    """A figure that came back from JSON carries numpy arrays packed ({"bdata", "shape"}); the phone's restyling
+    reads the number of columns from the shape."""
+    import numpy as np
+
+    from explorer.figures.frames import PHONE, Frame, _columns_of, for_frame
+
+    fig = go.Figure(go.Heatmap(z=np.arange(24.0).reshape(2, 12), texttemplate="%{z}"))
+    packed = go.Figure(fig.to_dict())
+    assert _columns_of(packed.data[0].z) == 12 and _columns_of([[1, 2, 3]]) == 3 and _columns_of(None) == 0
+    assert for_frame(styled(packed, "t", LONG), Frame(PHONE, 390, 844)).layout.meta["frame"] == PHONE
