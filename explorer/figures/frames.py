@@ -409,8 +409,8 @@ def _legend_entries(fig: go.Figure, legend: str = "legend") -> list[str]:
     shown, groups = [], set()
     visible = [t for t in fig.data if getattr(t, "showlegend", False) is not False and getattr(t, "name", None)
                and t.visible is not False]
-    if fig.layout.showlegend is False or (len(visible) == 1 and fig.layout.showlegend is not True
-                                           and visible[0].showlegend is not True):
+    if fig.layout.showlegend is False or (len(fig.data) == 1 and fig.layout.showlegend is not True
+                                           and visible and visible[0].showlegend is not True):
         return []
     for trace in visible:
         if (getattr(trace, "legend", None) or "legend") != legend:
