@@ -141,6 +141,9 @@ def for_frame(fig: go.Figure, frame: Frame, height: int | None = None) -> go.Fig
     if frame.fills_height and not stacked:
         _tighten_rows(out, frame, (out.layout.height or 480) - legend_px - top - 80)
         _tighten_columns(out, frame, width)
+    elif frame.kind == PHONE and not stacked:
+        _tighten_rows(out, frame, (out.layout.height or 480) - legend_px - top - 80, exact=True)
+    _hide_crowded_cell_text(out, width)
     out.update_layout(margin=dict(l=6, r=10, t=max(8, legend_px + top + 8), b=8, pad=2), width=None, autosize=True,
                       meta={**(out.layout.meta or {}), "frame": frame.kind})
     return out
@@ -225,7 +228,7 @@ def _log_labels(fig: go.Figure, axis, letter: str, floor: int) -> None:
     digits, made large enough."""
     span = _decades(fig, axis, letter)
     if span is not None and span >= 2:
-        axis.dtick = 1
+        axis.dtick = max(1, math.ceil(span / 9))  # powers of ten, every other one past nine decades
     else:
         axis.tickfont.size = max(axis.tickfont.size, math.ceil(floor / 0.75))
 
@@ -406,8 +409,8 @@ def _legend_entries(fig: go.Figure, legend: str = "legend") -> list[str]:
     shown, groups = [], set()
     visible = [t for t in fig.data if getattr(t, "showlegend", False) is not False and getattr(t, "name", None)
                and t.visible is not False]
-    if fig.layout.showlegend is False or (len(visible) == 1 and fig.layout.showlegend is not True
-                                           and visible[0].showlegend is not True):
+    if fig.layout.showlegend is False or (len(fig.data) == 1 and fig.layout.showlegend is not True
+                                           and visible and visible[0].showlegend is not True):
         return []
     for trace in visible:
         if (getattr(trace, "legend", None) or "legend") != legend:
@@ -444,8 +447,8 @@ def _legend_rows(fig: go.Figure, frame: Frame, width: int) -> dict[str, int]:
         used = text_px(title, size) + 10 if title and side.startswith("left") else 0.0
         for entry in entries:
             lines = entry.split("<br>")
-            item = 44 + max(text_px(line, size) for line in lines)
-            if used and used + item > width:
+            item = 48 + 1.05 * max(text_px(line, size) for line in lines)  # symbol, gap and Plotly's wider type
+            if used and used + item > width - 12:
                 rows, used = rows + 1, 0.0
             used += item
             rows += len(lines) - 1
@@ -520,21 +523,24 @@ def _stack_panels(fig: go.Figure, frame: Frame) -> int:
     return total
 
 
-def _tighten_rows(fig: go.Figure, frame: Frame, plot_px: int) -> None:
+def _tighten_rows(fig: go.Figure, frame: Frame, plot_px: int, exact: bool = False) -> None:
     """Rows of panels keep gaps of at most a panel title, tick labels and an axis title between them: a grid's
-    gaps are fractions of its height, which a projector's frame makes 150 px tall; the rows get the rest."""
+    gaps are fractions of its height, which a projector's frame makes 150 px tall; the rows get the rest.
+    `exact` (a phone): every gap becomes that size, larger where the panel titles wrapped onto more lines."""
     rows = sorted({tuple(round(v, 5) for v in axis.domain) for axis in fig.select_yaxes()
                    if axis.domain and not axis.overlaying}, key=lambda d: -d[1])
     if len(rows) < 2 or any(a[0] < b[1] for a, b in zip(rows, rows[1:])):  # one row, or rows that overlap
         return
-    cap = (frame.tick_px * 4.2 + 16) / max(plot_px, 100)
+    title_lines = max(((n.text or "").count("<br>") + 1 for n in fig.layout.annotations
+                       if n.yref == "paper" and n.yanchor == "bottom"), default=1)
+    cap = (frame.tick_px * (3.0 + 1.3 * title_lines) + 16) / max(plot_px, 100)
     gaps = [a[0] - b[1] for a, b in zip(rows, rows[1:])]
-    if all(g <= cap for g in gaps):
+    if all(g <= cap for g in gaps) and not exact:
         return
-    new_gaps = [min(g, cap) for g in gaps]
+    new_gaps = [cap if exact else min(g, cap) for g in gaps]
     spare = sum(gaps) - sum(new_gaps)
     heights = [d[1] - d[0] for d in rows]
-    grow = 1 + spare / sum(heights)
+    grow = max(0.3, 1 + spare / sum(heights))
     top, new = rows[0][1], {}
     for k, row in enumerate(rows):
         bottom = top - heights[k] * grow
@@ -592,6 +598,35 @@ def _tighten_columns(fig: go.Figure, frame: Frame, width: int) -> None:
             if box is not None:
                 (x0, x1), (n0, n1) = box[0], next(b[2] for b in boxes if b[0] == box[0])
                 note.x = n0 + (note.x - x0) / max(x1 - x0, 1e-9) * (n1 - n0)
+
+
+def _columns_of(z) -> int:
+    """Columns of a heatmap's z: a list of rows, an array, or Plotly's packed form ({"bdata", "shape": "r, c"})."""
+    if z is None:
+        return 0
+    if isinstance(z, dict):
+        shape = str(z.get("shape") or "")
+        return int(shape.split(",")[-1]) if shape.replace(",", "").replace(" ", "").isdigit() else 0
+    rows = list(z)
+    return len(rows[0]) if rows and hasattr(rows[0], "__len__") and not isinstance(rows[0], str) else len(rows)
+
+
+def _hide_crowded_cell_text(fig: go.Figure, width: int) -> None:
+    """A heatmap's in-cell numbers are dropped where a cell is narrower than its number (16 cells on a phone:
+    "151%" over three cells); hovering still shows them."""
+    for trace in fig.data:
+        columns = _columns_of(trace.z) if trace.type == "heatmap" else 0
+        if not columns:
+            continue
+        xname = "xaxis" + (trace.xaxis or "x")[1:]
+        domain = fig.layout[xname].domain if xname in fig.layout and fig.layout[xname].domain else (0, 1)
+        cell = (width - 60) * (domain[1] - domain[0]) / columns
+        texts = [str(v) for row in (trace.text if trace.text is not None else []) for v in row]
+        size = trace.textfont.size or 12
+        longest = max((text_px(t, size) for t in texts), default=text_px("100%", size))
+        if (trace.texttemplate or trace.text is not None) and longest + 4 > cell:
+            trace.texttemplate = ""
+            trace.text = None
 
 
 def _box_of(x: float, y: float, boxes) -> tuple | None:

@@ -264,7 +264,9 @@ def test_a_projected_grid_keeps_small_gaps_between_its_rows_and_its_titles_move_
     fig = make_subplots(rows=2, cols=1, subplot_titles=("upper", "lower"), vertical_spacing=0.3)
     fig.add_trace(go.Bar(x=["a", "b"], y=[1, 2]), row=1, col=1)
     fig.add_trace(go.Bar(x=["a", "b"], y=[2, 1]), row=2, col=1)
-    shown = for_frame(styled(fig, "t", LONG), Frame(PROJECTOR, 1920, 1080), height=900)
+    from explorer.figures.theme import split_header
+
+    shown = for_frame(split_header(styled(fig, "t", LONG))[0], Frame(PROJECTOR, 1920, 1080), height=900)
     upper, lower = shown.layout.yaxis.domain, shown.layout.yaxis2.domain
     assert (upper[0] - lower[1]) * 900 < 0.3 * 900 * 0.6 and upper[1] == 1.0 and lower[0] == 0.0
     titles = {a.text: a.y for a in shown.layout.annotations}
@@ -314,3 +316,25 @@ def test_a_phone_table_gives_each_column_room_for_its_longest_word():
     last = widths[-1] / sum(widths) * (390 - 24 - 8)
     assert last >= len("matches") * table.header.font.size * CHAR_EM  # "matches" fits its column
     assert fig.data[0].columnwidth == (2.2, 2.9, 2.6, 1.0)  # the export's table is untouched
+
+
+def test_a_phone_drops_in_cell_numbers_that_are_wider_than_their_cells():
+    from explorer.figures.frames import PHONE, Frame, for_frame
+
+    wide = go.Figure(go.Heatmap(z=[list(range(16))], text=[[f"{v}51%" for v in range(16)]], texttemplate="%{text}"))
+    narrow = go.Figure(go.Heatmap(z=[[1, 2]], text=[["1", "2"]], texttemplate="%{text}"))
+    assert for_frame(styled(wide, "t", LONG), Frame(PHONE, 390, 844)).data[0].texttemplate == ""
+    assert for_frame(styled(narrow, "t", LONG), Frame(PHONE, 390, 844)).data[0].texttemplate == "%{text}"
+
+
+def test_a_heatmap_whose_values_plotly_packed_restyles_too():
+    """A figure that came back from JSON carries numpy arrays packed ({"bdata", "shape"}); the phone's restyling
+    reads the number of columns from the shape."""
+    import numpy as np
+
+    from explorer.figures.frames import PHONE, Frame, _columns_of, for_frame
+
+    fig = go.Figure(go.Heatmap(z=np.arange(24.0).reshape(2, 12), texttemplate="%{z}"))
+    packed = go.Figure(fig.to_dict())
+    assert _columns_of(packed.data[0].z) == 12 and _columns_of([[1, 2, 3]]) == 3 and _columns_of(None) == 0
+    assert for_frame(styled(packed, "t", LONG), Frame(PHONE, 390, 844)).layout.meta["frame"] == PHONE
