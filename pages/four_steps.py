@@ -14,6 +14,7 @@ from ui.sections import four_steps as sections
 from ui.text import say, t
 
 FIRST_SCREEN_HEIGHT = 450  # px: the weights and the masks side by side, whole on a 1440x900 screen
+MASK_LEGEND_PX = 50  # the mask's legend sits under its cells: as much taller, the cells as large
 CONTROL_SHARES = [3, 1]  # the step slider across most of the width, the sizes beside it
 
 header("four-steps")
@@ -44,7 +45,8 @@ with weights_col:
         notice=t("weights-notice"))
 with masks_col:
     render.figure(render.built_once(("mask", step), lambda: figs.mask_against_decoder(
-        *view.mask_first_screen(step), height=FIRST_SCREEN_HEIGHT)), key="four-steps-mask", notice=t("mask-notice"))
+        *view.mask_first_screen(step), height=FIRST_SCREEN_HEIGHT + MASK_LEGEND_PX)), key="four-steps-mask",
+        notice=t("mask-notice"))
 say("takeaway", **view.takeaway(step), text=t(f"step-{step}"))
 
 layout.show_sections({

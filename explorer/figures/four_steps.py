@@ -148,11 +148,17 @@ TILE_X = {("encoder", "self"): 0.0, ("encoder", "mlp"): 1.0,
 TILE_W, TILE_H = 0.88, 0.64
 
 
+def _pale(color: str, share: float = 0.45) -> str:
+    """`color` mixed with white: a fill that reads as paler on a light and on a dark page alike."""
+    rgb = [int(color[i:i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{round(share * c + (1 - share) * 255):02X}" for c in rgb)
+
+
 def _tile(fig: go.Figure, x0: float, x1: float, y: float, tile: WeightTile, text: str) -> None:
     """A weight block: its owner's colour, pale with a dashed edge where it runs another block's weights."""
     color = OWNER_COLORS[tile.owner]
-    fig.add_shape(type="rect", x0=x0, x1=x1, y0=y - TILE_H / 2, y1=y + TILE_H / 2, fillcolor=color,
-                  opacity=0.45 if tile.borrowed else 1.0, layer="below",
+    fig.add_shape(type="rect", x0=x0, x1=x1, y0=y - TILE_H / 2, y1=y + TILE_H / 2,
+                  fillcolor=_pale(color) if tile.borrowed else color, layer="below",
                   line=dict(color=color if not tile.borrowed else "#555555", width=2,
                             dash="dash" if tile.borrowed else "solid"))
     fig.add_annotation(x=(x0 + x1) / 2, y=y, text=text, showarrow=False,
@@ -224,7 +230,7 @@ def weights(tiles: Sequence[WeightTile], w: Wiring, step: str, decoder_blocks: i
                                      marker=dict(symbol="square", size=14, color=OWNER_COLORS[owner])))
     if any(t.borrowed for t in tiles):
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=content.text(BOOK, "legend-borrowed"),
-                                 marker=dict(symbol="square", size=14, color="rgba(51,34,136,0.45)",
+                                 marker=dict(symbol="square", size=14, color=_pale(OWNER_COLORS["decoder"]),
                                              line=dict(color="#555555", width=1.5))))
     fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line=dict(color=link, width=3),
                              name=content.text(BOOK, "legend-reads")))
@@ -239,6 +245,7 @@ def weights(tiles: Sequence[WeightTile], w: Wiring, step: str, decoder_blocks: i
 
 
 MASK_FOOT_PX = 92  # the masks' slanted token labels ("x4", "y3") and their one-line key title
+LEGEND_ROWS_PX = 66  # three rows of a legend under them
 
 
 def combined_masks(panels: Sequence[tuple[str, dict]], height: int = 560) -> go.Figure:
@@ -305,9 +312,10 @@ def mask_against_decoder(panel: str, mask: dict, decoder: dict, height: int = 46
                        if mask["labels"] != decoder["labels"] else "")
     fig.update_xaxes(tickangle=-60, tickfont=dict(size=13), automargin=False)
     fig.update_yaxes(tickfont=dict(size=13))
-    # the legend right of the square cells, where their shape leaves room
-    fig.update_layout(margin=dict(l=90, b=MASK_FOOT_PX), showlegend=True,  # also with one kind left
-                      legend=dict(orientation="v", x=1.02, xanchor="left", y=1, yanchor="top", font=dict(size=13)))
+    # the legend under the key's title, in rows that wrap to the width (beside the cells it squeezed them on a
+    # phone); room for three rows
+    fig.update_layout(margin=dict(l=90, b=MASK_FOOT_PX + LEGEND_ROWS_PX), showlegend=True,  # also with one kind
+                      legend=dict(orientation="h", x=0, y=0, yref="container", yanchor="bottom", font=dict(size=13)))
     return styled(fig, content.text(BOOK, "mask-title", panel=panel, sub=sub),
                   Evidence(Kind.SCHEMATIC, f"{_from_config()} · explorer.masks"), height=height,
                   badge_chars=HALF_WIDTH_BADGE)
