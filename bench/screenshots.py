@@ -1,8 +1,8 @@
 """Screenshots of every page, as a student sees them: 1440x900 (the first screen, and the whole page) and
 390 px wide (a phone, the whole page), each in the light and the dark theme, against one fresh server.
 
-`python -m bench.screenshots OUT [slug ...]` writes OUT/<slug>-<width>-<theme>[-full].png; the README's
-picture is `docs/compute-1440-light.png` from `python -m bench.screenshots docs compute` (first screens only
+`python -m bench.screenshots OUT [slug ...]` writes OUT/<slug>-<width>-<theme>[-full].png; the compute
+picture `docs/compute-1440-light.png` comes from `python -m bench.screenshots docs compute` (first screens only
 are kept there: `--first-only`).
 """
 

@@ -25,7 +25,7 @@ def test_a_class_of_200_answers_through_a_replica_crash_and_loses_nothing_acknow
                            kill_pid=state["replica_pids"][-1], logs=tmp_path / "serve" / "logs")
     finally:
         serve.stop(tmp_path / "serve", keep_database=False)
-    with capsys.disabled():  # the figures are the point: the README's "Serving a class" quotes them
+    with capsys.disabled():  # the figures are the point: docs/serving.md's "Serving a class" quotes them
         print(f"\nclass of {STUDENTS}: {result['acknowledged']} acknowledged, {result['stored']} in PostgreSQL, "
               f"last answer at {result['answers_within_s']:.0f} s; answer -> lecturer's view p50 "
               f"{result['view_p50_s']:.2f} s, p95 {result['view_p95_s']:.2f} s; replica killed at "

@@ -73,7 +73,7 @@ def test_the_chinese_path_speaks_chinese_before_and_after_a_prediction():
     assert_clean(at)
     assert untranslated(at) == []
     shown = " ".join(m.value for m in at.markdown)
-    assert "它支持的答案是“约 5 年。”" in shown and "每 4.95 年增长 10×" in shown
+    assert "它支持的答案是“约 5 年，看 1950 年以来的记录。”" in shown and "每 4.95 年增长 10×" in shown
     assert _iframes(at) == [f"http://localhost:8501/compute?{lp.figure_query(lp.step(2))}&lang=zh"]  # its figure too
 
 
