@@ -36,16 +36,20 @@ def slices(device: str, tiny: bool) -> list[tuple[str, list[str]]]:
         ("bidirectional-scaling (old recipe, same slice)",
          ["bidirectional-scaling", "--widths", s("32,128,256", "8,16"), "--budgets", s("150,300", "10,20"),
           "--seeds", s("2", "1"), "--recipe", "old", *common]),
-        ("bitter-lesson", ["bitter-lesson", "--cases", "order", "--seeds", s("2", "1"), "--steps", s("400", "16"),
-                           *common]),
+        ("bitter-lesson (reviewed)", ["bitter-lesson", "--cases", "order", "--seeds", s("2", "1"),
+                                      "--steps", s("400", "16"), "--recipe", "reviewed", *common]),
         ("crossover", ["crossover", "--preset", "quick", "--steps", s("128", "8"), "--seeds", "2", *common]),
-        ("depth", ["depth", "--preset", "lr", "--depths", "1", "--steps", s("200", "4"), "--seeds", "2", *common]),
-        ("lengths", ["lengths", "--preset", "quick", "--seeds", "1", "--steps", s("200", "20"), *common]),
-        ("shared-params", ["shared-params", "--preset", "quick", "--seeds", "1", "--steps", s("150", "5"), *common]),
-        ("four-steps", ["four-steps", "ablation", "--preset", "main", "--seeds", "0", "--steps", s("100", "4"),
-                        "--variants", "0", "4", "decoder", "--out", str(OUT / "ablation.json"), *common]),
+        ("depth (reviewed)", ["depth", "--preset", "main", "--depths", s("2,4", "1"), "--steps", s("200", "4"),
+                              "--seeds", "2", "--recipe", "reviewed", *common]),
+        ("lengths (reviewed)", ["lengths", "--preset", "quick", "--seeds", "1", "--steps", s("200", "20"),
+                                "--recipe", "reviewed", *common]),
+        ("shared-params (reviewed)", ["shared-params", "--preset", "quick", "--seeds", "1", "--steps", s("150", "5"),
+                                      "--recipe", "reviewed", *common]),
+        ("four-steps (reviewed)", ["four-steps", "ablation", "--preset", "main", "--seeds", "0",
+                                   "--steps", s("100", "4"), "--variants", "0", "4", "decoder",
+                                   "--out", str(OUT / "ablation.json"), "--recipe", "reviewed", *common]),
         ("cache-stale", ["cache", "stale", "--tasks", "sort", "--task-steps", s("300", "10"), "--seeds", "0",
-                         "--sizes", "8,4", "--test-chats", "64", "--out", str(OUT / "stale.json"), *common]),
+                         "--sizes", "8x4", "--test-chats", "64", "--out", str(OUT / "stale.json"), *common]),
     ]
 
 
@@ -64,7 +68,7 @@ def run_one(name: str, argv: list[str]) -> dict:
             rc = cli(argv)
         out = json.loads(buffer.getvalue() or "{}")
         error = None
-    except Exception as err:  # one broken slice must not hide the others
+    except (Exception, SystemExit) as err:  # one broken slice must not hide the others
         rc, out, error = 1, {}, f"{type(err).__name__}: {err}"
     return {"name": name, "argv": argv, "rc": rc, "seconds": time.perf_counter() - start, "error": error,
             "recipe": (out.get("recipe") or {}).get("name"), "lr_by_size": (out.get("recipe") or {}).get("lr_by_size"),

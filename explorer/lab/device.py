@@ -57,3 +57,14 @@ def use(name: str) -> str:
 def current() -> str:
     """The device a training call without its own uses (the CPU unless `use` said otherwise)."""
     return _current
+
+
+# Seeds trained as one vmapped model (the crossover sweep) only where that was measured faster than one model after
+# another (`python -m bench.bench_vmap <device>`, median of interleaved runs): on this project's CPU the batched
+# path ran slower (x0.79-0.90). CUDA keeps batching until `bench/device_check.py` says otherwise on a GPU.
+BATCH_SEEDS = {"cpu": False, "cuda": True, "mps": False}
+
+
+def batch_seeds(device: str | None = None) -> bool:
+    """Train a run's seeds as one vmapped model on `device` (default: the current one)?"""
+    return BATCH_SEEDS.get(label(device or current()), False)
