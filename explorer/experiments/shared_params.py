@@ -258,8 +258,9 @@ def run(cfg: SharedParamsConfig, progress: Progress = SILENT) -> dict:
     def one(job: tuple[int, str, str], part: Progress) -> dict:
         record = run_one(cfg, job[1], job[2], job[0], part)
         if record["stopped"] == "steps":
-            part.update(1.0, content.text(MESSAGES, "sp-run-done", **said(job, jobs.index(job) + 1),
-                                          loss=record["loss"]))
+            done = jobs.index(job) + 1
+            progress.update(done / len(jobs), content.text(MESSAGES, "sp-run-done", **said(job, done),
+                                                           loss=record["loss"]))
         return record
 
     outcome = run_units(Units(keys=jobs, train=one, label=lambda job, i, n: content.text(
