@@ -72,7 +72,9 @@ class Recipe:
 
     def same_settings(self, config: dict) -> bool:
         """Was `config` (a shipped or cached run's) made with these settings, whatever its slice?"""
-        return self.settings() == {k: v for k, v in json.loads(json.dumps(config)).items() if k not in self.SLICES}
+        mine = self.settings()
+        ignored = set(self.to_dict()) - set(mine)  # slices, and what a subclass's `settings` leaves out
+        return mine == {k: v for k, v in json.loads(json.dumps(config)).items() if k not in ignored}
 
     def train_config(self, seed: int, **overrides) -> TrainConfig:
         """The trainer's settings for one seed: the recipe's shared fields, then `overrides`."""

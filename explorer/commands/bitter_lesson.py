@@ -52,7 +52,13 @@ def _text(out: dict) -> str:
         x = c["crossover"]
         where = (f"{sci(x['flops'])} FLOPs, {x['data']:,.0f} examples ({x['seeds_crossed']} of {x['seeds']} seeds)"
                  if x else "none")
-        lines.append(f"{case}: crossover {where}; floor on counts {c['floor']['loss']:.3f} nats")
+        lines.append(f"{case}: crossover of the mean curves {where}; floor on counts {c['floor']['loss']:.3f} nats")
+        per_seed = (x or {}).get("data_per_seed")
+        if per_seed:
+            interval = (f", 95% interval {per_seed['low']:,.0f}-{per_seed['high']:,.0f}"
+                        if per_seed["low"] is not None else "")
+            lines.append(f"  per seed: geometric mean {per_seed['geomean']:,.0f} examples{interval} "
+                         f"({per_seed['seeds']} seeds crossed)")
         for name in ("small", "large"):
             t = c["tests"][name]
             lines.append(f"  at {t['data']:,.0f} examples: Transformer - hand-built loss {t['mean_diff']:+.3f} "

@@ -17,6 +17,7 @@ from explorer import shipped
 from explorer.experiments.crossover import MIN_LEAD, PRESETS, analyse, shipped_path, sweep
 from explorer.formatting import sci
 from explorer.recall import WEIGHTS, mix
+from explorer.lab import device as lab_device
 from explorer.lab import options
 
 
@@ -37,7 +38,9 @@ def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
     p.add_argument("--steps", type=int, default=None, help="optimizer steps per model")
     p.add_argument("--long-share", type=float, default=None,
                    help="share of the score on the longer lags (default: the recipe's 0.6)")
-    p.add_argument("--sequential", action="store_true", help="train the seeds one by one instead of batched")
+    p.add_argument("--sequential", action="store_true", help="train the seeds one by one (the CPU's default)")
+    p.add_argument("--batched", action="store_true",
+                   help="train the seeds as one vmapped model (the default only where measured faster: cuda)")
     options.add(p, "data/crossover/main.json (--preset main)")
     p.set_defaults(handler=run)
     return [p]
@@ -95,12 +98,15 @@ def run(args: argparse.Namespace) -> dict:
     cfg = PRESETS[args.preset]
     overrides = {"windows": args.windows, "widths": args.widths, "steps": args.steps,
                  "seeds": tuple(range(args.seeds)) if args.seeds is not None else None}
-    cfg = replace(cfg, **{k: v for k, v in overrides.items() if v is not None}, batched=not args.sequential)
+    # seeds batched with vmap only where measured faster on this device (`explorer.lab.device.BATCH_SEEDS`)
+    batched = args.batched or (not args.sequential and lab_device.batch_seeds())
+    cfg = replace(cfg, **{k: v for k, v in overrides.items() if v is not None}, batched=batched)
     weights = WEIGHTS if args.long_share is None else mix(args.long_share, len(cfg.lags))
     swept = shipped.timed(lambda: sweep(cfg, use_cache=False))  # the CLI always trains: it makes shipped data
     out = report(swept, weights)
     out["wall_seconds"] = swept["wall_seconds"]
-    if args.preset == "main" and cfg == PRESETS[args.preset] and args.save:  # the shipped data
+    main = PRESETS["main"]
+    if args.preset == "main" and replace(cfg, batched=main.batched) == main and args.save:  # the shipped data
         out["saved_to"] = str(shipped.write(shipped_path(args.preset), swept))
     out["_text"] = _text
     return out

@@ -142,7 +142,8 @@ def run_key(cfg: ScalingConfig, width: int, mask: str, seed: int) -> dict:
     return {**replace(cfg, widths=(width,), seeds=(seed,)).to_dict(), "mask": mask}
 
 
-def pilot_loss(cfg: ScalingConfig, width: int, lr: float, device: str | None = None, progress: Progress = SILENT) -> float:
+def pilot_loss(cfg: ScalingConfig, width: int, lr: float, device: str | None = None,
+               progress: Progress = SILENT) -> float:
     """The selection loss of `lr` at `width`: both masks trained on the pilot seed (no reported run uses it) for
     `pilot_steps` with the recipe's schedule, read on that seed's own held-out set (never a scoring set)."""
     recipe, losses = cfg.lab_recipe(), []

@@ -303,7 +303,8 @@ def run(cfg: BitterConfig, progress: Progress = SILENT, device: str | None = Non
 
     units = Units(keys=[(case, seed, method) for case in cfg.cases for seed in cfg.seeds for method in METHODS],
                   train=one, weight=lambda job: cfg.flops_per_example(job[2]),  # the Transformer's take nearly all
-                  label=lambda job, i, n: content.text(BOOK, "progress-case", case=content.text(BOOK, f"case-{job[0]}")))
+                  label=lambda job, i, n: content.text(BOOK, "progress-case",
+                                                       case=content.text(BOOK, f"case-{job[0]}")))
     outcome = run_units(units, progress.part(pilots_share, 1.0))
     recipe = cfg.lab_recipe().record({m: c["lr"] for m, c in choices.items()},
                                      pilots={m: c["pilots"] for m, c in choices.items()})

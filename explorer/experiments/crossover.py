@@ -111,6 +111,11 @@ class SweepConfig(Recipe):
     def runs(self) -> list[Run]:
         return [Run(w, d, lr) for w in self.windows for d in self.widths for lr in self.lrs]
 
+    def settings(self) -> dict:
+        """As `Recipe.settings`, less `batched`: an execution detail (the same models on the same data; only the
+        attention kernel differs, in the last bits), chosen per device where it is faster."""
+        return {k: v for k, v in super().settings().items() if k != "batched"}
+
     def model_config(self, window: int, width: int) -> TransformerConfig:
         return TransformerConfig(arch="decoder", vocab_size=self.n_symbols, n_out=self.n_symbols * len(self.lags),
                                  d_model=width, n_heads=self.n_heads, n_layers=self.n_layers,

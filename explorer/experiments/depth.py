@@ -35,12 +35,14 @@ import numpy as np
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
-from explorer import content, planning, results
+from explorer import content, planning
 from explorer import shipped as shipped_results
 from explorer.costs import TRAIN_FLOPS_PER_FORWARD, check_size, sequence_forward_flops, stack_forward_flops
 from explorer.formatting import colon
 from explorer.layouts import loss_and_accuracy, make_batch
 from explorer.lab.reviewed import train_by_recipe
+from explorer.lab.runner import Units
+from explorer.lab.runner import run as run_units
 from explorer.model import Transformer, TransformerConfig
 from explorer.planning import Plan
 from explorer.progress import SILENT, Progress
@@ -430,32 +432,22 @@ def sweep(cfg: DepthConfig, shipped: Shipped = None, use_cache: bool = True,
     When `progress` says to stop (cancelled or out of time), the model in training stops at its next step:
     that run is kept (marked) but not cached, and the runs after it are skipped.
     """
-    planned = plan(cfg, shipped, use_cache)
-    ready, missing = planned.records(), planned.missing
     start = time.perf_counter()
-    stopped = "steps"
-    for i, (depth, wiring, seed) in enumerate(missing):
-        if progress.should_stop():
-            stopped = progress.stop_reason()
-            break
-        label = content.text(MESSAGES, "depth-run", depth=depth, seed=seed, i=i + 1, total=len(missing),
-                             wiring=content.text(MESSAGES, f"depth-wiring-{wiring}"))
-        progress.update(i / len(missing), label)
-        record = run_one(cfg, depth, wiring, seed, progress.part(i / len(missing), (i + 1) / len(missing),
-                                                                 label + colon()))
-        record["source"] = "trained"
-        ready.append(record)
-        if record["stopped"] != "steps":
-            stopped = record["stopped"]
-            break
-        if use_cache:
-            results.save(CACHE_KIND, run_key(cfg, depth, wiring, seed), {k: v for k, v in record.items()
-                                                                         if k != "source"})
-    if stopped == "steps":
-        progress.update(1.0, content.text(MESSAGES, "done"))
-    order = {key: i for i, key in enumerate(cfg.runs())}
-    ready.sort(key=lambda r: order[(r["depth"], r["wiring"], r["seed"])])
-    return {"config": cfg.to_dict(), "runs": ready, "stopped": stopped, "trained": len(missing),
+    planned = plan(cfg, shipped, use_cache)
+    missing = planned.missing
+
+    def label(run: tuple[int, str, int], i: int, n: int) -> str:
+        depth, wiring, seed = run
+        return content.text(MESSAGES, "depth-run", depth=depth, seed=seed, i=missing.index(run) + 1,
+                            total=len(missing), wiring=content.text(MESSAGES, f"depth-wiring-{wiring}"))
+
+    units = Units(keys=cfg.runs(), train=lambda run, part: run_one(cfg, *run, part), label=label,
+                  from_shipped=lambda run: from_shipped(cfg, *run, shipped),
+                  cache=(CACHE_KIND, lambda run: run_key(cfg, *run)) if use_cache else None, shape=RUN_SHAPE)
+    outcome = run_units(units, progress, content.text(MESSAGES, "done"))
+    sources = outcome.plan.sources
+    ready = [{**r, "source": sources.get((r["depth"], r["wiring"], r["seed"]), "trained")} for r in outcome.records]
+    return {"config": cfg.to_dict(), "runs": ready, "stopped": outcome.stopped, "trained": len(missing),
             "seconds": time.perf_counter() - start}
 
 

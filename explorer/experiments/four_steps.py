@@ -45,6 +45,8 @@ from explorer.costs import TRAIN_FLOPS_PER_FORWARD, check_size, parameter_count,
 from explorer.formatting import colon
 from explorer.layouts import IGNORE, make_batch
 from explorer.lab.reviewed import train_by_recipe
+from explorer.lab.runner import Units
+from explorer.lab.runner import run as run_units
 from explorer.model import Transformer, TransformerConfig
 from explorer.progress import SILENT, Progress
 from explorer.recipe import Reviewable, check_seeds
@@ -574,15 +576,20 @@ def run_ablation(settings: AblationSettings, progress: Progress = SILENT) -> dic
     """
     start = time.perf_counter()
     jobs = [(seed, v) for seed in settings.seeds for v in settings.variants]
-    runs, predictions = [], {}
-    for i, (seed, variant) in enumerate(jobs):
-        part = progress.part(i / len(jobs), (i + 1) / len(jobs), content.text(
-            MESSAGES, "fs-run", i=i + 1, total=len(jobs), variant=variant_short(variant), seed=seed) + colon())
+    predictions: dict[tuple[str, int], torch.Tensor] = {}
+
+    def one(job: tuple[int, str], part: Progress) -> dict:
+        seed, variant = job
         run, predictions[(variant, seed)] = run_one(settings, variant, seed, part)
-        if run["stopped"] != "steps":
-            break
-        runs.append(run)
-        progress.update((i + 1) / len(jobs), run_message(i + 1, len(jobs), run))
+        if run["stopped"] == "steps":
+            done = jobs.index(job) + 1
+            progress.update(done / len(jobs), run_message(done, len(jobs), run))
+        return run
+
+    label = lambda job, i, n: content.text(MESSAGES, "fs-run", i=i, total=n, variant=variant_short(job[1]),  # noqa: E731
+                                           seed=job[0])
+    outcome = run_units(Units(keys=jobs, train=one, label=label), progress)
+    runs = [r for r in outcome.records if r["stopped"] == "steps"]  # a cut model is dropped
     for run in runs:
         reference = predictions.get((DECODER, run["seed"]))
         if run["variant"] != DECODER and reference is not None:

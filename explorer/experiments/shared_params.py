@@ -42,9 +42,11 @@ import torch
 
 from explorer import content, shipped
 from explorer.costs import parameter_count
-from explorer.formatting import colon, p_label
+from explorer.formatting import p_label
 from explorer.layouts import IGNORE, loss_and_accuracy, make_batch
 from explorer.lab.reviewed import train_by_recipe
+from explorer.lab.runner import Units
+from explorer.lab.runner import run as run_units
 from explorer.model import Transformer, TransformerConfig
 from explorer.progress import SILENT, Progress
 from explorer.recipe import Reviewable, check_seeds
@@ -247,18 +249,26 @@ def run(cfg: SharedParamsConfig, progress: Progress = SILENT) -> dict:
     ones are shared with `progress` (a page draws them while the rest train)."""
     start = time.perf_counter()
     jobs = [(seed, task, variant) for seed in cfg.seeds for task in cfg.tasks for variant in cfg.variants]
-    runs, stopped = [], None
-    for i, (seed, task, variant) in enumerate(jobs):
-        said = {"i": i + 1, "total": len(jobs), "task": content.text(MESSAGES, f"sp-task-{task}"),
+
+    def said(job: tuple[int, str, str], i: int) -> dict:
+        seed, task, variant = job
+        return {"i": i, "total": len(jobs), "task": content.text(MESSAGES, f"sp-task-{task}"),
                 "variant": content.text(MESSAGES, f"sp-variant-{variant}"), "seed": seed}
-        part = progress.part(i / len(jobs), (i + 1) / len(jobs), content.text(MESSAGES, "sp-run", **said) + colon())
-        record = run_one(cfg, task, variant, seed, part)
-        if record["stopped"] != "steps":
-            stopped = record["stopped"]
-            break
-        runs.append(record)
-        progress.share({"config": cfg.to_dict(), "runs": list(runs)})
-        progress.update((i + 1) / len(jobs), content.text(MESSAGES, "sp-run-done", **said, loss=record["loss"]))
+
+    def one(job: tuple[int, str, str], part: Progress) -> dict:
+        record = run_one(cfg, job[1], job[2], job[0], part)
+        if record["stopped"] == "steps":
+            done = jobs.index(job) + 1
+            progress.update(done / len(jobs), content.text(MESSAGES, "sp-run-done", **said(job, done),
+                                                           loss=record["loss"]))
+        return record
+
+    outcome = run_units(Units(keys=jobs, train=one, label=lambda job, i, n: content.text(
+        MESSAGES, "sp-run", **said(job, i)),
+        publish=lambda records: {"config": cfg.to_dict(), "runs": [r for r in records if r["stopped"] == "steps"]}),
+        progress)
+    runs = [r for r in outcome.records if r["stopped"] == "steps"]  # a cut model is dropped, whole ones kept
+    stopped = None if outcome.stopped == "steps" else outcome.stopped
     record = {"config": cfg.to_dict(), "runs": runs, "complete": stopped is None,
               "wall_seconds": time.perf_counter() - start, "threads": torch.get_num_threads()}
     if stopped:

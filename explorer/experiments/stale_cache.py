@@ -30,6 +30,8 @@ import torch.nn.functional as F
 
 from explorer import shipped
 from explorer.experiments.cache import DATA_DIR, DRIFT_MODEL, DRIFT_TASK, causal_twin
+from explorer.lab.runner import Units
+from explorer.lab.runner import run as run_units
 from explorer.model import KVCache, Transformer
 from explorer.progress import SILENT, Progress
 from explorer.recipe import Recipe, check_seeds
@@ -125,15 +127,16 @@ def measure(model: Transformer, task: str, sizes: tuple[tuple[int, int], ...], c
 def run(cfg: StaleConfig, progress: Progress = SILENT) -> dict:
     """Train one encoder per task and seed, measure every size both ways; runs per seed, rows as seed means."""
     jobs = [(task, seed) for task in cfg.tasks for seed in cfg.seeds]
-    total = sum(cfg.task_steps[cfg.tasks.index(t)] for t, _ in jobs)
-    models, runs, done = [], [], 0
-    for task, seed in jobs:
-        steps = cfg.task_steps[cfg.tasks.index(task)]
-        part = progress.part(done / total, (done + steps) / total, f"{task}, seed {seed}: ")
+
+    def one(job: tuple[str, int], part: Progress) -> dict:
+        task, seed = job
         model, info = train_encoder(cfg, task, seed, part)
-        models.append(info)
-        runs += [{**r, "seed": seed} for r in measure(model, task, cfg.sizes, cfg.test_chats)]
-        done += steps
+        return {"info": info, "runs": [{**r, "seed": seed} for r in measure(model, task, cfg.sizes, cfg.test_chats)]}
+
+    outcome = run_units(Units(keys=jobs, train=one, label=lambda job, i, n: f"{job[0]}, seed {job[1]}",
+                              weight=lambda job: cfg.task_steps[cfg.tasks.index(job[0])]), progress)
+    models = [unit["info"] for unit in outcome.records]
+    runs = [r for unit in outcome.records for r in unit["runs"]]
     return {"config": cfg.to_dict(), "models": models, "runs": runs, "rows": seed_means(runs)}
 
 

@@ -57,3 +57,16 @@ def use(name: str) -> str:
 def current() -> str:
     """The device a training call without its own uses (the CPU unless `use` said otherwise)."""
     return _current
+
+
+# Seeds trained as one vmapped model (the crossover sweep) only where that was measured faster than one model after
+# another (`python -m bench.bench_vmap <device> <steps> <repeats>`, median of interleaved runs, the main sweep's 15
+# runs x 3 seeds): on this project's busy 2-core CPU the batched path ran at x0.79 the speed (12 steps, 3 repeats;
+# also x0.79 at 4 steps, x1.30 in one noisier 6-step run; the audit's x0.90). CUDA keeps batching until
+# `bench/device_check.py` measures it on a GPU.
+BATCH_SEEDS = {"cpu": False, "cuda": True, "mps": False}
+
+
+def batch_seeds(device: str | None = None) -> bool:
+    """Train a run's seeds as one vmapped model on `device` (default: the current one)?"""
+    return BATCH_SEEDS.get(label(device or current()), False)

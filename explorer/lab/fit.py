@@ -147,9 +147,9 @@ def fit(model: nn.Module, task: Task, plan: FitPlan, data: torch.Generator, held
             collected.setdefault(b, []).append(row)
             if row["step"] == b:
                 rows = collected[b]
-                row["readout"] = result.readouts[b] = {"step": b, "flops": float(b * plan.flops_per_step), "n": len(rows),
-                                      **{k: float(np.mean([r[k] for r in rows])) for k in rows[-1]
-                                         if k.startswith("eval_")}}
+                means = {k: float(np.mean([r[k] for r in rows])) for k in rows[-1] if k.startswith("eval_")}
+                row["readout"] = result.readouts[b] = {"step": b, "flops": float(b * plan.flops_per_step),
+                                                       "n": len(rows), **means}
 
     def branches(after: int) -> str | None:
         for b in branch_at.get(after, []):

@@ -20,8 +20,8 @@ class Entry:
     count: Callable[[], dict]  # -> {units, shipped, cached, missing, estimated_seconds}
 
 
-def _counted(units: int, plan: planning.Plan | None, shipped_units: int, wall: float | None, per_unit: float | None = None,
-             missing_flops: float | None = None, rate: float | None = None, total_flops: float | None = None) -> dict:
+def _counted(units: int, plan: planning.Plan | None, shipped_units: int, wall: float | None,
+             per_unit: float | None = None, missing_flops: float | None = None, rate: float | None = None, total_flops: float | None = None) -> dict:
     ready = plan.sources.values() if plan is not None else ()
     got_shipped = sum(s == planning.SHIPPED for s in ready) if plan is not None else shipped_units
     cached = sum(s == planning.CACHE for s in ready) if plan is not None else 0
@@ -56,7 +56,7 @@ def _planned(module: str, preset: str = "main") -> Callable[[], dict]:
 
         mod = importlib.import_module(module)
         cfg = mod.PRESETS[preset]
-        record = mod.load_shipped() if module.endswith("lengths") is False else mod.load_shipped(preset)
+        record = mod.load_shipped(preset) if module.endswith("lengths") else mod.load_shipped()
         plan = mod.plan(cfg, record)
         units = len(plan.ready) + len(plan.missing)
         wall = (record or {}).get("wall_seconds")
@@ -76,7 +76,8 @@ def _crossover() -> dict:
     return _counted(len(cfg.runs), plan, 0, wall, per_unit=wall / done if wall and done else None)
 
 
-def _from_file(path_of: Callable[[], object], units_of: Callable[[], int], runs_key: str = "runs") -> Callable[[], dict]:
+def _from_file(path_of: Callable[[], object], units_of: Callable[[], int],
+               runs_key: str = "runs") -> Callable[[], dict]:
     """Experiments without a per-unit cache: a unit is shipped when the shipped file holds its run."""
     def count() -> dict:
         record = shipped.load(path_of()) or {}
@@ -128,10 +129,12 @@ def _path(module: str, attr: str, *args: str) -> Callable[[], object]:
 
 ENTRIES = (
     Entry("bidirectional-scaling", _bidirectional),
-    Entry("bitter-lesson", _from_file(_path("explorer.experiments.bitter_lesson", "shipped_path", "main"), _bitter_units)),
+    Entry("bitter-lesson", _from_file(_path("explorer.experiments.bitter_lesson", "shipped_path", "main"),
+                                      _bitter_units)),
     Entry("crossover", _crossover),
     Entry("depth", _planned("explorer.experiments.depth")),
-    Entry("four-steps", _from_file(_path("explorer.experiments.four_steps", "shipped_path", "main"), _four_steps_units)),
+    Entry("four-steps", _from_file(_path("explorer.experiments.four_steps", "shipped_path", "main"),
+                                   _four_steps_units)),
     Entry("lengths", _planned("explorer.experiments.lengths")),
     Entry("shared-params", _from_file(_path("explorer.experiments.shared_params", "shipped_path", "main"),
                                       _shared_units)),

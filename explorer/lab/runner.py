@@ -1,6 +1,6 @@
 """The one runner: plan the units of a run (shipped, cached, missing), train the missing ones in order, cache each
 finished unit, report progress, publish the records so far (a page draws them as they come), and stop between or
-inside units when cancelled or out of time. Every experiment hands it its units and a function that trains one.
+inside units when cancelled or out of time (the ready units still come back; none trains after the stop). Every experiment hands it its units and a function that trains one.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Generic, Hashable, Sequence, TypeVar
 
 from explorer import planning, results
+from explorer.formatting import colon
 from explorer.progress import SILENT, Progress
 
 K = TypeVar("K", bound=Hashable)
@@ -50,14 +51,16 @@ def run(units: Units[K], progress: Progress = SILENT, done_message: str = "") ->
     for i, key in enumerate(units.keys):
         if key in plan.ready:
             record = plan.ready[key]  # where it came from: `plan.sources`
+        elif out.stopped != "steps":
+            continue  # stopped: what is ready still comes back, nothing more trains
         else:
             if progress.should_stop():
                 out.stopped = progress.stop_reason()
-                break
+                continue
             label = units.label(key, i + 1, len(units.keys))
             share = weights[key] / total
             progress.update(before, label)
-            record = units.train(key, progress.part(before, before + share, f"{label}: "))
+            record = units.train(key, progress.part(before, before + share, label + colon()))
             before += share
             out.trained.append(key)
             if record.get("stopped", "steps") == "steps" and units.cache is not None:
@@ -68,7 +71,6 @@ def run(units: Units[K], progress: Progress = SILENT, done_message: str = "") ->
             progress.share(units.publish(list(out.records)))
         if record.get("stopped", "steps") != "steps":
             out.stopped = record["stopped"]
-            break
     if out.stopped == "steps" and done_message:
         progress.update(1.0, done_message)
     out.seconds = time.perf_counter() - start

@@ -91,8 +91,8 @@ def test_a_run_shares_its_growing_curves_and_a_deadline_cuts_it_with_what_it_fin
     sizes = [sum(len(r["loss"]) for r in p["runs"]) for p in progress.shared]
     assert sizes == sorted(sizes)
     assert [r["loss"] for r in progress.shared[-1]["runs"]] == [r["loss"] for r in done["runs"]]
-    cut = bl.run(TINY, Deadline(0.0))
-    assert cut["stopped"] == "time_budget" and len(cut["runs"]) == 1 and len(cut["runs"][0]["loss"]) == 1
+    cut = bl.run(TINY, Deadline(0.0))  # the lab's runner starts no model once the time is up
+    assert cut["stopped"] == "time_budget" and cut["runs"] == []
 
 
 def test_the_crossing_is_read_in_log_x_and_is_none_when_the_curves_do_not_cross():

@@ -279,8 +279,9 @@ def test_a_run_reports_its_progress_in_the_language_of_the_session(monkeypatch):
     fs.run_ablation(settings, english)
     with i18n.using("zh"):
         fs.run_ablation(settings, chinese)
-    assert english.said == ["run 1/2: step 1 matched, seed 3: inner"]
-    assert chinese.said == ["第 1/2 次运行：第 1 步（参数匹配），随机种子 3：inner"]
+    # the lab's runner names the run as it starts, then the run reports inside it
+    assert english.said == ["run 1/2: step 1 matched, seed 3", "run 1/2: step 1 matched, seed 3: inner"]
+    assert chinese.said == ["第 1/2 次运行：第 1 步（参数匹配），随机种子 3", "第 1/2 次运行：第 1 步（参数匹配），随机种子 3：inner"]
     run = {"variant": "0m", "seed": 3, "eval_loss": 1.23456}
     assert fs.run_message(2, 9, run) == "run 2/9: step 0 matched, seed 3, held-out loss 1.235"
     with i18n.using("zh"):

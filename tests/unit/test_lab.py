@@ -157,3 +157,17 @@ def test_crossings_are_summarised_per_seed_by_their_geometric_mean():
     summary = bl.geometric_summary([1_000.0, 10_000.0])
     assert summary["geomean"] == pytest.approx(math.sqrt(1e7)) and summary["low"] < 1_000 < 10_000 < summary["high"]
     assert bl.geometric_summary([5.0])["low"] is None and bl.geometric_summary([]) is None
+
+
+def test_train_by_recipe_ends_its_history_on_the_readout():
+    from explorer.lab.recipe import LabRecipe
+    from explorer.lab.reviewed import train_by_recipe
+
+    cfg = TrainConfig(steps=20, eval_every=5, seed=0, eval_size=32)
+    result = train_by_recipe(LabRecipe("reviewed", readout_k=2), _model_cfg(), TASK, cfg)
+    assert result.lr in LabRecipe("reviewed").lr_grid and len(result.pilots) == 3
+    assert result.history[-1]["phase"] == "readout" and result.history[-1]["readout_n"] == 2
+    assert result.history[-1]["eval_loss"] == result.readouts[20]["eval_loss"]
+    assert all(row["phase"] == "trunk" for row in result.history[:-1])
+    old = train_by_recipe(LabRecipe("old"), _model_cfg(), TASK, cfg)
+    assert old.lr == cfg.lr and old.history[-1]["step"] == 20

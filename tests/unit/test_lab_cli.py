@@ -47,7 +47,7 @@ def test_the_old_recipe_is_recorded_truthfully(capsys):
     assert out["recipe"]["name"] == "old" and out["device"] == "cpu"
 
 
-@pytest.mark.parametrize("argv", [["depth", "--recipe", "reviewed"], ["bitter-lesson", "--device", "tpu"]])
+@pytest.mark.parametrize("argv", [["crossover", "--recipe", "reviewed"], ["bitter-lesson", "--device", "tpu"]])
 def test_what_an_experiment_cannot_do_gets_one_clear_line(argv, capsys):
     with pytest.raises(SystemExit) if "tpu" in argv else _nothing():
         assert main(argv) == 2
@@ -60,3 +60,10 @@ class _nothing:
 
     def __exit__(self, *exc):
         return False
+
+
+def test_an_experiment_read_at_the_end_runs_the_reviewed_recipe_and_records_each_models_rate(capsys):
+    out = _json(capsys, "shared-params", "--preset", "quick", "--seeds", "1", "--steps", "10", "--recipe", "reviewed")
+    assert out["recipe"]["name"] == "reviewed" and out["recipe"]["lr_by_size"]
+    assert set(out["recipe"]["lr_by_size"].values()) <= set(out["recipe"]["lr_grid"])
+    assert all(run["lr"] in out["recipe"]["lr_grid"] for run in out["runs"]) and "saved_to" not in out

@@ -154,9 +154,14 @@ def test_a_run_reports_its_progress_in_the_language_of_the_session(monkeypatch):
     sp.run(cfg, english)
     with i18n.using("zh"):
         sp.run(cfg, chinese)
-    assert english.said == ["run 1/2: one-vocabulary, separate, seed 2: inner",
+    # the lab's runner names each run as it starts, then the run reports inside it
+    assert english.said == ["run 1/2: one-vocabulary, separate, seed 2",
+                            "run 1/2: one-vocabulary, separate, seed 2: inner",
                             "run 1/2 done: one-vocabulary, separate, seed 2, held-out loss 1.235",
+                            "run 2/2: one-vocabulary, shared, seed 2",
                             "run 2/2: one-vocabulary, shared, seed 2: inner"]
-    assert chinese.said == ["第 1/2 次运行：同一套词表，分开，随机种子 2：inner",
+    assert chinese.said == ["第 1/2 次运行：同一套词表，分开，随机种子 2",
+                            "第 1/2 次运行：同一套词表，分开，随机种子 2：inner",
                             "第 1/2 次运行完成：同一套词表，分开，随机种子 2，留出集损失 1.235",
+                            "第 2/2 次运行：同一套词表，共享，随机种子 2",
                             "第 2/2 次运行：同一套词表，共享，随机种子 2：inner"]

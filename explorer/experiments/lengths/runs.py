@@ -7,15 +7,18 @@ with the same settings is cut out of them rather than retrained.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
+from typing import Callable
 
-from explorer import content, planning, results
+from explorer import content
 from explorer import shipped as shipped_results
 from explorer.costs import parameter_count, sequence_forward_flops
-from explorer.formatting import colon
 from explorer.experiments.lengths.toy import ARMS, ToyConfig, arm_config
 from explorer.planning import Plan
 from explorer.lab.reviewed import train_by_recipe
+from explorer.lab.runner import Units
+from explorer.lab.runner import run as run_units
 from explorer.progress import SILENT, Progress
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -69,9 +72,16 @@ def from_shipped(cfg: ToyConfig, lx: int, ly: int, arm: str, seed: int, shipped:
 
 def plan(cfg: ToyConfig, shipped: dict | None = None, use_cache: bool = True) -> Plan[tuple[int, int, str, int]]:
     """Which (lx, ly, arm, seed) models are ready (shipped or cached) and which are still to train."""
-    units = [(lx, ly, arm, seed) for seed in cfg.seeds for lx, ly in cfg.ratios for arm in ARMS]
-    return planning.plan(units, lambda unit: from_shipped(cfg, *unit, shipped),
-                         (CACHE_KIND, lambda unit: record_key(cfg, *unit)) if use_cache else None, RECORD_SHAPE)
+    return units(cfg, shipped, use_cache).plan()
+
+
+def units(cfg: ToyConfig, shipped: dict | None = None, use_cache: bool = True,
+          train: Callable[[tuple[int, int, str, int], Progress], dict] | None = None) -> Units:
+    """The models of `cfg` as the lab's runner sees them: (lx, ly, arm, seed), seeds outermost."""
+    keys = [(lx, ly, arm, seed) for seed in cfg.seeds for lx, ly in cfg.ratios for arm in ARMS]
+    return Units(keys=keys, train=train or (lambda unit, part: train_one(cfg, *unit, part)),
+                 from_shipped=lambda unit: from_shipped(cfg, *unit, shipped),
+                 cache=(CACHE_KIND, lambda unit: record_key(cfg, *unit)) if use_cache else None, shape=RECORD_SHAPE)
 
 
 def measured_rate(shipped: dict | None) -> float:
@@ -97,23 +107,15 @@ def run(cfg: ToyConfig, shipped: dict | None = None, use_cache: bool = True,
     what is done so far is returned, marked `stopped="cut"`, and the analysis uses the seeds that are complete.
     """
     start = time.perf_counter()
-    planned = plan(cfg, shipped, use_cache)
-    ready, missing = list(planned.ready.values()), planned.missing
-    stopped = "steps"
-    for i, (lx, ly, arm, seed) in enumerate(missing):
-        label = content.text("messages", "lengths-run", i=i + 1, total=len(missing), lx=lx, ly=ly, seed=seed,
-                             arm=content.text("lengths", f"arm-{arm.replace('_', '-')}"))
-        if progress.should_stop():
-            stopped = "cut"
-            break
-        progress.update(i / len(missing), label)
-        rec = train_one(cfg, lx, ly, arm, seed, progress.part(i / len(missing), (i + 1) / len(missing),
-                                                              label + colon()))
-        if rec["stopped"] != "steps":
-            stopped = "cut"
-            break
-        ready.append(rec)
-        if use_cache:
-            results.save(CACHE_KIND, record_key(cfg, lx, ly, arm, seed), rec)
-    return {"config": cfg.to_dict(), "records": ready, "stopped": stopped, "trained": len(missing),
-            "seconds": time.perf_counter() - start}
+    todo = units(cfg, shipped, use_cache)
+    missing = todo.plan().missing
+
+    def label(unit: tuple[int, int, str, int], i: int, n: int) -> str:
+        lx, ly, arm, seed = unit
+        return content.text("messages", "lengths-run", i=missing.index(unit) + 1, total=len(missing), lx=lx, ly=ly,
+                            seed=seed, arm=content.text("lengths", f"arm-{arm.replace('_', '-')}"))
+
+    outcome = run_units(replace(todo, label=label), progress)
+    ready = [r for r in outcome.records if r["stopped"] == "steps"]  # a cut model is dropped
+    return {"config": cfg.to_dict(), "records": ready, "stopped": "steps" if outcome.stopped == "steps" else "cut",
+            "trained": len(missing), "seconds": time.perf_counter() - start}
