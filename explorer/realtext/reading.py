@@ -17,7 +17,7 @@ import torch
 from explorer import masks
 from explorer.model import Transformer
 from explorer.realtext.objectives import SEQ_LEN
-from explorer.realtext.tokenizer import BOS, MASK, CharTokenizer
+from explorer.realtext.tokenizer import BOS, MASK, SPECIALS, CharTokenizer
 
 MAX_TOKENS = SEQ_LEN
 PATTERNS = ("previous_token", "word_start", "same_word", "punctuation")
@@ -153,8 +153,14 @@ def read(model: Transformer, tok: CharTokenizer, text: str) -> Reading:
                    pattern_scores(att, allowed, enc.tokens), prefix)
 
 
+def writable(logits: torch.Tensor) -> torch.Tensor:
+    """Logits with the special tokens ruled out: a model writes characters, never <pad>, <bos>, <mask> or <unk>
+    (<unk> stands for every rare character in training, so it is often likely, and says nothing)."""
+    return logits.index_fill(-1, torch.arange(len(SPECIALS)), float("-inf"))
+
+
 def _top(tok: CharTokenizer, logits: torch.Tensor, k: int = TOP_K) -> list[dict]:
-    p = logits.softmax(-1)
+    p = writable(logits).softmax(-1)
     values, ids = p.topk(k)
     return [{"token": tok.label(int(i)), "p": round(float(v), 4)} for v, i in zip(values, ids)]
 
@@ -167,7 +173,7 @@ def next_token_guesses(model: Transformer, tok: CharTokenizer, text: str, contin
     out = list(ids)
     for _ in range(continue_chars):
         window = torch.tensor([out[-MAX_TOKENS:]])
-        out.append(int(model(window).logits[0, -1].argmax()))
+        out.append(int(writable(model(window).logits[0, -1]).argmax()))
     return {"top": top, "continuation": tok.decode(out[len(ids):])}
 
 
@@ -213,6 +219,6 @@ def denoise(model: Transformer, tok: CharTokenizer, x: torch.Tensor) -> torch.Te
     """The encoder-decoder's greedy reconstruction of a corrupted input [1, n] (its training task)."""
     target = torch.tensor([[tok.id(BOS)]])
     for _ in range(x.shape[1]):
-        nxt = model(x, target).logits[:, -1].argmax(-1, keepdim=True)
+        nxt = writable(model(x, target).logits[:, -1]).argmax(-1, keepdim=True)
         target = torch.cat([target, nxt], dim=1)
     return target[:, 1:]

@@ -154,7 +154,8 @@ def samples(model: Transformer, tok: CharTokenizer) -> list[dict]:
             for _ in range(40):
                 x = torch.tensor([ids[-objectives.SEQ_LEN:]])
                 prefix = len(tok.encode(prompt).ids) if model.cfg.arch == "prefix_lm" else 0
-                ids.append(int(model(x, prefix_len=min(prefix, x.shape[1])).logits[0, -1].argmax()))
+                logits = model(x, prefix_len=min(prefix, x.shape[1])).logits[0, -1]
+                ids.append(int(reading.writable(logits).argmax()))
             out.append({"prompt": prompt, "continuation": tok.decode(ids[len(tok.encode(prompt).ids):])})
         return out
     for text in SAMPLE_MASKED:
@@ -163,7 +164,7 @@ def samples(model: Transformer, tok: CharTokenizer) -> list[dict]:
         hidden[:, 1::4] = True
         x = ids.masked_fill(hidden, tok.id("<mask>"))
         if model.cfg.arch == "encoder":
-            guess = model(x).logits.argmax(-1)
+            guess = reading.writable(model(x).logits).argmax(-1)
         else:
             guess = reading.denoise(model, tok, x)
         filled = torch.where(hidden, guess, ids)
