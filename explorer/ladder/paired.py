@@ -126,3 +126,17 @@ def loss_gaps(runs: dict[str, dict[int, dict]], first: str, second: str, budget_
         if b is not None and str(budget_first) in a and str(budget_second) in b:
             out[seed] = a[str(budget_first)][metric] - b[str(budget_second)][metric]
     return out
+
+
+def rungs(rows: tuple[tuple[int, int, int, int], ...], grid: tuple[float, ...]) -> list:
+    """A preset's rungs from (width, length, symbols, steps) rows, labelled by width, each with the rate grid."""
+    from explorer.ladder.claim import Rung
+    return [Rung(f"d={w}", {"width": w, "length": n, "n_symbols": s, "steps": steps, "grid": tuple(grid)})
+            for w, n, s, steps in rows]
+
+
+def measured(pair: Pair, out: dict, effects: dict[int, float], arm: str, **extra: object):
+    """A rung's `Measured`: `arm`'s parameters and training FLOPs, the chosen rates and any `extra`."""
+    from explorer.ladder.claim import Measured
+    return Measured(effects=effects, params=pair.params(arm), flops=float(pair.steps * pair.flops_per_step(arm)),
+                    seconds=out["seconds"], extra={"lr": out["lr"], **extra})
