@@ -4,7 +4,9 @@ apart in parameters (`explorer.experiments.depth`'s models and majority-shifted 
 as parameters).
 
 A wide model learns the toy's copy of 9 symbols almost perfectly, so the task grows per rung: 4 more symbols and
-twice the alphabet; steps grow as the square root of parameters."""
+twice the alphabet. Steps stay at the toy's 600, so training compute grows in proportion to parameters: a
+deep model is slow on two cores, and the square-root rule of the other ladders would take this one past two
+hours there (its top rung belongs on an accelerator, `--top 1 --device cuda`, where steps could grow too)."""
 
 from __future__ import annotations
 
@@ -19,9 +21,9 @@ from explorer.progress import Progress
 DEPTH = 8  # layers per stack: today's deepest model of the claim
 PRESETS = {
     # (width, symbols in the input, alphabet, steps): today's deepest model (width 32, 240k parameters) to 16.5x
-    "main": ((32, 9, 16, 600), (64, 13, 32, 1200), (132, 17, 64, 2400)),
-    # under a minute on two cores: the same depth at widths 8 -> 32, short runs, two seeds
-    "quick": ((8, 9, 16, 20), (16, 9, 16, 40), (32, 9, 16, 80)),
+    "main": ((32, 9, 16, 600), (64, 13, 32, 600), (132, 17, 64, 600)),
+    # under a minute on two cores: the same depth and rule at widths 8 -> 32, short runs, two seeds
+    "quick": ((8, 9, 16, 60), (16, 9, 16, 60), (32, 9, 16, 60)),
 }
 SEEDS = {"main": (0, 1, 2, 3), "quick": (0, 1)}
 GRIDS = {"main": (3e-4, 1e-3, 3e-3), "quick": (1e-3, 1e-2)}
@@ -40,8 +42,9 @@ class Depth:
                    "reading encoder layer l helps)")
     prediction: str = ("reading only the encoder's final layer makes deep models harder to train; layer-aligned "
                        "reading, as decoder-only models do, helps more as models grow deep (slides 59-63)")
-    growth: str = ("depth stays 8 while width grows; steps grow as the square root of parameters; the copy gains "
-                   "4 symbols and doubles its alphabet per rung (main preset), so no rung saturates")
+    growth: str = ("depth stays 8 while width grows; steps stay at 600, so compute grows in proportion to "
+                   "parameters; the copy gains 4 symbols and doubles its alphabet per rung (main preset), so no "
+                   "rung saturates")
 
     def rungs(self, preset: str) -> list[Rung]:
         return paired.rungs(PRESETS[preset], GRIDS[preset])

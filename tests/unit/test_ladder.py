@@ -121,7 +121,9 @@ def test_a_paired_claims_main_ladder_spans_16x_with_compute_growing_by_its_rule(
         pairs = [claim.pair(r) for r in claim.rungs(preset)]
         params = [min(p.params(arm) for arm in p.arms) for p in pairs]
         steps = [p.steps for p in pairs]
-        assert params == sorted(params) and steps == sorted(steps) and steps[-1] == 4 * steps[0]
+        flops = [p.steps * p.flops_per_step(list(p.arms)[-1]) for p in pairs]
+        assert params == sorted(params) and steps == sorted(steps) and flops == sorted(flops)
+        assert steps[-1] in (steps[0], 4 * steps[0])  # the stated rule: fixed steps, or steps as sqrt(params)
         assert all(p.recipe.lr_grid[-1] / p.recipe.lr_grid[0] >= 10 for p in pairs)  # the reviewed grid
     main_params = [min(p.params(a) for a in p.arms) for p in map(claim.pair, claim.rungs("main"))]
     assert main_params[-1] >= 16 * main_params[0] and len(claim.seeds("main")) >= 4
