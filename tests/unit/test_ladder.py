@@ -111,7 +111,7 @@ def test_the_cli_refuses_bad_requests_in_one_line(capsys: pytest.CaptureFixture)
     assert "main preset only" in capsys.readouterr().err
 
 
-PAIRED = ("shared-params", "depth", "four-steps")  # the claims trained through explorer.ladder.paired
+PAIRED = ("shared-params", "depth", "four-steps", "crossover")  # the claims trained through explorer.ladder.paired
 
 
 @pytest.mark.parametrize("name", PAIRED)
