@@ -12,6 +12,7 @@ from ui import layout, params, render
 from ui.frame import header, page_link
 from ui.jobs import run_in_background, was_cut
 from ui.sections import depth as sections
+from ui.sections import ladder
 from ui.text import say, t
 
 TIME_LIMIT_S = 90  # an on-demand run may take this long on the shared server
@@ -91,6 +92,7 @@ layout.show_sections({
     t("tab-errors"): lambda: sections.errors(analysis, depth),
     t("tab-task"): sections.task,
     t("tab-how"): lambda: sections.how(analysis, depth, SHIPPED["by_preset"], STAMP),
+    t("tab-ladder"): lambda: ladder.hold_at_scale("depth"),
 })
 
 page_link("four-steps", t("link-four-steps"))

@@ -11,6 +11,7 @@ from explorer.steps import FINAL_STEP
 from ui import layout, params, render
 from ui.frame import header
 from ui.sections import four_steps as sections
+from ui.sections import ladder
 from ui.text import say, t
 
 FIRST_SCREEN_HEIGHT = 450  # px: the weights and the masks side by side, whole on a 1440x900 screen
@@ -55,4 +56,6 @@ layout.show_sections({
     t("tab-check"): lambda: sections.numeric_check(step, base, counts, refused),
     t("tab-ablation"): lambda: sections.ablation(sizes),
     t("tab-shared"): sections.shared_parameters,
+    t("tab-ladder"): lambda: ladder.hold_at_scale("four-steps"),
+    t("tab-ladder-shared"): lambda: ladder.hold_at_scale("shared-params"),
 })

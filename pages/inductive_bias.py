@@ -17,6 +17,7 @@ from explorer.formatting import sci
 from ui import layout, params, render
 from ui.frame import header
 from ui.jobs import run_in_background, was_cut
+from ui.sections import ladder
 from ui.text import say, t
 
 TIME_LIMIT_S = 90  # the live run may take this long on the shared server
@@ -128,7 +129,7 @@ with figure_col:
                   notice=t("curves-notice"))
     read = takeaway(analysis, budget)
 
-question_tab, best_tab, watch_tab, how_tab = layout.sections(view.section_labels())
+question_tab, best_tab, watch_tab, how_tab, ladder_tab = layout.sections([*view.section_labels(), t("tab-ladder")])
 if question_tab:
     with question_tab:
         say("question", lags=", ".join(map(str, MAIN.lags[:-1])), last_lag=MAIN.lags[-1])
@@ -144,3 +145,6 @@ if watch_tab:
 if how_tab:
     with how_tab:
         how_measured(analysis)
+if ladder_tab:
+    with ladder_tab:
+        ladder.hold_at_scale("crossover")

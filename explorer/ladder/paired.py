@@ -12,9 +12,12 @@ from __future__ import annotations
 import time
 from dataclasses import asdict, dataclass, field, is_dataclass
 
+import torch
+
 from explorer import results
 from explorer.costs import TRAIN_FLOPS_PER_FORWARD, check_size, parameter_count, sequence_forward_flops
 from explorer.lab.device import cache_key as device_key
+from explorer.lab.fit import FitPlan, fit
 from explorer.lab.recipe import PILOT_SEED, LabRecipe, choose_lr
 from explorer.model import TransformerConfig
 from explorer.progress import SILENT, Progress
@@ -50,6 +53,8 @@ class Pair:
 
     def flops_per_step(self, arm: str) -> int:
         cfg = self.arms[arm]
+        if hasattr(self.task, "flops_per_step"):  # a task that is not sequence-to-sequence counts its own
+            return int(self.task.flops_per_step(cfg, self.batch_size))
         return TRAIN_FLOPS_PER_FORWARD * self.batch_size * sequence_forward_flops(
             cfg, self.task.input_len, self.task.target_len)
 
@@ -63,8 +68,27 @@ class Pair:
                 "recipe": self.recipe.record()}
 
 
+def _fit(pair: Pair, arm: str, seed: int, lr: float, budgets: tuple[int, ...], device: str,
+         progress: Progress) -> dict:
+    """A task that is not sequence-to-sequence (it offers `lab_task`, `init` and `held_out`): the lab's one loop
+    directly, with the same seed conventions as `explorer.train` (a seed fixes initial weights, batches and the
+    held-out set)."""
+    recipe, cfg, task = pair.recipe, pair.arms[arm], pair.task
+    model = task.init(cfg, seed)
+    plan = FitPlan(budgets=budgets, lr=lr, schedule=recipe.schedule, batch_size=pair.batch_size,
+                   readout_k=recipe.k, flops_per_step=pair.flops_per_step(arm))
+    result = fit(model, task.lab_task(), plan, torch.Generator().manual_seed(seed),
+                 task.held_out(pair.eval_size, seed, torch.device(device)), device, progress)
+    return {"params": sum(p.numel() for p in model.parameters()), "seconds": float(result.seconds),
+            "stopped": result.stopped,
+            "readouts": {str(b): {k: float(r[k]) for k in ("eval_loss", "eval_accuracy")}
+                         for b, r in result.readouts.items()}}
+
+
 def _train(pair: Pair, arm: str, seed: int, lr: float, steps: int, budgets: tuple[int, ...], device: str,
            progress: Progress) -> dict:
+    if hasattr(pair.task, "lab_task"):
+        return _fit(pair, arm, seed, lr, budgets, device, progress)
     recipe = pair.recipe
     cfg = TrainConfig(steps=steps, batch_size=pair.batch_size, lr=lr, warmup=recipe.warmup, seed=seed,
                       eval_every=steps, eval_size=pair.eval_size)
@@ -126,3 +150,17 @@ def loss_gaps(runs: dict[str, dict[int, dict]], first: str, second: str, budget_
         if b is not None and str(budget_first) in a and str(budget_second) in b:
             out[seed] = a[str(budget_first)][metric] - b[str(budget_second)][metric]
     return out
+
+
+def rungs(rows: tuple[tuple[int, int, int, int], ...], grid: tuple[float, ...]) -> list:
+    """A preset's rungs from (width, length, symbols, steps) rows, labelled by width, each with the rate grid."""
+    from explorer.ladder.claim import Rung
+    return [Rung(f"d={w}", {"width": w, "length": n, "n_symbols": s, "steps": steps, "grid": tuple(grid)})
+            for w, n, s, steps in rows]
+
+
+def measured(pair: Pair, out: dict, effects: dict[int, float], arm: str, **extra: object):
+    """A rung's `Measured`: `arm`'s parameters and training FLOPs, the chosen rates and any `extra`."""
+    from explorer.ladder.claim import Measured
+    return Measured(effects=effects, params=pair.params(arm), flops=float(pair.steps * pair.flops_per_step(arm)),
+                    seconds=out["seconds"], extra={"lr": out["lr"], **extra})

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from explorer.ladder.bidirectional import Bidirectional
 from explorer.ladder.claim import Claim
+from explorer.ladder.crossover import Crossover
+from explorer.ladder.depth import Depth
+from explorer.ladder.four_steps import FourSteps
 from explorer.ladder.shared_params import SharedParams
 
 NAMES = ("bitter-lesson", "crossover", "bidirectional", "shared-params", "depth", "four-steps")
-CLAIMS: dict[str, Claim] = {c.name: c for c in (Bidirectional(), SharedParams())}
+CLAIMS: dict[str, Claim] = {c.name: c for c in (Bidirectional(), SharedParams(), Depth(), FourSteps(), Crossover())}
 PRESETS = ("quick", "main")
 
 

@@ -103,7 +103,52 @@ def test_the_shipped_ladder_prints_the_issues_json(capsys: pytest.CaptureFixture
 
 
 def test_the_cli_refuses_bad_requests_in_one_line(capsys: pytest.CaptureFixture) -> None:
-    assert main(["ladder", "depth", "--json"]) == 2
-    assert "no ladder yet" in capsys.readouterr().err
+    missing = sorted(set(registry.NAMES) - set(registry.CLAIMS))
+    if missing:
+        assert main(["ladder", missing[0], "--json"]) == 2
+        assert "no ladder yet" in capsys.readouterr().err
     assert main(["ladder", "bidirectional", "--preset", "quick", "--save"]) == 2
     assert "main preset only" in capsys.readouterr().err
+
+
+PAIRED = ("shared-params", "depth", "four-steps", "crossover")  # the claims trained through explorer.ladder.paired
+
+
+@pytest.mark.parametrize("name", PAIRED)
+def test_a_paired_claims_main_ladder_spans_16x_with_compute_growing_by_its_rule(name: str) -> None:
+    claim = registry.get(name)
+    for preset in registry.PRESETS:
+        pairs = [claim.pair(r) for r in claim.rungs(preset)]
+        params = [min(p.params(arm) for arm in p.arms) for p in pairs]
+        steps = [p.steps for p in pairs]
+        flops = [p.steps * p.flops_per_step(list(p.arms)[-1]) for p in pairs]
+        assert params == sorted(params) and steps == sorted(steps) and flops == sorted(flops)
+        assert steps[-1] in (steps[0], 4 * steps[0])  # the stated rule: fixed steps, or steps as sqrt(params)
+        assert all(p.recipe.lr_grid[-1] / p.recipe.lr_grid[0] >= 10 for p in pairs)  # the reviewed grid
+    main_params = [min(p.params(a) for a in p.arms) for p in map(claim.pair, claim.rungs("main"))]
+    assert main_params[-1] >= 16 * main_params[0] and len(claim.seeds("main")) >= 4
+    assert claim.effect and claim.prediction and claim.growth
+
+
+def test_shared_params_arms_match_in_parameters_and_the_flop_matched_step_is_earlier() -> None:
+    claim = registry.get("shared-params")
+    for rung in claim.rungs("main"):
+        pair = claim.pair(rung)
+        assert abs(pair.params("separate") / pair.params("shared") - 1) < 0.005
+        assert pair.arm_budgets("shared")[0] < pair.steps  # the narrower separate model spends fewer FLOPs
+
+
+@pytest.mark.parametrize("name", PAIRED)
+def test_a_paired_claims_two_quick_rungs_train_for_real(name: str) -> None:
+    out = ladder.run(name, "quick", device="cpu", use_cache=False, rungs=slice(0, 2))
+    assert out["claim"] == name and out["verdict"] in verdict.VERDICTS
+    first, second = out["rungs"]
+    assert second["params"] > 3 * first["params"] and second["flops"] > first["flops"]
+    for r in (first, second):
+        assert RUNG_KEYS <= set(r) and r["seeds"] == len(registry.get(name).seeds("quick"))
+        seeds = list(r["per_seed"].values())
+        assert r["low"] == min(seeds) <= r["effect"] <= max(seeds) == r["high"]
+        assert all(math.isfinite(v) and abs(v) < 5 for v in seeds)
+        assert set(r["lr"].values()) <= set(registry.get(name).rungs("quick")[0].settings["grid"])
+    if name == "shared-params":
+        assert set(first["flop_matched"]) == set(first["per_seed"])

@@ -1,0 +1,25 @@
+"""AppTest of the "Does it hold at scale?" tabs added for the paired claims: each opens from the URL on its
+claim's page, clean, names how its ladder is made when none is shipped, and offers the quick ladder (nothing
+trains until it is pressed)."""
+
+import pytest
+
+from explorer import content
+from explorer.ladder import run as ladder
+from tests.pages.conftest import assert_clean, run_page, train_buttons
+
+TABS = [("four_steps.py", "four-steps", "tab-ladder", "four-steps"),
+        ("four_steps.py", "four-steps", "tab-ladder-shared", "shared-params"),
+        ("depth.py", "depth", "tab-ladder", "depth"),
+        ("inductive_bias.py", "inductive-bias", "tab-ladder", "crossover")]
+
+
+@pytest.mark.parametrize("page, book, tab, claim", TABS)
+def test_the_ladder_tab_opens_from_the_url_with_its_claim(page: str, book: str, tab: str, claim: str) -> None:
+    at = run_page(page, section=content.text(book, tab))
+    assert_clean(at)
+    text = "\n".join([m.value for m in at.markdown] + [i.value for i in at.info])
+    assert content.text("ladder", "quick-lead") in text
+    if ladder.load_shipped(claim) is None:
+        assert f"ladder {claim} --preset main --save" in text
+    assert train_buttons(at)
