@@ -55,7 +55,8 @@ def _text(result: dict) -> str:
     lines.append(f"{'depth':>5} {'wiring':>8} {'accuracy':>15} {'loss':>15} {'p(loss)':>8} {'late drop':>9}")
     for r in result["table"]:
         lines.append(f"{r['depth']:>5} {r['wiring']:>8} {r['accuracy_mean']:>7.3f} ± {r['accuracy_sd']:<5.3f} "
-                     f"{r['loss_mean']:>7.3f} ± {r['loss_sd']:<5.3f} {p_text(r['p_loss']):>8} {r['late_drop_mean']:>9.3f}")
+                     f"{r['loss_mean']:>7.3f} ± {r['loss_sd']:<5.3f} {p_text(r['p_loss']):>8} "
+                     f"{r['late_drop_mean']:>9.3f}")
     lines.append("probe accuracy per encoder level (0 = embeddings), trained models, seed mean:")
     for p in result["probes"]:
         for target in dp.TARGETS:
