@@ -181,6 +181,24 @@ def measure(browser, url: str, slug: str, lang: str, frame: str, shots: Path | N
                 fits=data["fits"], **c) for c in data["charts"]]
 
 
+def measure_page(browser, url: str, slug: str, lang: str, frame: str, shots: Path | None = None) -> list[Row]:
+    """`measure` of the whole page; in an embed or on a projector, a chart the page draws in a column (beside
+    another) is measured again through its own figure-mode link, which is how a slide shows it."""
+    rows = measure(browser, url, slug, lang, frame, shots)
+    if frame in ("page", "phone"):
+        return rows
+    width = FRAMES[frame][0]
+    out = []
+    for row in rows:
+        if row.width < 0.8 * width and row.id != "?":
+            link = f"/{'' if slug == 'home' else slug}?figure={row.id}&lang={lang}{FRAMES[frame][2]}"
+            alone = [r for r in measure(browser, url, slug, lang, frame, shots, address=link) if r.id == row.id]
+            out += alone[:1] or [row]
+        else:
+            out.append(row)
+    return out
+
+
 def wait_drawn_for(pg, frame: str) -> None:
     """Until the app is idle and every drawn chart was styled for this frame (the page reruns once the browser
     has reported its size)."""
@@ -279,7 +297,7 @@ def main(argv: list[str] | None = None, quick: bool = False) -> dict:
             for slug in slugs:
                 for frame in args.frames.split(","):
                     try:
-                        got = measure(browser, url, slug, lang, frame, args.shots)
+                        got = measure_page(browser, url, slug, lang, frame, args.shots)
                     except Exception as err:  # noqa: BLE001 - one page's failure is reported, the rest measured
                         print(f"{slug} {frame} {lang}: FAILED {type(err).__name__}: {str(err)[:200]}", flush=True)
                         continue

@@ -15,7 +15,7 @@ from typing import Callable
 
 from explorer import __version__, commands
 from explorer.lab import device as lab_device
-from explorer.lab.recipe import of_config
+from explorer.lab.recipe import of_result
 
 
 def _add_common(parser: argparse.ArgumentParser) -> None:
@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if hasattr(args, "device"):  # what every experiment's output records (`explorer.lab`)
         result.setdefault("device", lab_device.current())
-        result.setdefault("recipe", of_config(result.get("config")))
+        result["recipe"] = of_result(result)
     status = result.pop("_exit", 0)  # a command that checks something exits 1 when the check fails
     if args.json:
         result.pop("_text", None)

@@ -67,3 +67,16 @@ def scaling(points: list[dict]) -> dict | None:
         return None
     return {"steps": steps, "first": last[0]["width"], "first_gap": last[0]["gap"], "last": last[-1]["width"],
             "last_gap": last[-1]["gap"]}
+
+
+def drift(table) -> dict | None:
+    """The largest move of old tokens' keys and values when new tokens arrive: in the bidirectional encoder
+    (the trained one when there is one) and in the causal model (`table`: `cache.drift_table`'s long table)."""
+    kv = table[table["quantity"] == "keys & values"]
+    bidirectional = kv[kv["model"].str.startswith("bidirectional")]
+    trained = bidirectional[bidirectional["model"] == "bidirectional, trained"]
+    causal = kv[kv["model"].str.startswith("causal")]
+    if bidirectional.empty or causal.empty:
+        return None
+    return {"bidirectional": float((trained if not trained.empty else bidirectional)["relative_change"].max()),
+            "causal": float(causal["relative_change"].max())}

@@ -11,7 +11,7 @@ import json
 from dataclasses import asdict, dataclass, fields
 from typing import ClassVar, TypeVar
 
-from explorer.lab.recipe import LabRecipe
+from explorer.lab.recipe import DEFAULT_GRID, LabRecipe
 from explorer.train import TrainConfig
 
 R = TypeVar("R", bound="Recipe")
@@ -78,3 +78,18 @@ class Recipe:
         """The trainer's settings for one seed: the recipe's shared fields, then `overrides`."""
         shared = {name: getattr(self, name) for name in TRAIN_FIELDS if hasattr(self, name)}
         return TrainConfig(**{**shared, "seed": seed, **overrides})
+
+
+@dataclass(frozen=True)
+class Reviewable(Recipe):
+    """A recipe that can also run the reviewed recipe (`explorer.lab.recipe`): its four settings, declared once.
+    Under the old recipe they stay out of `to_dict` (old configs, cache keys and shipped files read as before)."""
+
+    recipe: str = "old"  # "reviewed": lr per size from `lr_grid` by pilots, WSD decay, readout fixed in advance
+    lr_grid: tuple[float, ...] = DEFAULT_GRID
+    decay_fraction: float = 0.2
+    readout_k: int = 3
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.lab_recipe()  # an unknown recipe or a grid spanning less than 10x: one clear line

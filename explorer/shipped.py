@@ -24,7 +24,7 @@ def stamp(payload: dict, threads: int = TRAINING_THREADS) -> dict:
     the `recipe` and `device` it was made with when it does not say (`explorer.lab`)."""
     from explorer.lab import device, recipe  # the lab imports the trainer; stamping needs it only here
 
-    payload = {"recipe": recipe.of_config(payload.get("config")), "device": device.current(), **payload}
+    payload = {**payload, "recipe": recipe.of_result(payload), "device": payload.get("device", device.current())}
     return {**payload, "environment": environment.current(threads), "created": time.strftime("%Y-%m-%d %H:%M:%S"),
             "code_version": results.code_version()}
 

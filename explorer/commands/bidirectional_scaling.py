@@ -68,7 +68,6 @@ def run(args: argparse.Namespace) -> dict:
     swept = shipped.timed(lambda: bs.sweep(cfg, use_cache=False))  # the CLI always trains: it makes shipped data
     out = {**report(swept), "wall_seconds": swept["wall_seconds"], "recipe": swept["recipe"], "device": swept["device"]}
     if args.preset in bs.SHIPPED_PRESETS and replace(cfg, recipe="old") == preset and args.save:
-        name = args.preset if args.recipe == "old" else f"{args.preset}-reviewed"
-        out["saved_to"] = str(shipped.write(bs.shipped_path(name), swept))
+        out["saved_to"] = str(shipped.write(bs.shipped_path(options.saved_name(args, args.preset)), swept))
     out["_text"] = _text
     return out

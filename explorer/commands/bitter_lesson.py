@@ -69,7 +69,6 @@ def run(args: argparse.Namespace) -> dict:
     out = {**report(result), "wall_seconds": result["wall_seconds"], "recipe": result["recipe"],
            "device": result["device"]}
     if args.preset in SHIPPED_PRESETS and replace(cfg, recipe="old") == preset and args.save:
-        name = args.preset if args.recipe == "old" else f"{args.preset}-reviewed"
-        out["saved_to"] = str(shipped.write(bl.shipped_path(name), result))
+        out["saved_to"] = str(shipped.write(bl.shipped_path(options.saved_name(args, args.preset)), result))
     out["_text"] = _text
     return out

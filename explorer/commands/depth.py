@@ -102,18 +102,17 @@ def lr_report(swept: dict) -> dict:
 
 
 def run(args: argparse.Namespace) -> dict:
-    options.needs_old(args, "depth")
     preset = dp.PRESETS[args.preset]
     overrides = {"depths": args.depths, "wirings": args.wirings, "steps": args.steps,
                  "seeds": tuple(range(args.seeds)) if args.seeds is not None else None}
-    cfg = replace(preset, **{k: v for k, v in overrides.items() if v is not None})
+    cfg = replace(preset, **{k: v for k, v in overrides.items() if v is not None}, recipe=args.recipe)
     lr_check = args.preset == dp.LR_PRESET
     # the CLI always trains (no cache): it is what produces and checks shipped data
     # the lr check takes the main sweep's runs at the main rate from its shipped file (the same recipe and seeds)
     swept = shipped.timed(lambda: dp.lr_sweep(cfg, shipped=dp.load_shipped()) if lr_check
                           else dp.sweep(cfg, use_cache=False))
     out = {**(lr_report(swept) if lr_check else report(swept)), "wall_seconds": swept["wall_seconds"]}
-    if args.preset in (*dp.SHIPPED_PRESETS, dp.LR_PRESET) and cfg == preset and args.save:
-        out["saved_to"] = str(shipped.write(dp.shipped_path(args.preset), swept))
+    if args.preset in (*dp.SHIPPED_PRESETS, dp.LR_PRESET) and replace(cfg, recipe="old") == preset and args.save:
+        out["saved_to"] = str(shipped.write(dp.shipped_path(options.saved_name(args, args.preset)), swept))
     out["_text"] = _lr_text if lr_check else _text
     return out

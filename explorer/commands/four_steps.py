@@ -155,9 +155,8 @@ def run_ablation(args: argparse.Namespace) -> dict:
     if args.from_shipped:
         return _from_shipped(args)
     given = {field: getattr(args, option) for option, field in OVERRIDES.items() if getattr(args, option) is not None}
-    settings = replace(fs.PRESETS[args.preset], **given)
-    options.needs_old(args, "four-steps")
-    path = options.target(args, fs.shipped_path(args.preset), args.out)
+    settings = replace(fs.PRESETS[args.preset], **given, recipe=args.recipe)
+    path = options.target(args, fs.shipped_path(options.saved_name(args, args.preset)), args.out)
     started = time.strftime("%Y-%m-%d")
     result = {**fs.run_ablation(settings, Printed()), "date": started}
     if path is not None:

@@ -109,11 +109,10 @@ def _swept(args: argparse.Namespace, cfg: ln.ToyConfig) -> dict:
 
 
 def run(args: argparse.Namespace) -> dict:
-    options.needs_old(args, "lengths")
     cfg = ln.PRESETS[args.preset]
     overrides = {"ratios": args.ratios, "steps": args.steps,
                  "seeds": tuple(range(args.seeds)) if args.seeds is not None else None}
-    cfg = replace(cfg, **{k: v for k, v in overrides.items() if v is not None})
+    cfg = replace(cfg, **{k: v for k, v in overrides.items() if v is not None}, recipe=args.recipe)
     start = time.perf_counter()
     swept = _swept(args, cfg)
     wall = time.perf_counter() - start
@@ -125,8 +124,8 @@ def run(args: argparse.Namespace) -> dict:
            "trained": swept["trained"], "wall_seconds": wall, "records": swept["records"]}
     if args.from_shipped:
         out["source"] = str(ln.shipped_path(args.preset))
-    elif args.preset in ln.SHIPPED_PRESETS and cfg == ln.PRESETS[args.preset] and args.save:
+    elif args.preset in ln.SHIPPED_PRESETS and replace(cfg, recipe="old") == ln.PRESETS[args.preset] and args.save:
         swept["wall_seconds"] = wall
-        out["saved_to"] = str(shipped.write(ln.shipped_path(args.preset), swept))
+        out["saved_to"] = str(shipped.write(ln.shipped_path(options.saved_name(args, args.preset)), swept))
     out["_text"] = _text
     return out

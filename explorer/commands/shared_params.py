@@ -53,12 +53,11 @@ def _text(result: dict) -> str:
 
 
 def run(args: argparse.Namespace) -> dict:
-    options.needs_old(args, "shared-params")
     preset = sp.PRESETS[args.preset]
     overrides = {"steps": args.steps, "seeds": tuple(range(args.seeds)) if args.seeds is not None else None}
-    cfg = replace(preset, **{k: v for k, v in overrides.items() if v is not None})
+    cfg = replace(preset, **{k: v for k, v in overrides.items() if v is not None}, recipe=args.recipe)
     record = shipped.timed(lambda: sp.run(cfg, Printed()))
-    path = options.target(args, sp.shipped_path("main"), args.out)
-    if args.preset == "main" and cfg == preset and record["complete"] and path is not None:
+    path = options.target(args, sp.shipped_path(options.saved_name(args, "main")), args.out)
+    if args.preset == "main" and replace(cfg, recipe="old") == preset and record["complete"] and path is not None:
         record["saved_to"] = str(shipped.write(path, record))
     return {**record, "_text": _text}

@@ -28,14 +28,15 @@ from explorer import content, results, shipped
 from explorer.costs import TRAIN_FLOPS_PER_FORWARD, check_size, sequence_forward_flops
 from explorer.experiments.cache import turn_flops
 from explorer.lab import device as lab_device
+from explorer.lab import estimate
 from explorer.lab.device import cache_key as device_key
 from explorer.lab.device import label as device_label
-from explorer.lab.recipe import DEFAULT_GRID, PILOT_SEED, choose_lr
+from explorer.lab.recipe import PILOT_SEED, choose_lr
 from explorer.lab.runner import Units
 from explorer.lab.runner import run as run_units
 from explorer.model import TransformerConfig
 from explorer.progress import SILENT, Progress
-from explorer.recipe import Recipe, check_seeds
+from explorer.recipe import Reviewable, check_seeds
 from explorer.stats import holm, sign_flip_p, smallest_p
 from explorer.tasks import RULES, Seq2SeqTask
 from explorer.train import train
@@ -56,7 +57,7 @@ RUN_SHAPE = {"width": int, "mask": str, "seed": int, "parameters": int, "flops_p
 
 
 @dataclass(frozen=True)
-class ScalingConfig(Recipe):
+class ScalingConfig(Reviewable):
     """Widths x seeds x both masks, each run trained to the last budget and read at every budget."""
 
     SLICES: ClassVar[tuple[str, ...]] = ("seeds",)
@@ -72,10 +73,6 @@ class ScalingConfig(Recipe):
     lr: float = 3e-3  # Adam, constant after a linear warm-up
     warmup: int = 20
     eval_size: int = 512  # held-out sequences per seed: the same set at every checkpoint and for both masks
-    recipe: str = "old"  # "reviewed": lr per width from `lr_grid` by pilots, WSD decay at every budget, mean readout
-    lr_grid: tuple[float, ...] = DEFAULT_GRID
-    decay_fraction: float = 0.2
-    readout_k: int = 3
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -94,7 +91,6 @@ class ScalingConfig(Recipe):
         for name in ("batch_size", "eval_size", "warmup", "n_layers"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
-        self.lab_recipe()  # validates the recipe and its grid
         check_size(self.model_config(self.widths[-1], "decoder"))  # refuse sizes before any training
 
     @property
@@ -305,22 +301,23 @@ def trend(swept: dict) -> dict:
     return tests
 
 
-SECONDS_PER_STEP_FALLBACK = 0.02  # a busy two-core server, widths up to 64, when nothing shipped was measured
-
-
 def estimate_seconds(cfg: ScalingConfig, shipped_record: dict | None) -> float:
-    """Wall time to train `cfg` here: per width, the quickest shipped run's seconds per step (other work on a
-    shared machine only ever slows a run down), or the nearest wider width's; the fallback without any."""
-    rates: dict[int, float] = {}
-    for r in (shipped_record or {}).get("runs", []):
-        if r["steps_done"]:
-            rates[r["width"]] = min(r["seconds"] / r["steps_done"], rates.get(r["width"], math.inf))
+    """Wall time to train `cfg` here, by the lab's one time model (`explorer.lab.estimate`): each run's training
+    FLOPs (the WSD branches and the learning-rate pilots included under the reviewed recipe) over the FLOP rate
+    the shipped runs of that width measured (the slowest measured width's where none; small models pay overheads,
+    so a rate is per width), or the device's fallback rate without any."""
+    runs = (shipped_record or {}).get("runs", [])
+    rates = {w: estimate.measured_rate((r["flops_per_step"] * r["steps_done"], r["seconds"]) for r in runs
+                                       if r["width"] == w and r["steps_done"]) for w in {r["width"] for r in runs}}
+    measured = [v for v in rates.values() if v]
+    recipe = cfg.lab_recipe()
+    steps = recipe.schedule.total_steps(cfg.budgets)
+    pilots = 0 if cfg.recipe == "old" else recipe.pilot_steps(cfg.steps) * len(MASKS) * len(cfg.lr_grid)
 
-    def rate(width: int) -> float:
-        wider = [v for w, v in sorted(rates.items()) if w >= width]
-        return wider[0] if wider else max(rates.values(), default=SECONDS_PER_STEP_FALLBACK)
+    def seconds(width: int, n_steps: int) -> float:
+        return estimate.seconds(cfg.flops_per_step(width) * n_steps, rates.get(width) or min(measured, default=None))
 
-    return sum(rate(width) * cfg.steps for width, _, _ in cfg.runs())
+    return sum(seconds(width, steps) for width, _, _ in cfg.runs()) + sum(seconds(w, pilots) for w in cfg.widths)
 
 
 # --- serving cost ------------------------------------------------------------------------------------------------

@@ -36,12 +36,12 @@ from explorer import content
 from explorer.costs import TRAIN_FLOPS_PER_FORWARD, sequence_forward_flops
 from explorer.lab import device as lab_device
 from explorer.lab.fit import FitPlan, fit
-from explorer.lab.recipe import DEFAULT_GRID, PILOT_SEED, choose_lr
+from explorer.lab.recipe import PILOT_SEED, choose_lr
 from explorer.lab.runner import Units
 from explorer.lab.runner import run as run_units
 from explorer.model import Transformer, TransformerConfig
 from explorer.progress import SILENT, Progress
-from explorer.recipe import Recipe, check_seeds
+from explorer.recipe import Reviewable, check_seeds
 from explorer.stats import holm, sign_flip_p, smallest_p, tost_sign_flip
 from explorer.tasks import BOS, FIRST_SYMBOL
 from explorer.train import EVAL_SEED_OFFSET
@@ -64,7 +64,7 @@ INIT_OFFSET = 7_919  # the hand-built method's initial weights come from a seed 
 
 
 @dataclass(frozen=True)
-class BitterConfig(Recipe):
+class BitterConfig(Reviewable):  # lr_grid is the Transformer's; the hand-built method's is HAND_LR_SCALE times it
     cases: tuple[str, ...] = CASES
     seeds: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6, 7)
     length: int = 16  # words per review
@@ -83,10 +83,6 @@ class BitterConfig(Recipe):
     n_heads: int = 4
     hand_width: int = 16  # hidden units of the hand-built method's MLP on counts
     hand_lr: float = 3e-2  # its Adam learning rate: a small model on counts takes larger steps
-    recipe: str = "old"  # "reviewed": rates per method by pilots, WSD decay at every checkpoint, mean readout
-    lr_grid: tuple[float, ...] = DEFAULT_GRID  # the Transformer's; the hand-built method's is HAND_LR_SCALE times it
-    decay_fraction: float = 0.2
-    readout_k: int = 3
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -97,7 +93,6 @@ class BitterConfig(Recipe):
             raise ValueError(f"steps must be 1 to {MAX_STEPS}, got {self.steps}")
         if not 0 < self.not_rate < 0.5 or not 2 <= self.length <= 64:
             raise ValueError("a review needs 2 to 64 words and a 'not' rate between 0 and 0.5")
-        self.lab_recipe()  # validates the recipe and its grid
 
     def transformer(self) -> TransformerConfig:
         return TransformerConfig(arch="encoder", vocab_size=FIRST_SYMBOL + len(WORDS), n_out=2,

@@ -40,13 +40,14 @@ from explorer import shipped as shipped_results
 from explorer.costs import TRAIN_FLOPS_PER_FORWARD, check_size, sequence_forward_flops, stack_forward_flops
 from explorer.formatting import colon
 from explorer.layouts import loss_and_accuracy, make_batch
+from explorer.lab.reviewed import train_by_recipe
 from explorer.model import Transformer, TransformerConfig
 from explorer.planning import Plan
 from explorer.progress import SILENT, Progress
-from explorer.recipe import Recipe, check_seeds
+from explorer.recipe import Reviewable, check_seeds
 from explorer.stats import compare_unpaired, sign_flip_p, smallest_p
 from explorer.tasks import FIRST_SYMBOL
-from explorer.train import EVAL_SEED_OFFSET, train
+from explorer.train import EVAL_SEED_OFFSET
 
 SHIPPED_DIR = Path(__file__).resolve().parents[2] / "data" / "depth"  # presets' results, written by the CLI
 SHIPPED_PRESETS = ("main", "long", "control")  # the presets whose sweeps are shipped
@@ -166,7 +167,7 @@ def examples(task: MajorityShiftedCopy, n: int, seed: int = 0) -> list[dict]:
 # --- settings --------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class DepthConfig(Recipe):
+class DepthConfig(Reviewable):
     depths: tuple[int, ...] = (2, 4, 8)  # layers per stack (encoder and decoder alike)
     wirings: tuple[str, ...] = WIRINGS
     seeds: tuple[int, ...] = (0, 1, 2)
@@ -350,7 +351,7 @@ def run_one(cfg: DepthConfig, depth: int, wiring: str, seed: int, progress: Prog
     model_cfg = cfg.model_config(depth, wiring)
     torch.manual_seed(seed)
     initial = Transformer(model_cfg).eval()  # the very weights `train` starts from (it seeds the same way)
-    result = train(model_cfg, cfg.task, cfg.train_config(seed), progress)
+    result = train_by_recipe(cfg.lab_recipe(), model_cfg, cfg.task, cfg.train_config(seed), progress)
     probes = {"trained": probe_model(result.model, cfg, seed), "untrained": probe_model(initial, cfg, seed)}
     anatomy = error_anatomy(result.model, cfg, seed)
     final = result.history[-1]
@@ -360,7 +361,7 @@ def run_one(cfg: DepthConfig, depth: int, wiring: str, seed: int, progress: Prog
             "eval_accuracy": final["eval_accuracy"],
             "history": [{k: row[k] for k in ("step", "flops", "train_loss", "eval_loss", "eval_accuracy")}
                         for row in result.history],
-            "anatomy": anatomy, "probes": probes}
+            "anatomy": anatomy, "probes": probes, **({"lr": result.lr} if cfg.recipe != "old" else {})}
 
 
 def unread_layer_backward_flops(cfg: DepthConfig, depth: int) -> int:

@@ -44,9 +44,10 @@ from explorer import shipped as shipped_results
 from explorer.costs import TRAIN_FLOPS_PER_FORWARD, check_size, parameter_count, sequence_forward_flops
 from explorer.formatting import colon, p_label, p_text
 from explorer.layouts import IGNORE, make_batch
+from explorer.lab.reviewed import train_by_recipe
 from explorer.model import Transformer, TransformerConfig
 from explorer.progress import SILENT, Progress
-from explorer.recipe import Recipe, check_seeds
+from explorer.recipe import Reviewable, check_seeds
 from explorer.stats import compare_unpaired, holm, sign_flip_p, smallest_p, tost_sign_flip
 from explorer.steps import FINAL_STEP, STEP_NAMES, decoder_only_config, step_config, transplant
 from explorer.tasks import RULES, Seq2SeqTask, make_task
@@ -291,6 +292,58 @@ def wiring(cfg: TransformerConfig) -> Wiring:
                   positions_continue=target_start(cfg, 1) > 0)
 
 
+@dataclass(frozen=True)
+class WeightTile:
+    """One attention or MLP block a layer runs, and whose weights it runs: steps 1 and 2 change no mask, they
+    make blocks run the same weights, which only this shows."""
+
+    stack: str  # "encoder" (runs over the input) or "decoder" (runs over the target)
+    layer: int  # 1-based
+    role: str  # "self", "cross" or "mlp"
+    owner: str  # whose weights: "encoder" (the encoder's own), "decoder" (a decoder layer's), "cross" (cross's own)
+    owner_layer: int
+    merged: bool = False  # cross-attention merged into the self-attention: one softmax (the final change)
+
+    @property
+    def borrowed(self) -> bool:
+        """Whether the block runs weights that belong to another block."""
+        own = "cross" if self.role == "cross" else self.stack
+        return (self.owner, self.owner_layer) != (own, self.layer)
+
+
+def weight_tiles(cfg: TransformerConfig) -> list[WeightTile]:
+    """Whose weights every block of `cfg`'s model runs, read from the built model (meta device: no memory) by
+    module identity, not from the flags: a shared module is the same object in both places. In decoder-only the
+    input runs through the same layers as the target, so its "encoder" blocks are the decoder's."""
+    with torch.device("meta"):
+        model = Transformer(cfg)
+    owners: dict[int, tuple[str, int]] = {}
+    for layer, block in enumerate(model.blocks, start=1):
+        owners[id(block.attn)] = owners[id(block.mlp)] = ("decoder", layer)
+        if getattr(block, "cross_attn", None) is not None:
+            owners[id(block.cross_attn)] = ("cross", layer)
+    encoder = model.encoder_stack if cfg.arch == "encoder_decoder" else model.blocks
+    for layer, block in enumerate(encoder, start=1):
+        owners.setdefault(id(block.attn), ("encoder", layer))
+        owners.setdefault(id(block.mlp), ("encoder", layer))
+    tiles = []
+    for layer, block in enumerate(encoder, start=1):
+        tiles += [WeightTile("encoder", layer, "self", *owners[id(block.attn)]),
+                  WeightTile("encoder", layer, "mlp", *owners[id(block.mlp)])]
+    for layer, block in enumerate(model.blocks, start=1):
+        crossed = cfg.has_cross_sublayer
+        tiles += [WeightTile("decoder", layer, "self", *owners[id(block.attn)], merged=not crossed),
+                  WeightTile("decoder", layer, "cross", *owners[id(block.cross if crossed else block.attn)],
+                             merged=not crossed),
+                  WeightTile("decoder", layer, "mlp", *owners[id(block.mlp)])]
+    return tiles
+
+
+def weight_blocks(tiles: list[WeightTile]) -> int:
+    """Distinct attention and MLP weight blocks among `tiles`."""
+    return len({(t.owner, t.owner_layer, t.role == "mlp") for t in tiles})
+
+
 MASK_CATEGORIES = ("bidirectional", "causal", "cross", "joint")  # code i = MASK_CATEGORIES[i]; -1 = blocked
 
 
@@ -322,6 +375,9 @@ def combined_mask(cfg: TransformerConfig, n: int, m: int) -> dict:
         else:
             fill(tgt, inp, masks.bidirectional(m, n), "cross")
             fill(tgt, tgt, masks.causal(m), "causal")
+    if cfg.arch != "decoder" and cfg.joint_softmax and np.array_equal(codes >= 0, masks.allowed(masks.causal(n + m)).numpy()):
+        # one softmax per row over exactly decoder-only's cells: the same attention, so decoder-only's colour
+        codes[codes >= 0] = code["causal"]
     start = target_start(cfg, n)
     labels = [f"x{i + 1}@{i}" for i in range(n)] + [
         f"{'BOS' if j == 0 else f'y{j}'}@{start + j}" for j in range(m)]
@@ -425,7 +481,7 @@ ABLATION_TIME_LIMIT_S = 300.0  # an on-demand rerun on the page stays within a f
 
 
 @dataclass(frozen=True)
-class AblationSettings(Recipe):
+class AblationSettings(Reviewable):
     task: str = "sort"
     length: int = 8  # input (and target) tokens
     n_symbols: int = 16
@@ -498,12 +554,13 @@ def run_one(settings: AblationSettings, variant: str, seed: int,
     """Train one variant with one seed: its held-out loss curve and final numbers, and its predictions on the
     shared input set (for `compare_functions`; not stored)."""
     cfg = variant_config(settings.base, variant)
-    result = train(cfg, settings.task_spec, settings.train_config(seed), progress)
+    result = train_by_recipe(settings.lab_recipe(), cfg, settings.task_spec, settings.train_config(seed), progress)
     final = result.history[-1]
     run = {"variant": variant, "seed": seed, "width": cfg.d_model, "eval_loss": final["eval_loss"],
            "eval_accuracy": final["eval_accuracy"], "flops": result.flops, "params": result.model.num_parameters(),
            "steps_done": result.steps_done, "stopped": result.stopped, "seconds": result.seconds,
-           "curve": [[row["step"], row["eval_loss"]] for row in result.history]}
+           "curve": [[row["step"], row["eval_loss"]] for row in result.history],
+           **({"lr": result.lr} if settings.recipe != "old" else {})}
     return run, target_log_probs(result.model, settings.task_spec, settings.eval_size)
 
 

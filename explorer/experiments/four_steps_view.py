@@ -16,6 +16,7 @@ from explorer.progress import Progress
 from explorer.steps import FINAL_STEP
 
 MASK_SIZE = (6, 6)  # input and target tokens drawn in the mask figure
+FIRST_SCREEN_MASK = (4, 3)  # on the first screen, beside the weights
 TASKS = ("sort", "reverse", "copy")
 LENGTHS = (4, 6, 8, 10, 12)
 STEP_BUDGETS = (50, 100, 150, 200, 250, 300, 400, 600)
@@ -49,12 +50,37 @@ def step_help() -> str:
     return " · ".join(fs.step_title(k) for k in range(FINAL_STEP + 1))
 
 
-def masks(step: int) -> list[tuple[str, dict]]:
-    """Who reads whom at `step` and in decoder-only, MASK_SIZE tokens each: from the flags, which no size
-    changes."""
+def masks(step: int, size: tuple[int, int] = MASK_SIZE) -> list[tuple[str, dict]]:
+    """Who reads whom at `step` and in decoder-only, `size` (input, target) tokens each: from the flags, which no
+    size changes."""
     base = fs.base_config(**fs.DEFAULT_SIZES)
-    return [(content.text(BOOK, "mask-panel-step", step=step), fs.combined_mask(fs.step_config(base, step), *MASK_SIZE)),
-            (fs.variant_short(fs.DECODER), fs.combined_mask(fs.decoder_only_config(base), *MASK_SIZE))]
+    return [(content.text(BOOK, "mask-panel-step", step=step), fs.combined_mask(fs.step_config(base, step), *size)),
+            (fs.variant_short(fs.DECODER), fs.combined_mask(fs.decoder_only_config(base), *size))]
+
+
+def mask_first_screen(step: int) -> tuple[str, dict, dict]:
+    """(the step's name, its mask, decoder-only's mask) with fewer tokens than `masks`: the first screen draws the
+    step in one panel beside the weights and marks where decoder-only differs."""
+    (_, mask), (_, decoder) = masks(step, FIRST_SCREEN_MASK)
+    return fs.variant_short(str(step)), mask, decoder
+
+
+def weights(step: int, depth: int) -> dict:
+    """What steps 1-3 change, which no mask shows: whose weights every block runs and which encoder level each
+    decoder layer reads at `step`, and how much of it is already decoder-only's (`same`: all, wiring (and weights),
+    weights, none): the arguments of `explorer.figures.four_steps.weights`."""
+    base = fs.base_config(depth, fs.DEFAULT_SIZES["width"], fs.DEFAULT_SIZES["heads"])
+    cfg, decoder = fs.step_config(base, step), fs.decoder_only_config(base)
+    tiles, reference = fs.weight_tiles(cfg), fs.weight_tiles(decoder)
+    wiring = fs.wiring(cfg)
+
+    def owners(found: list[fs.WeightTile]) -> list[tuple]:
+        return [(t.stack, t.layer, t.role, t.owner, t.owner_layer) for t in found]
+    same = ("all" if tiles == reference and wiring.reads == fs.wiring(decoder).reads else
+            "wiring" if owners(tiles) == owners(reference) and wiring.reads == fs.wiring(decoder).reads else
+            "weights" if owners(tiles) == owners(reference) else "none")
+    return {"tiles": tiles, "w": wiring, "step": fs.variant_short(str(step)), "decoder_blocks": fs.weight_blocks(reference),
+            "same": same}
 
 
 def takeaway(step: int) -> dict:

@@ -44,12 +44,12 @@ from explorer import content, shipped
 from explorer.costs import parameter_count
 from explorer.formatting import colon, p_label
 from explorer.layouts import IGNORE, loss_and_accuracy, make_batch
+from explorer.lab.reviewed import train_by_recipe
 from explorer.model import Transformer, TransformerConfig
 from explorer.progress import SILENT, Progress
-from explorer.recipe import Recipe, check_seeds
+from explorer.recipe import Reviewable, check_seeds
 from explorer.stats import holm, sign_flip_p, smallest_p, tost_sign_flip
 from explorer.tasks import FIRST_SYMBOL
-from explorer.train import train
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA_DIR = ROOT / "data" / "shared_params"
@@ -181,7 +181,7 @@ EQUIVALENCE_MARGIN = 0.05  # nats per target token: a smaller difference counts 
 
 
 @dataclass(frozen=True)
-class SharedParamsConfig(Recipe):
+class SharedParamsConfig(Reviewable):
     SLICES: ClassVar[tuple[str, ...]] = ("seeds",)
     tasks: tuple[str, ...] = tuple(TASKS)
     variants: tuple[str, ...] = VARIANTS
@@ -229,11 +229,12 @@ def run_one(cfg: SharedParamsConfig, task: str, variant: str, seed: int, progres
     """Train one variant on one task with one seed: its curve ([step, training FLOPs, held-out loss on the training
     distribution] per evaluation) and its loss on the task's fixed held-out set."""
     model_cfg, spec = variant_config(variant, cfg.width), TASKS[task]
-    result = train(model_cfg, spec, cfg.train_config(seed), progress)
+    result = train_by_recipe(cfg.lab_recipe(), model_cfg, spec, cfg.train_config(seed), progress)
     run = {"task": task, "variant": variant, "seed": seed, "width": model_cfg.d_model, "d_ff": model_cfg.ff_width,
            "params": result.model.num_parameters(), "flops": result.flops, "steps_done": result.steps_done,
            "stopped": result.stopped, "seconds": result.seconds,
            "curve": [[row["step"], row["flops"], row["eval_loss"]] for row in result.history],
+           **({"lr": result.lr} if cfg.recipe != "old" else {}),
            **test_loss(result.model, *spec.test_set())}
     if task == "transfer":
         control = test_loss(result.model, *spec.test_set(cycle=0))

@@ -14,8 +14,9 @@ from plotly.subplots import make_subplots
 
 from explorer import content
 from explorer.evidence import Evidence, Kind
-from explorer.experiments.four_steps import (ALL_VARIANTS, DECODER, FINAL_STEP, MATCHED, VARIANTS, Wiring,
-                                             aspect_label, cause_label, list_sep, variant_short)
+from explorer.experiments.four_steps import (ALL_VARIANTS, DECODER, FINAL_STEP, MATCHED, VARIANTS, WeightTile,
+                                             Wiring, aspect_label, cause_label, list_sep, variant_short,
+                                             weight_blocks)
 from explorer.figures.heatmaps import category_heatmap, matrix_layout
 from explorer.figures.theme import CONCEPT_COLORS, FOOT_LEGEND, OKABE_ITO, styled
 
@@ -139,6 +140,104 @@ def wiring(w: Wiring, title: str) -> go.Figure:
                   badge_chars=HALF_WIDTH_BADGE)
 
 
+# whose weights a block runs (Paul Tol's colour-blind-safe set, apart from the attention kinds' colours)
+OWNER_COLORS = {"decoder": "#332288", "encoder": "#88CCEE", "cross": "#DDCC77"}
+OWNER_TEXT = {"decoder": "#FFFFFF", "encoder": "#222222", "cross": "#222222"}
+TILE_X = {("encoder", "self"): 0.0, ("encoder", "mlp"): 1.0,
+          ("decoder", "cross"): 2.7, ("decoder", "self"): 3.7, ("decoder", "mlp"): 4.7}
+TILE_W, TILE_H = 0.88, 0.64
+
+
+def _tile(fig: go.Figure, x0: float, x1: float, y: float, tile: WeightTile, text: str) -> None:
+    """A weight block: its owner's colour, pale with a dashed edge where it runs another block's weights."""
+    color = OWNER_COLORS[tile.owner]
+    fig.add_shape(type="rect", x0=x0, x1=x1, y0=y - TILE_H / 2, y1=y + TILE_H / 2, fillcolor=color,
+                  opacity=0.45 if tile.borrowed else 1.0, layer="below",
+                  line=dict(color=color if not tile.borrowed else "#555555", width=2,
+                            dash="dash" if tile.borrowed else "solid"))
+    fig.add_annotation(x=(x0 + x1) / 2, y=y, text=text, showarrow=False,
+                       font=dict(size=14, color="#222222" if tile.borrowed else OWNER_TEXT[tile.owner]))
+
+
+def _owner(tile: WeightTile) -> str:
+    return content.text(BOOK, f"owner-{tile.owner}", n=tile.owner_layer)
+
+
+def weights(tiles: Sequence[WeightTile], w: Wiring, step: str, decoder_blocks: int, same: str,
+            height: int = 460) -> go.Figure:
+    """Every attention and MLP block of both stacks, coloured by whose weights it runs, and an arrow per decoder
+    layer from the encoder level its cross-attention reads. Steps 1 and 2 change no mask: they change which
+    weights the blocks run; step 3 moves the arrows; the final change merges each decoder layer's two attentions.
+    `step` names the step, `decoder_blocks` counts decoder-only's weight blocks, `same` says how much already
+    matches decoder-only (`four_steps_view.weights`)."""
+    fig = go.Figure()
+    merged = any(t.merged for t in tiles)
+    link = CONCEPT_COLORS["causal" if merged else "cross"]
+    for tile in tiles:
+        if tile.merged and tile.role == "cross":
+            continue  # drawn with the self-attention, as one block
+        x = TILE_X[(tile.stack, tile.role)]
+        x0, x1 = x - TILE_W / 2, x + TILE_W / 2
+        if tile.merged and tile.role == "self":
+            x0 = TILE_X[("decoder", "cross")] - TILE_W / 2
+        label = ("= " if tile.borrowed else "") + _owner(tile)
+        _tile(fig, x0, x1, tile.layer, tile, label)
+        fig.add_trace(go.Scatter(
+            x=[(x0 + x1) / 2], y=[tile.layer], mode="markers", marker=dict(size=24, opacity=0), showlegend=False,
+            hovertemplate=content.text(BOOK, f"tile-hover-{'borrowed' if tile.borrowed else 'own'}",
+                                       block=content.text(BOOK, f"block-{tile.stack}-{'joint' if tile.merged else tile.role}",
+                                                          n=tile.layer),
+                                       owner=content.text(BOOK, f"owner-long-{tile.owner}", n=tile.owner_layer))))
+    top = w.depth
+    enc_left, enc_right = TILE_X[("encoder", "self")] - TILE_W / 2, TILE_X[("encoder", "mlp")] + TILE_W / 2
+    dec_left, dec_right = TILE_X[("decoder", "cross")] - TILE_W / 2, TILE_X[("decoder", "mlp")] + TILE_W / 2
+    for (left, right), text in (((enc_left, enc_right), content.text(BOOK, "embed", start="0")),
+                                ((dec_left, dec_right), content.text(BOOK, "embed",
+                                                                     start="n" if w.positions_continue else "0"))):
+        fig.add_shape(type="rect", x0=left, x1=right, y0=-TILE_H / 2, y1=TILE_H / 2, fillcolor="#EEEEEE",
+                      line=dict(color="#888888", width=1.5), layer="below")
+        fig.add_annotation(x=(left + right) / 2, y=0, text=text, showarrow=False, font=dict(size=13, color="#222222"))
+    for layer, level in enumerate(w.reads, start=1):
+        # level k sits between encoder rows k and k + 1: the output of layer k, the input of layer k + 1
+        fig.add_annotation(x=dec_left, y=layer, ax=enc_right, ay=level + 0.5, xref="x", yref="y", axref="x",
+                           ayref="y", showarrow=True, arrowhead=3, arrowsize=1.1, arrowwidth=2.2, arrowcolor=link,
+                           text="")
+        fig.add_trace(go.Scatter(x=[enc_right], y=[level + 0.5], mode="markers", showlegend=False,
+                                 marker=dict(size=9, color=link),
+                                 hovertemplate=content.text(BOOK, "reads-hover", layer=layer, level=level)))
+    heads = [(TILE_X[k], content.text(BOOK, f"column-{k[0]}-{k[1]}")) for k in TILE_X
+             if not (merged and k == ("decoder", "cross"))]
+    if merged:
+        heads = [(x, h) if x != TILE_X[("decoder", "self")] else
+                 ((TILE_X[("decoder", "cross")] + x) / 2, content.text(BOOK, "column-decoder-joint"))
+                 for x, h in heads]
+    for x, text in heads:
+        fig.add_annotation(x=x, y=top + 0.45, text=text, showarrow=False, yanchor="bottom",
+                           font=dict(size=13, color="#555555"))
+    for (left, right), name in (((enc_left, enc_right), content.text(BOOK, "weights-input")),
+                                ((dec_left, dec_right), content.text(BOOK, "weights-target"))):
+        fig.add_annotation(x=(left + right) / 2, y=top + 0.95, text=f"<b>{name}</b>", showarrow=False,
+                           yanchor="bottom", font=dict(size=15, color="#222222"))
+    for owner in ("decoder", "encoder", "cross"):
+        if any(t.owner == owner for t in tiles):
+            fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=content.text(BOOK, f"legend-{owner}"),
+                                     marker=dict(symbol="square", size=14, color=OWNER_COLORS[owner])))
+    if any(t.borrowed for t in tiles):
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=content.text(BOOK, "legend-borrowed"),
+                                 marker=dict(symbol="square", size=14, color="rgba(51,34,136,0.45)",
+                                             line=dict(color="#555555", width=1.5))))
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", line=dict(color=link, width=3),
+                             name=content.text(BOOK, "legend-reads")))
+    fig.update_xaxes(visible=False, range=[enc_left - 0.15, dec_right + 0.15])
+    fig.update_yaxes(visible=False, range=[-0.55, top + 1.55])
+    fig.update_layout(legend=dict(orientation="h", x=0, y=-0.02, yanchor="top", font=dict(size=13)),
+                      margin=dict(l=10, r=10, b=80))
+    title = content.text(BOOK, "weights-title", step=step, blocks=weight_blocks(tiles), decoder=decoder_blocks,
+                         same=content.text(BOOK, f"weights-same-{same}"))
+    return styled(fig, title, Evidence(Kind.SCHEMATIC, content.text(BOOK, "weights-evidence")), height=height,
+                  badge_chars=HALF_WIDTH_BADGE)
+
+
 MASK_FOOT_PX = 92  # the masks' slanted token labels ("x4", "y3") and their one-line key title
 
 
@@ -170,6 +269,48 @@ def combined_masks(panels: Sequence[tuple[str, dict]], height: int = 560) -> go.
     fig.update_layout(margin=dict(l=90, b=MASK_FOOT_PX))
     return styled(fig, content.text(BOOK, "masks-title"),
                   Evidence(Kind.SCHEMATIC, f"{_from_config()} · explorer.masks"), height=height)
+
+
+def mask_against_decoder(panel: str, mask: dict, decoder: dict, height: int = 460) -> go.Figure:
+    """One step's [input ; target] mask in one panel, marked where decoder-only differs: × on a cell the step
+    lets a token read and decoder-only does not, an open square on a cell decoder-only reads and the step does
+    not. A cell's colour is the attention that reads it, in decoder-only's colour where it is the same softmax.
+
+    One panel, not two side by side, so that it keeps its cells readable in half a page's width."""
+    categories = [(content.text(BOOK, f"kind-{name}"), CONCEPT_COLORS[name]) for name in mask["categories"]]
+    labels = mask["labels"]
+    fig = go.Figure(category_heatmap(mask["codes"], categories, labels, labels, showscale=False))
+    matrix_layout(fig, labels, labels, x_title=content.text(BOOK, "mask-key", panel=panel),
+                  y_title=content.text(BOOK, "mask-query"))
+    n = sum(1 for label in labels if label.startswith("x"))
+    line = dict(type="line", line=dict(color="#444444", width=1.5))
+    fig.add_shape(**line, x0=n - 0.5, x1=n - 0.5, y0=-0.5, y1=len(labels) - 0.5)
+    fig.add_shape(**line, y0=n - 0.5, y1=n - 0.5, x0=-0.5, x1=len(labels) - 0.5)
+    here, there = mask["codes"] >= 0, decoder["codes"] >= 0
+    for cells, symbol, name in ((here & ~there, "x-thin", "extra"), (~here & there, "square-open", "missing")):
+        rows, cols = np.nonzero(cells)
+        if len(rows):
+            fig.add_trace(go.Scatter(x=cols, y=rows, mode="markers", name=content.text(BOOK, f"mask-{name}"),
+                                     marker=dict(symbol=symbol, size=14, color="#222222", line=dict(width=2.5)),
+                                     hovertemplate=content.text(BOOK, f"mask-{name}-hover")))
+    used = sorted({int(c) for c in np.unique(mask["codes"]) if c >= 0})
+    for code in used:  # the kinds of attention in this mask, as legend entries (no colour bar: no width to spare)
+        name, color = categories[code]
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=name,
+                                 marker=dict(symbol="square", size=14, color=color)))
+    differ = int((here != there).sum())
+    same_kind = differ == 0 and np.array_equal(mask["codes"], decoder["codes"])
+    kind = "same" if same_kind else "cells-same" if differ == 0 else "differ"
+    sub = content.text(BOOK, f"mask-{kind}", n=differ, positions=content.text(BOOK, "mask-positions")
+                       if mask["labels"] != decoder["labels"] else "")
+    fig.update_xaxes(tickangle=-60, tickfont=dict(size=13), automargin=False)
+    fig.update_yaxes(tickfont=dict(size=13))
+    # the legend right of the square cells, where their shape leaves room
+    fig.update_layout(margin=dict(l=90, b=MASK_FOOT_PX), showlegend=True,  # also with one kind left
+                      legend=dict(orientation="v", x=1.02, xanchor="left", y=1, yanchor="top", font=dict(size=13)))
+    return styled(fig, content.text(BOOK, "mask-title", panel=panel, sub=sub),
+                  Evidence(Kind.SCHEMATIC, f"{_from_config()} · explorer.masks"), height=height,
+                  badge_chars=HALF_WIDTH_BADGE)
 
 
 def _floor(values: list[float], floor: float) -> list[float]:

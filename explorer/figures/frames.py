@@ -49,7 +49,7 @@ class Frame:
     @property
     def title_px(self) -> int:
         """The figure title's size when written above it as text."""
-        return {PROJECTOR: round(self.tick_px * 1.75), EMBED: round(self.tick_px * 1.3), PHONE: 17}.get(self.kind, 19)
+        return {PROJECTOR: round(self.tick_px * 1.5), EMBED: round(self.tick_px * 1.3), PHONE: 17}.get(self.kind, 19)
 
     @property
     def badge_px(self) -> int:
@@ -121,7 +121,7 @@ def for_frame(fig: go.Figure, frame: Frame, height: int | None = None) -> go.Fig
         _wrap_labels(out, frame, width)
     _wrap_x_titles(out, width)
     _keep_notes_inside(out, width)
-    _fit_table_columns(out, width)
+    _fit_table_columns(out, width, height)
     _wrap_panel_titles(out, width)
     top = _room_above(out, frame)
     _wrap_legend_names(out, frame, width)
@@ -141,7 +141,7 @@ def for_frame(fig: go.Figure, frame: Frame, height: int | None = None) -> go.Fig
     if frame.fills_height and not stacked:
         _tighten_rows(out, frame, (out.layout.height or 480) - legend_px - top - 80)
         _tighten_columns(out, frame, width)
-    out.update_layout(margin=dict(l=6, r=10, t=max(8, legend_px + top + 4), b=8, pad=2), width=None, autosize=True,
+    out.update_layout(margin=dict(l=6, r=10, t=max(8, legend_px + top + 8), b=8, pad=2), width=None, autosize=True,
                       meta={**(out.layout.meta or {}), "frame": frame.kind})
     return out
 
@@ -175,7 +175,7 @@ def _size_type(fig: go.Figure, frame: Frame) -> None:
     for axis in (*fig.select_xaxes(), *fig.select_yaxes()):
         own = axis.tickfont.size or 16
         axis.update(tickfont=dict(size=max(floor, round(own * factor))), automargin=True,
-                    title=dict(font=dict(size=round(tick * 1.12)), standoff=4))
+                    title=dict(font=dict(size=round(tick * 1.08)), standoff=4))
     for letter, axes in (("x", fig.select_xaxes()), ("y", fig.select_yaxes())):
         for axis in axes:
             if axis.type == "log" and not axis.tickvals and axis.dtick in (None, "D1", "D2"):
@@ -321,7 +321,19 @@ def _longest_word_px(values, size: float) -> float:
     return max((text_px(w, size) for w in words), default=0.0)
 
 
-def _fit_table_columns(fig: go.Figure, width: int) -> None:
+def _table_px(trace, widths: list[float], cell: float, head: float) -> float:
+    """Rough height of a table whose columns are `widths` px: each row as tall as its most wrapped cell."""
+    def lines(text, size: float, px: float) -> int:
+        return sum(max(1, math.ceil(text_px(part, size) / max(px - 12, 20)))
+                   for part in _TAGS.sub(lambda m: "\n" if m.group(0) == "<br>" else "", str(text)).split("\n"))
+    rows = len(trace.cells.values[0]) if trace.cells.values else 0
+    header = max(lines(h, head, w) for h, w in zip(trace.header.values or [""], widths)) * head * 1.35 + 10
+    body = sum(max(lines(col[r], cell, w) for col, w in zip(trace.cells.values, widths)) * cell * 1.35 + 10
+               for r in range(rows))
+    return header + body
+
+
+def _fit_table_columns(fig: go.Figure, width: int, height: int | None = None) -> None:
     """A table's columns at least as wide as their longest word (Plotly wraps cells at spaces and cuts a word
     wider than its column: "matches" in a phone's 40 px column), the room taken from columns with some to spare;
     where all of it is not enough, the table's type is made smaller (down to 75%)."""
@@ -343,11 +355,19 @@ def _fit_table_columns(fig: go.Figure, width: int) -> None:
             trace.cells.font.size, trace.header.font.size = round(cell * shrink), round(head * shrink)
         have = [room * w / sum(weights) for w in weights]
         short = sum(max(0.0, nd - hv) for nd, hv in zip(need, have))
-        if short <= 0:
-            continue
-        spare = [max(0.0, hv - nd) for nd, hv in zip(need, have)]
-        take = min(1.0, short / max(sum(spare), 1e-9))
-        trace.columnwidth = [max(nd, hv - sp * take) for nd, hv, sp in zip(need, have, spare)]
+        if short > 0:
+            spare = [max(0.0, hv - nd) for nd, hv in zip(need, have)]
+            take = min(1.0, short / max(sum(spare), 1e-9))
+            have = [max(nd, hv - sp * take) for nd, hv, sp in zip(need, have, spare)]
+            trace.columnwidth = have
+        if height:  # a frame's fixed height: smaller type until the rows fit it (Plotly scrolls a taller table)
+            cell, head = trace.cells.font.size or 14, trace.header.font.size or 14
+            for _ in range(6):
+                if _table_px(trace, have, cell, head) <= height - 16 or cell <= 9:
+                    break
+                cell, head = cell - 1, head - 1
+            trace.cells.update(font=dict(size=cell), height=round(cell * 1.35 + 10))
+            trace.header.update(font=dict(size=head), height=round(head * 1.35 + 10))
 
 
 def _wrap_panel_titles(fig: go.Figure, width: int) -> None:
@@ -434,8 +454,9 @@ def _legend_rows(fig: go.Figure, frame: Frame, width: int) -> dict[str, int]:
 
 
 def legend_row_px(size: float) -> float:
-    """A horizontal legend row's height as Plotly draws it (measured: 27 px at 12 px type, 44 px at 24 px)."""
-    return size * 1.4 + 10
+    """A horizontal legend row's height as Plotly draws it (measured: 27 px at 12 px type, 44 px at 24 px; a
+    line-and-marker entry a little more), with a few pixels of air."""
+    return size * 1.45 + 12
 
 
 def _legends_on_top(fig: go.Figure, frame: Frame, heights: dict[str, int]) -> None:

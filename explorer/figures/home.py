@@ -72,25 +72,27 @@ def _units(text: str) -> int:
     return len(text) + len(_WIDE.findall(text))
 
 
-def glossary_map(terms: list, matched: set[str] | None = None) -> go.Figure:
+def glossary_map(terms: list, matched: set[str] | None = None, line_units: int = MAP_LINE_UNITS) -> go.Figure:
     """The glossary as a map of the argument: one row per page (top to bottom in the argument's order), each
     term placed on its page's row in the run's language, coloured like its link of the chain; terms outside
-    `matched` (keys) greyed. Hover shows both terms and the explanation; the CSV export carries them too."""
+    `matched` (keys) greyed. Hover shows both terms and the explanation; the CSV export carries them too.
+    `line_units`: the character widths a row holds (a phone's is about a third of the page's)."""
     stage_color = {s.key: OKABE_ITO[i % len(OKABE_ITO)] for i, s in enumerate(STAGES)}
     pages = {p.slug: p for p in PAGES}
     slugs = list(dict.fromkeys(t.page for t in terms))
     xs, ys, texts, colors, custom, ticks = [], [], [], [], [], []
-    line = 0
+    line, widest = 0, line_units  # a term longer than a row widens the map rather than run past its edge
     for slug in slugs:
         ticks.append(line)
         used = 0
         for t in (t for t in terms if t.page == slug):
             width = _units(t.term) + 3
-            if used and used + width > MAP_LINE_UNITS:
+            if used and used + width > line_units:
                 line, used = line + 1, 0
             xs.append(used + width / 2)
             ys.append(line)
             used += width
+            widest = max(widest, used)
             texts.append(t.term)
             on = matched is None or t.key in matched
             colors.append(stage_color.get(pages[slug].stage, "#444444") if on else "#BBBBBB")
@@ -100,7 +102,7 @@ def glossary_map(terms: list, matched: set[str] | None = None) -> go.Figure:
         x=xs, y=ys, mode="text", text=texts, textfont=dict(size=13, color=colors), customdata=custom,
         meta={"columns": ["term_zh", "term_en", "page", "explanation"]}, showlegend=False, cliponaxis=False,
         hovertemplate="<b>%{customdata[0]}</b> · %{customdata[1]}<br>%{customdata[3]}<extra></extra>"))
-    fig.update_xaxes(visible=False, range=[0, MAP_LINE_UNITS])
+    fig.update_xaxes(visible=False, range=[0, widest])
     fig.update_yaxes(range=[line - 0.5, -0.5], tickvals=ticks, ticktext=[pages[s].title for s in slugs],
                      showgrid=False, zeroline=False, ticks="")
     for tick in ticks[1:]:

@@ -31,7 +31,13 @@ def needs_old(args: argparse.Namespace, experiment: str) -> None:
     """A ValueError (one clear line) when `--recipe reviewed` is asked of an experiment not yet on it."""
     if getattr(args, "recipe", "old") != "old":
         raise ValueError(f"{experiment} runs the old recipe only; --recipe reviewed is wired into "
-                         "bidirectional-scaling and bitter-lesson so far")
+                         "every experiment that trains models except crossover and cache so far")
+
+
+def saved_name(args: argparse.Namespace, preset: str) -> str:
+    """The shipped name a preset saves under: its own for the old recipe, `<preset>-reviewed` for the reviewed one
+    (the old result stays beside it, so a page can say what changed)."""
+    return preset if getattr(args, "recipe", "old") == "old" else f"{preset}-reviewed"
 
 
 def inside_data(path: Path) -> bool:

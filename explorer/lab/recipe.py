@@ -84,6 +84,27 @@ def of_config(config: object) -> dict:
     return old_record(float(config.get("lr", 3e-3)), sizes, int(config.get("warmup", 20)))
 
 
+SIZE_KEYS = ("task", "width", "depth", "wiring", "variant", "arm", "lx", "ly")  # what names a model's size and arm
+
+
+def of_result(result: dict) -> dict:
+    """The `recipe` a result records: its own when it has one; else, for a reviewed config, the grid and every
+    run's chosen rate (keyed by what names its size and arm); else the old recipe (`of_config`)."""
+    if isinstance(result.get("recipe"), dict):
+        return result["recipe"]
+    config = result.get("config", result.get("settings"))
+    if not isinstance(config, dict) or config.get("recipe") != "reviewed":
+        return of_config(config)
+    runs = result.get("runs", result.get("records", []))
+    runs = list(runs.values()) if isinstance(runs, dict) else runs
+    chosen = {"/".join(f"{k}={r[k]}" for k in SIZE_KEYS if k in r): r["lr"] for r in runs
+              if isinstance(r, dict) and "lr" in r}
+    recipe = LabRecipe("reviewed", lr_grid=tuple(config.get("lr_grid", DEFAULT_GRID)),
+                       warmup=int(config.get("warmup", 20)), decay_fraction=float(config.get("decay_fraction", 0.2)),
+                       readout_k=int(config.get("readout_k", 3)))
+    return recipe.record(chosen)
+
+
 def choose_lr(grid: Iterable[float], pilot: Callable[[float], float]) -> tuple[float, dict[float, float]]:
     """The rate of `grid` whose pilot gives the lowest selection loss (NaN counts as worst); all pilot losses."""
     losses = {float(lr): float(pilot(float(lr))) for lr in grid}

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from explorer.ladder.bidirectional import Bidirectional
 from explorer.ladder.claim import Claim
+from explorer.ladder.shared_params import SharedParams
 
 NAMES = ("bitter-lesson", "crossover", "bidirectional", "shared-params", "depth", "four-steps")
-CLAIMS: dict[str, Claim] = {c.name: c for c in (Bidirectional(),)}
+CLAIMS: dict[str, Claim] = {c.name: c for c in (Bidirectional(), SharedParams())}
 PRESETS = ("quick", "main")
 
 

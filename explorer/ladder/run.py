@@ -13,6 +13,7 @@ from explorer.progress import SILENT, Progress
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "data" / "ladder"
 RUNG_KEYS = ("params", "flops", "effect", "low", "high", "seeds", "same_sign", "device")  # the CLI's rung keys
+MEASURED_KEYS = ("label", "params", "flops", "device", "effects", "seconds")  # anything else a claim adds rides along
 
 
 def shipped_path(claim: str) -> Path:
@@ -27,7 +28,8 @@ def summarise(claim: str, measured: list[dict]) -> dict:
         summary = verdict.rung_summary(list(m["effects"].values()), reference)
         rungs.append({"params": int(m["params"]), "flops": float(m["flops"]), **summary, "device": m["device"],
                       "label": m["label"], "seconds": m["seconds"],
-                      "per_seed": {str(k): v for k, v in sorted(m["effects"].items(), key=lambda kv: int(kv[0]))}})
+                      "per_seed": {str(k): v for k, v in sorted(m["effects"].items(), key=lambda kv: int(kv[0]))},
+                      **{k: v for k, v in m.items() if k not in MEASURED_KEYS}})
     c = registry.get(claim)
     return {"claim": claim, "rungs": rungs, "verdict": verdict.verdict(rungs), "effect": c.effect,
             "prediction": c.prediction, "growth": c.growth, "rule": verdict.__doc__.strip()}
@@ -57,8 +59,10 @@ def merge(shipped_record: dict | None, new: dict) -> dict:
     join the CPU's lower ones, each keeping the device it was measured on."""
     old = {r["params"]: r for r in (shipped_record or {}).get("rungs", [])}
     old.update({r["params"]: r for r in new["rungs"]})
+    summary_keys = set(RUNG_KEYS) | set(MEASURED_KEYS) | {"per_seed"}
     measured = [{"label": r["label"], "params": r["params"], "flops": r["flops"], "device": r["device"],
-                 "seconds": r["seconds"], "effects": {int(k): v for k, v in r["per_seed"].items()}}
+                 "seconds": r["seconds"], "effects": {int(k): v for k, v in r["per_seed"].items()},
+                 **{k: v for k, v in r.items() if k not in summary_keys}}
                 for _, r in sorted(old.items())]
     return {**summarise(new["claim"], measured), "preset": new.get("preset", "main")}
 

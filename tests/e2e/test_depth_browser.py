@@ -23,7 +23,7 @@ def test_default_view_and_depth_slider_moves(page, app_url, tmp_path):
     page.goto(f"{app_url}/depth")
     wait_for_app(page, "Accuracy, final only (depth 4)")
     page.wait_for_selector(".js-plotly-plot")
-    expect(page.locator(".js-plotly-plot")).to_have_count(1)  # the wirings; the open section is numbers; retried
+    expect(page.locator(".js-plotly-plot")).to_have_count(2)  # wirings, answer; the open section is numbers; retried
     assert_no_exception(page)
     shoot(page, tmp_path / "depth-default.png")
 

@@ -27,11 +27,11 @@ def test_stepping_through_the_four_steps_redraws_and_keeps_the_url(page, app_url
     wait_for_app(page, "Dominant force")
     page.goto(f"{app_url}/four-steps")
     wait_for_app(page, "Step 0: encoder-decoder")
-    expect(page.locator(".js-plotly-plot")).to_have_count(1)  # the masks; the open first section is words
+    expect(page.locator(".js-plotly-plot")).to_have_count(2)  # the weights and the mask; the open section is words
     page.get_by_role("tab", name="The comparison at this step").click()
     wait_for_app(page, "updating a comparison table")
     page.wait_for_selector(".js-plotly-plot")
-    expect(page.locator(".js-plotly-plot")).to_have_count(4)  # masks, table, wiring, parameters
+    expect(page.locator(".js-plotly-plot")).to_have_count(5)  # weights, mask, table, wiring, parameters
     assert_no_exception(page)
     _save(page, tmp_path, "step-0")
 
@@ -58,7 +58,7 @@ def test_stepping_through_the_four_steps_redraws_and_keeps_the_url(page, app_url
     wait_for_app(page, "What it found:")  # the plain finding first; the tests wait under "For the reviewer"
     page.get_by_text("For the reviewer").first.click()
     expect(page.get_by_text("Verdict.").first).to_be_visible()
-    expect(page.locator(".js-plotly-plot")).to_have_count(4)  # masks, agreement and KL, ablation dots and curves
+    expect(page.locator(".js-plotly-plot")).to_have_count(5)  # weights, mask, agreement and KL, dots and curves
     assert_no_exception(page)
     _save(page, tmp_path, "ablation")
 

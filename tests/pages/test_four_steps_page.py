@@ -1,6 +1,7 @@
 """AppTest of the four-steps page: the masks first, every section from the URL, every step, every control at its
 extremes, URL views, bad URL values and the on-demand runs inside their sections."""
 
+import json
 import time
 
 import pytest
@@ -12,6 +13,7 @@ from tests.pages.conftest import (assert_clean, evidence_kinds, figures, press_t
                                   untranslated, wait_for_jobs)
 
 PAGE = "four_steps.py"
+FIRST = ["four-steps-weights", "four-steps-mask"]  # what steps 1-3 change (weights, wiring) beside the mask
 CHECK, ABLATION, WHY = "Numeric check", "Ablation and statistics", "Why each structure existed"
 COMPARISON = "The comparison at this step"
 
@@ -38,13 +40,13 @@ def _ids(at) -> list[str]:
 def test_default_view_opens_on_the_masks_with_why_each_structure_existed_below():
     at = run_page(PAGE)
     assert_clean(at)
-    assert _ids(at) == ["four-steps-mask"]  # the open first section is words: a step move redraws one figure
+    assert _ids(at) == FIRST  # the open first section is words: a step move redraws the first screen alone
     assert "**Step 0: encoder-decoder** (slide 40). The standard encoder-decoder." in _markdown(at)  # the takeaway
     assert any(h.value.startswith("Why each structure existed") for h in at.subheader)
     assert not at.metric and not at.dataframe  # the check and the ablation wait in their closed sections
     at = run_page(PAGE, section=COMPARISON)
-    assert _ids(at) == ["four-steps-mask", "four-steps-table", "four-steps-wiring", "four-steps-params"]
-    assert evidence_kinds(at) == ["schematic", "schematic", "schematic", "measured"]  # masks, table, wiring; counts
+    assert _ids(at) == [*FIRST, "four-steps-table", "four-steps-wiring", "four-steps-params"]
+    assert evidence_kinds(at) == ["schematic"] * 4 + ["measured"]  # weights, mask, table, wiring; counts
 
 
 @pytest.mark.parametrize("section, ids", [
@@ -55,9 +57,9 @@ def test_default_view_opens_on_the_masks_with_why_each_structure_existed_below()
 def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section, ids):
     at = run_page(PAGE, section=section)
     assert_clean(at)
-    assert _ids(at) == ["four-steps-mask", *ids]
+    assert _ids(at) == [*FIRST, *ids]
     kinds = evidence_kinds(at)
-    assert kinds[0] == "schematic" and kinds[1:] == ["measured"] * len(ids)
+    assert kinds[:2] == ["schematic"] * 2 and kinds[2:] == ["measured"] * len(ids)
     text = _markdown(at)
     if section == CHECK:
         assert at.metric[0].label == "max |logit difference| at step 0, float32"
@@ -75,8 +77,8 @@ def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section,
 def test_the_longer_budget_shows_its_own_shipped_runs_and_their_functions():
     at = run_page(PAGE, section=ABLATION, ab_budget="500 steps")
     assert_clean(at)
-    assert _ids(at) == ["four-steps-mask", *(f"four-steps-ablation-long-{k}" for k in ("dots", "curves", "functions"))]
-    assert all("500 steps" in f["layout"]["meta"]["evidence_detail"] for f in figures(at)[1:])
+    assert _ids(at) == [*FIRST, *(f"four-steps-ablation-long-{k}" for k in ("dots", "curves", "functions"))]
+    assert all("500 steps" in f["layout"]["meta"]["evidence_detail"] for f in figures(at)[2:])
     assert "After 500 training steps" in _markdown(at)
     assert len(at.dataframe[0].value) == 21  # the pairs of the 7 variants trained this long
 
@@ -118,7 +120,7 @@ def test_sizes_beyond_the_model_limit_are_refused_with_the_limit_named():
     at = run_page(PAGE, depth="12", width="512")
     assert_clean(at)
     assert "the limit here is 50,000,000" in at.warning[0].value
-    assert _ids(at) == ["four-steps-mask"]  # the masks do not depend on the sizes
+    assert _ids(at) == FIRST  # the first screen draws at any size
     at = run_page(PAGE, depth="12", width="512", section=WHY)
     assert_clean(at)
     assert at.subheader[-1].value.startswith("Why each structure existed")  # the rest of the page still works
@@ -186,8 +188,8 @@ SHARED = "Separate or shared parameters? (slides 53-55)"
 def test_the_shared_parameters_section_shows_the_shipped_result_its_finding_and_a_run_button():
     at = run_page(PAGE, section=SHARED)
     assert_clean(at)
-    assert _ids(at) == ["four-steps-mask", "shared-params-losses", "shared-params-curves"]
-    assert evidence_kinds(at)[1:] == ["measured", "measured"]
+    assert _ids(at) == [*FIRST, "shared-params-losses", "shared-params-curves"]
+    assert evidence_kinds(at)[2:] == ["measured", "measured"]
     text = _markdown(at)
     assert "**Translation** (two vocabularies): separate" in text and "What the toy can and cannot test" in text
     assert SHARED in [h.value for h in at.subheader]
@@ -216,3 +218,29 @@ def test_the_chinese_page_leaves_no_english_in_any_section():
     assert_clean(at)
     assert untranslated(at) == []
     assert any("第" in m.label for m in at.metric) and "结论" in _markdown(at)
+
+
+def test_the_first_screen_shows_what_each_step_changes_and_the_final_step_in_decoder_onlys_colour():
+    """Steps 1-3 leave the mask alone: the weights beside it change at each of them; the final change's mask is
+    drawn in decoder-only's colour, as the text says they match."""
+    weights, masks = [], []
+    for step in range(FINAL_STEP + 1):
+        at = run_page(PAGE, step=str(step))
+        assert_clean(at)
+        shown = {f["layout"]["meta"]["figure_id"]: f for f in figures(at)}
+        weights.append(shown["four-steps-weights"])
+        masks.append(shown["four-steps-mask"])
+
+    def picture(fig: dict) -> tuple:
+        """What a glance takes in: the tiles and their colours, the labels, and where each arrow starts."""
+        return (json.dumps(fig["layout"].get("shapes"), sort_keys=True),
+                json.dumps([(a.get("text"), a.get("ay")) for a in fig["layout"].get("annotations", [])]))
+
+    heatmap = [json.dumps(m["data"][0]["z"]) for m in masks]
+    assert heatmap[0] == heatmap[1] == heatmap[2] == heatmap[3]  # the mask is the same at steps 0-3 ...
+    assert len({picture(w) for w in weights[:4]}) == 4  # ... while the weights picture changes at every step
+    assert "10 distinct" in weights[0]["layout"]["meta"]["title"] and "4 distinct" in weights[2]["layout"]["meta"]["title"]
+    final = masks[FINAL_STEP]["data"][0]
+    kinds = {c[2] for row in final["customdata"] for c in row if c[2]}
+    assert kinds == {"causal"}  # one kind: decoder-only's, in its colour
+    assert "decoder-only's attention" in masks[FINAL_STEP]["layout"]["meta"]["title"]

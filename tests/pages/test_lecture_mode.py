@@ -29,6 +29,7 @@ def test_every_existing_page_has_an_embed_figure():
 # section alone (a fragment), so they redraw its two figures, not the masks.
 FIRST_VIEW_FIGURES = {"attention": 3}
 FIRST_VIEW_FIGURES["depth"] = 2  # the wiring, and beside it the measured answer at that depth
+FIRST_VIEW_FIGURES["four-steps"] = 2  # the weights (what steps 1-3 change) beside the mask (steps 4 and 5)
 
 
 @pytest.mark.parametrize("slug", sorted(FILES))

@@ -3,6 +3,7 @@ app ships), and the cases where a sentence has nothing to stand on."""
 
 from explorer import findings, shipped
 from explorer.experiments import bidirectional_scaling as scaling
+from explorer.experiments import cache
 from explorer.experiments import depth as dp
 from explorer.experiments import depth_view as dv
 from explorer.experiments import four_steps as fs
@@ -48,3 +49,9 @@ def test_the_cache_sentences_read_the_stale_headline_and_the_widest_and_narrowes
     widths = {p["width"] for p in points}
     assert (found["first"], found["last"]) == (min(widths), max(widths))
     assert found["steps"] == max(p["steps"] for p in points) and findings.scaling([]) is None
+
+
+def test_the_drift_sentence_reads_the_bidirectional_move_and_the_causal_rounding():
+    trained, _ = cache.load_encoder() or (None, None)
+    moved = findings.drift(cache.drift_table(cache.drift_models(trained), 27, 5))
+    assert moved["bidirectional"] > 0.01 and moved["causal"] < 1e-5  # causal old tokens move by rounding only

@@ -308,3 +308,40 @@ def test_the_numeric_check_reports_its_progress_in_the_language_of_the_session()
     assert english.said[1:] == [f"comparing logits at step {k}" for k in range(FINAL_STEP + 1)]
     assert chinese.said[0].startswith("训练仅解码器模型：第 1/1 步，留出集损失 ")
     assert chinese.said[1:] == [f"比较第 {k} 步的 logits" for k in range(FINAL_STEP + 1)]
+
+
+def _owners(cfg) -> dict:
+    return {(t.stack, t.layer, t.role): (t.owner, t.owner_layer) for t in fs.weight_tiles(cfg)}
+
+
+def test_weight_tiles_show_what_steps_1_and_2_share_which_no_mask_can():
+    """Read from the built model by module identity: step 1 gives cross-attention its layer's self-attention
+    weights, step 2 runs the input through the decoder's layers; from there the blocks are decoder-only's."""
+    L = 3
+    base = fs.base_config(L, 32, 4)
+    step = {k: _owners(step_config(base, k)) for k in range(FINAL_STEP + 1)}
+    assert step[0][("decoder", 2, "cross")] == ("cross", 2) and step[0][("encoder", 2, "self")] == ("encoder", 2)
+    assert step[1][("decoder", 2, "cross")] == ("decoder", 2)  # step 1: the self-attention's projections
+    assert step[1][("encoder", 2, "mlp")] == ("encoder", 2)
+    assert step[2][("encoder", 2, "self")] == step[2][("encoder", 2, "mlp")] == ("decoder", 2)  # step 2
+    blocks = [fs.weight_blocks(fs.weight_tiles(step_config(base, k))) for k in range(FINAL_STEP + 1)]
+    assert blocks == [5 * L, 4 * L, 2 * L, 2 * L, 2 * L, 2 * L]
+    decoder = fs.weight_tiles(decoder_only_config(base))
+    assert fs.weight_blocks(decoder) == 2 * L and all(step[k] == _owners(decoder_only_config(base)) for k in (2, 3, 4, 5))
+    final = fs.weight_tiles(step_config(base, FINAL_STEP))
+    assert final == decoder  # one attention per decoder layer (merged), as in decoder-only
+    assert not any(t.merged for t in fs.weight_tiles(step_config(base, 4)))  # two softmaxes until the final change
+    # the blocks counted agree with the parameters: of the four steps only 1 and 2 change the count (the final
+    # change drops LayerNorms only)
+    counts = fs.parameter_counts(base)
+    assert [counts[str(k)] != counts[str(k - 1)] for k in range(1, FINAL_STEP)] == \
+        [blocks[k] != blocks[k - 1] for k in range(1, FINAL_STEP)]
+
+
+def test_the_final_mask_takes_decoder_onlys_kinds_not_a_colour_of_its_own():
+    """One softmax over exactly decoder-only's cells is decoder-only's attention: the same codes, the same colour."""
+    final = fs.combined_mask(step_config(SMALL, FINAL_STEP), 4, 3)
+    decoder = fs.combined_mask(decoder_only_config(SMALL), 4, 3)
+    np.testing.assert_array_equal(final["codes"], decoder["codes"])
+    step4 = fs.combined_mask(step_config(SMALL, 4), 4, 3)
+    assert set(np.unique(step4["codes"][4:, :4])) == {fs.MASK_CATEGORIES.index("cross")}  # two softmaxes still

@@ -150,3 +150,27 @@ def test_the_names_tables_and_sentences_speak_the_run_language(ablation):
         assert rows[0]["a"].startswith("第") and fs.paired_text(paired).startswith("按随机种子逐一比较")
         assert view.run_caption(ablation).startswith("实测：")
     assert view.run_caption(ablation).startswith("Measured:")  # the block left, English again
+
+
+def test_the_first_screen_mask_marks_where_decoder_only_differs():
+    """× on every cell a step lets a token read that decoder-only does not: the input's future until step 4."""
+    from explorer.figures import four_steps as figs
+    marked = []
+    for step in range(FINAL_STEP + 1):
+        fig = figs.mask_against_decoder(*view.mask_first_screen(step))
+        extra = [t for t in fig.data if t.type == "scatter" and t.x is not None and t.marker.symbol == "x-thin"]
+        marked.append(sum(len(t.x) for t in extra))
+        assert not [t for t in fig.data if t.type == "scatter" and t.marker.symbol == "square-open"]  # never fewer
+    n = view.FIRST_SCREEN_MASK[0]
+    assert marked == [n * (n - 1) // 2] * 4 + [0, 0]  # the input's upper triangle, gone at step 4
+
+
+def test_the_weights_figure_draws_shared_blocks_pale_and_dashed_and_merges_the_final_attentions():
+    from explorer.figures import four_steps as figs
+    def tiles(step: int) -> list:
+        fig = figs.weights(**view.weights(step, 2))
+        return [s for s in fig.layout.shapes if s.type == "rect" and s.fillcolor != "#EEEEEE"]
+    assert [len(tiles(k)) for k in range(FINAL_STEP + 1)] == [10, 10, 10, 10, 10, 8]  # 2 x (2 + 3); merged: 2 x 4
+    assert [sum(s.line.dash == "dash" for s in tiles(k)) for k in range(FINAL_STEP + 1)] == [0, 2, 6, 6, 6, 4]
+    assert view.weights(0, 2)["same"] == "none" and view.weights(2, 2)["same"] == "weights"
+    assert view.weights(3, 2)["same"] == "wiring" and view.weights(FINAL_STEP, 2)["same"] == "all"

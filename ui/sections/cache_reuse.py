@@ -41,6 +41,7 @@ def cost(n: int, m: int, turns: int, depth: int) -> None:
     table = render.built_once(("turns", n, m, turns, depth), lambda: exp.turn_table(n, m, turns, depth))
     curves = render.built_once(("curves", m, depth), lambda: exp.cost_curves(m, depth, max_history=view.MAX_HISTORY))
     sizes = (n, m, turns, depth)
+    layout.finding(t("found-cost", **table.iloc[-1].to_dict()))
     figure("cache-recompute-turns", sizes, lambda: figs.recompute_across_turns(table), t("recompute-notice"))
     figure("cache-cost-per-turn", sizes, lambda: figs.cost_per_turn(curves, table.iloc[-1].to_dict(), m, depth),
            t("per-turn-notice"))
@@ -115,20 +116,23 @@ def measured(n: int, m: int, turns: int, depth: int) -> None:
 
 
 def drift(n: int, m: int) -> None:
-    """How far a bidirectional encoder's old states move when new tokens arrive, layer by layer."""
+    """How far a bidirectional encoder's old states move when new tokens arrive: in one sentence, then layer by
+    layer, then the sizes and the training behind it."""
     models, info = _drift_models()
     sizes = view.drift_numbers(n, m)
     n_d, m_d = sizes["n_d"], sizes["m_d"]
+    table = render.built_once(("drift", n_d, m_d), lambda: exp.drift_table(models, n_d, m_d))
+    if (moved := findings.drift(table)) is not None:
+        layout.finding(t("found-drift", **moved, **sizes))
+    figure("cache-drift-layers", (n_d, m_d), lambda: figs.drift_per_layer(table, n_d, m_d), t("drift-notice"))
+    figure("cache-drift-fraction", (), lambda: figs.drift_vs_fraction(exp.drift_vs_fraction(models)),
+           t("fraction-notice"))
     if sizes["scaled"]:
         st.caption(t("drift-sizes", **sizes))
     if info is None:
         st.info(t("no-encoder"))
     else:
         st.caption(t("trained", **view.trained_numbers(info)))
-    table = render.built_once(("drift", n_d, m_d), lambda: exp.drift_table(models, n_d, m_d))
-    figure("cache-drift-layers", (n_d, m_d), lambda: figs.drift_per_layer(table, n_d, m_d), t("drift-notice"))
-    figure("cache-drift-fraction", (), lambda: figs.drift_vs_fraction(exp.drift_vs_fraction(models)),
-           t("fraction-notice"))
 
 
 def stale() -> None:

@@ -122,6 +122,7 @@ def curves(analysis: dict, key: tuple, depth: int, cfg: dp.DepthConfig, runs: li
     if not (cells := _cells(analysis, depth)):
         return
     late = view.late_drops(cells)
+    layout.finding(t("found-curves", depth=depth, said=late["said"]))
     render.figure(_measured("training_curves", analysis, key, depth), key="depth-curves",
                   notice=t("curves-notice", drops=late["said"]))
     if late["wirings"]:
@@ -141,6 +142,8 @@ def errors(analysis: dict, depth: int) -> None:
     """Which kind of error each wiring makes at `depth`."""
     if not (cells := _cells(analysis, depth)):
         return
+    if (here := view.at_depth(analysis, depth)) is not None:
+        layout.finding(t("found-errors", **here))
     st.dataframe(pd.DataFrame(view.anatomy_table(cells)), hide_index=True)
     st.caption(t("anatomy-caption"))
 

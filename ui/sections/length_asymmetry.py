@@ -152,10 +152,11 @@ def _train_another(data: dict | None, metric: str) -> None:
 
 def cost(shape: ln.Shape, lx: int, ly: int, numbers: dict) -> None:
     """Both families' parameters and FLOPs, and the parameters each would have at equal FLOPs."""
-    _tiles(view.cost_tiles(numbers), (t("help-decoder"), t("help-encdec"), t("help-ratio"), t("help-equal")))
+    layout.finding(t("found-cost", **numbers))
     render.figure(render.built_once(("parity", shape, lx, ly), lambda: figs.parity_chart(
         ln.cost_parity(shape, lx, ly), lx, ly, ln.allocation(shape, lx, ly)["shape"])), key="lengths-parity",
         notice=t("parity-notice", ratio=numbers["equal_ratio"]))
+    _tiles(view.cost_tiles(numbers), (t("help-decoder"), t("help-encdec"), t("help-ratio"), t("help-equal")))
 
 
 def profiles(shape: ln.Shape) -> None:

@@ -15,8 +15,8 @@ from explorer.costs import parameter_count, sequence_forward_flops
 from explorer.formatting import colon
 from explorer.experiments.lengths.toy import ARMS, ToyConfig, arm_config
 from explorer.planning import Plan
+from explorer.lab.reviewed import train_by_recipe
 from explorer.progress import SILENT, Progress
-from explorer.train import train
 
 ROOT = Path(__file__).resolve().parents[3]
 SHIPPED_DIR = ROOT / "data" / "lengths"
@@ -45,12 +45,12 @@ def train_one(cfg: ToyConfig, lx: int, ly: int, arm: str, seed: int,
               progress: Progress = SILENT) -> dict:
     """Train one model with `explorer.train`; its held-out history as plain data."""
     model_cfg = arm_config(cfg, lx, ly, arm)
-    res = train(model_cfg, cfg.task(lx, ly), cfg.train_config(seed), progress)
+    res = train_by_recipe(cfg.lab_recipe(), model_cfg, cfg.task(lx, ly), cfg.train_config(seed), progress)
     return {"lx": lx, "ly": ly, "arm": arm, "seed": seed, "parameters": parameter_count(model_cfg),
             "flops_per_example": sequence_forward_flops(model_cfg, lx, ly), "d_ff": model_cfg.ff_width,
             "layers": model_cfg.n_layers, "stopped": res.stopped, "seconds": res.seconds,
             "history": [{k: row[k] for k in ("step", "train_loss", "eval_loss", "eval_accuracy")}
-                        for row in res.history]}
+                        for row in res.history], **({"lr": res.lr} if cfg.recipe != "old" else {})}
 
 
 def from_shipped(cfg: ToyConfig, lx: int, ly: int, arm: str, seed: int, shipped: dict | None) -> dict | None:

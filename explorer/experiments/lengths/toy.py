@@ -14,7 +14,7 @@ from explorer.costs import parameter_count, sequence_forward_flops
 from explorer.experiments.lengths.families import DECODER, ENCDEC
 from explorer.experiments.lengths.task import RankSummary
 from explorer.model import TransformerConfig
-from explorer.recipe import Recipe, check_seeds
+from explorer.recipe import Reviewable, check_seeds
 
 ARMS = ("decoder", "encdec_params", "encdec_flops")
 ARM_NAMES = {"decoder": "decoder-only", "encdec_params": "encoder-decoder, same parameters",
@@ -26,7 +26,7 @@ FLOP_TOLERANCE = 0.01  # |F_encdec / F_decoder - 1| at most this, per example at
 
 
 @dataclass(frozen=True)
-class ToyConfig(Recipe):
+class ToyConfig(Reviewable):
     ratios: tuple[tuple[int, int], ...] = ((20, 4), (12, 12), (4, 20))  # (Lx, Ly)
     seeds: tuple[int, ...] = (0, 1, 2, 3, 4, 5)
     steps: int = 1200
