@@ -56,7 +56,8 @@ def main(argv: list[str]) -> int:
     for name, o in outcomes.items():
         print(f"  {name:20s} {o['seconds']:6.1f} s  {'ok' if o['ok'] else 'FAILED: ' + o['error']}")
     if args.json:
-        args.json.write_text(json.dumps({n: {k: o[k] for k in ("seconds", "ok", "error")} for n, o in outcomes.items()}))
+        fields = ("seconds", "ok", "error")
+        args.json.write_text(json.dumps({n: {k: o[k] for k in fields} for n, o in outcomes.items()}))
     return 0 if all(o["ok"] for o in outcomes.values()) else 1
 
 

@@ -44,7 +44,8 @@ class Move:
     @property
     def label(self) -> str:
         control = f"{self.kind.replace('_', '-')} {self.key}" if self.kind else "rerun (no controls)"
-        return control + "".join(f", {value}" for _, value in self.query) + (f", {self.section}" if self.section else "")
+        shown = [value for _, value in self.query] + ([self.section] if self.section else [])
+        return control + "".join(f", {value}" for value in shown)
 
     def params(self) -> tuple[tuple[str, str], ...]:
         """The URL parameters the page opens with: the view's, and the tab to open (by its English label)."""

@@ -12,7 +12,7 @@ from pathlib import Path
 from explorer import content
 from explorer.audit.decision import sci
 from explorer.audit.workbook import PENDING, Measured
-from explorer.formatting import seed_list
+from explorer.formatting import p_label, p_text, seed_list
 
 BOOK = "audit"  # the measured cells' sentences and configs: content/<lang>/audit.md
 
@@ -34,7 +34,8 @@ def ablation_config(record: dict) -> str:
 def _removal_text(row: dict, what: str, means: tuple[float, float]) -> str:
     word = content.text(BOOK, "beyond-noise") if row["holm_p"] < 0.05 else content.text(BOOK, "not-beyond-noise")
     return content.text(BOOK, "removal", what=what, diff=row["mean_diff"], without=means[0], with_=means[1],
-                        p=row["paired_p"], holm=row["holm_p"], seeds=row["n"], floor=2 / 2 ** row["n"], word=word)
+                        p=p_label(row["paired_p"]), holm=p_text(row["holm_p"]), seeds=row["n"], floor=2 / 2 ** row["n"],
+                        word=word)
 
 
 STRUCTURE_REMOVED = {  # ref -> (variant without the structure, variant with it, how it is removed: `removed-<key>`)
@@ -175,7 +176,8 @@ def depth_cells(analysis: dict) -> dict[str, Measured]:
     if not gaps:
         return {}
     depths = sorted(gaps)
-    parts = [content.text(BOOK, "depth-part", depth=d, diff=gaps[d]["mean_diff"], p=gaps[d]["p"]) for d in depths]
+    parts = [content.text(BOOK, "depth-part", depth=d, diff=gaps[d]["mean_diff"], p=p_label(gaps[d]["p"]))
+             for d in depths]
     aligned_ahead = [d for d in depths if gaps[d]["mean_diff"] > 0]
     clear = [str(d) for d in aligned_ahead if gaps[d]["p"] < gaps[d]["alpha"]]
     if len(aligned_ahead) == len(depths):

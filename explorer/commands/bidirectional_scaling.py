@@ -20,7 +20,7 @@ from dataclasses import replace
 from explorer import shipped
 from explorer.commands.depth import _csv
 from explorer.experiments import bidirectional_scaling as bs
-from explorer.formatting import si
+from explorer.formatting import p_label, p_text, si
 from explorer.lab import options
 
 
@@ -41,14 +41,14 @@ def _text(result: dict) -> str:
     lines = [f"{len(result['runs'])} runs, {result['wall_seconds']:.0f} s wall"
              + (f", saved to {result['saved_to']}" if result.get("saved_to") else ""),
              "gap = decoder-only minus prefix-LM held-out loss per target token (positive: bidirectional helps)",
-             f"{'width':>5} {'steps':>5} {'FLOPs':>7} {'gap':>8} {'seed range':>19} {'p':>6}"]
+             f"{'width':>5} {'steps':>5} {'FLOPs':>7} {'gap':>8} {'seed range':>19} {'p':>7}"]
     for p in result["points"]:
         lines.append(f"{p['width']:>5} {p['steps']:>5} {si(p['flops']):>7} {p['gap']:>+8.4f} "
-                     f"[{p['gap_low']:+.4f}, {p['gap_high']:+.4f}] {p['p']:>6.3g}")
+                     f"[{p['gap_low']:+.4f}, {p['gap_high']:+.4f}] {p_text(p['p']):>7}")
     for axis, t in result["trend"].items():
         lines.append(f"trend over {axis}: mean slope {t['mean_slope']:+.4f} nats per doubling "
-                     f"({t['negative']} of {t['seeds']} seeds negative), exact sign-flip p {t['p']:.3g}, "
-                     f"Holm {t['p_holm']:.3g} (smallest possible {t['smallest_p']:.3g})")
+                     f"({t['negative']} of {t['seeds']} seeds negative), exact sign-flip {p_label(t['p'])}, "
+                     f"Holm {p_text(t['p_holm'])} (smallest possible {t['smallest_p']:.3g})")
     last = result["serving"][-1]
     lines.append(f"serving {last['turn']} turns of {last['m']} tokens: re-encoding {si(last['cum_reencode'])} FLOPs, "
                  f"cached {si(last['cum_cached'])} ({last['ratio']:.1f}x)")

@@ -24,6 +24,7 @@ import numpy as np
 
 from explorer import shipped
 from explorer.experiments import depth as dp
+from explorer.formatting import p_label, p_text
 from explorer.lab import options
 
 
@@ -54,7 +55,8 @@ def _text(result: dict) -> str:
     lines.append(f"{'depth':>5} {'wiring':>8} {'accuracy':>15} {'loss':>15} {'p(loss)':>8} {'late drop':>9}")
     for r in result["table"]:
         lines.append(f"{r['depth']:>5} {r['wiring']:>8} {r['accuracy_mean']:>7.3f} ± {r['accuracy_sd']:<5.3f} "
-                     f"{r['loss_mean']:>7.3f} ± {r['loss_sd']:<5.3f} {r['p_loss']:>8.3g} {r['late_drop_mean']:>9.3f}")
+                     f"{r['loss_mean']:>7.3f} ± {r['loss_sd']:<5.3f} {p_text(r['p_loss']):>8} "
+                     f"{r['late_drop_mean']:>9.3f}")
     lines.append("probe accuracy per encoder level (0 = embeddings), trained models, seed mean:")
     for p in result["probes"]:
         for target in dp.TARGETS:
@@ -84,7 +86,7 @@ def _lr_text(result: dict) -> str:
     test = result["at_best"].get("loss")
     if test:
         lines.append(f"at each wiring's best rate: loss final - aligned {test['mean_diff']:+.3f}, exact paired "
-                     f"p {test['p']:.3g} ({test['pairs']} seeds, smallest possible {test['smallest_p']:.3g})")
+                     f"{p_label(test['p'])} ({test['pairs']} seeds, smallest possible {test['smallest_p']:.3g})")
     return "\n".join(lines)
 
 

@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from explorer.experiments import four_steps as fs
+from explorer.formatting import p_text
 from explorer import shipped
 from explorer.progress import Printed
 from explorer.tasks import RULES
@@ -118,7 +119,7 @@ def _paired_text(r: dict) -> str:
              f"{'a':<18} {'b':<18} {'n':>2} {'mean a-b':>10} {'exact p':>8} {'Holm p':>7}"]
     for row in r["pairs"]:
         lines.append(f"{fs.VARIANT_SHORT[row['a']]:<18} {fs.VARIANT_SHORT[row['b']]:<18} {row['n']:>2} "
-                     f"{row['mean_diff']:>+10.4f} {row['paired_p']:>8.3g} {row['holm_p']:>7.3g}")
+                     f"{row['mean_diff']:>+10.4f} {p_text(row['paired_p']):>8} {p_text(row['holm_p']):>7}")
     lines += [r["verdict"], "", f"{'variant':<18} {'width':>5} {'params':>8} {'vs decoder':>10}"]
     lines += [f"{fs.VARIANT_SHORT[p['variant']]:<18} {p['width']:>5} {p['params']:>8,} {p['vs_decoder']:>+10.1%}"
               for p in r["parameters"]]

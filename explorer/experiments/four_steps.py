@@ -42,7 +42,7 @@ import torch
 from explorer import content, i18n, masks
 from explorer import shipped as shipped_results
 from explorer.costs import TRAIN_FLOPS_PER_FORWARD, check_size, parameter_count, sequence_forward_flops
-from explorer.formatting import colon
+from explorer.formatting import colon, p_label, p_text
 from explorer.layouts import IGNORE, make_batch
 from explorer.lab.reviewed import train_by_recipe
 from explorer.lab.runner import Units
@@ -683,8 +683,9 @@ def paired_text(analysis: dict) -> str:
     row = next(r for r in analysis["pairs"] if (r["a"], r["b"]) == (eq["a"], eq["b"]))
     same = eq["p"] < 0.05
     return content.text(BOOK, f"paired-{'supported' if same else 'not-shown'}", diff=row["mean_diff"], n=row["n"],
-                        p=row["paired_p"], holm=row["holm_p"], pairs=len(analysis["pairs"]), margin=eq["margin"],
-                        share=EQUIVALENCE_SHARE, tost=eq["p"], seeds=eq["n"], smallest=eq["smallest_p"])
+                        p=p_label(row["paired_p"]), holm=p_label(row["holm_p"]), pairs=len(analysis["pairs"]),
+                        margin=eq["margin"], share=EQUIVALENCE_SHARE, tost=p_label(eq["p"]), seeds=eq["n"],
+                        smallest=eq["smallest_p"])
 
 
 def _row(analysis: dict, a: str, b: str) -> dict | None:
@@ -698,7 +699,7 @@ def _row(analysis: dict, a: str, b: str) -> dict | None:
 
 
 def _move(row: dict) -> str:
-    return content.text(BOOK, "move", diff=row["mean_diff"], p=row["paired_p"], holm=row["holm_p"])
+    return content.text(BOOK, "move", diff=row["mean_diff"], p=p_label(row["paired_p"]), holm=p_text(row["holm_p"]))
 
 
 def path_text(analysis: dict, path: tuple[str, ...] = VARIANTS[:-1]) -> str:
@@ -714,8 +715,8 @@ def path_text(analysis: dict, path: tuple[str, ...] = VARIANTS[:-1]) -> str:
         ups.append(row["mean_diff"] > 0)
         worse = row["mean_diff"] > 0
         moves.append(content.text(BOOK, f"path-{'worse' if worse else 'better'}",
-                                  name=variant_short(after), size=abs(row["mean_diff"]), p=row["paired_p"],
-                                  holm=row["holm_p"]))
+                                  name=variant_short(after), size=abs(row["mean_diff"]), p=p_label(row["paired_p"]),
+                                  holm=p_text(row["holm_p"])))
     if not moves:
         return ""
     shape = "monotone" if all(ups) or not any(ups) else "not-monotone"
@@ -775,7 +776,8 @@ def function_text(summary: dict, steps: int) -> str:
         return content.text(BOOK, "functions-too-few")
     paired = summary.get("paired") or {"n": 0}
     if paired["n"] >= 2 and paired["p"] < 0.05 and paired["further"] > paired["n"] / 2:
-        relation = content.text(BOOK, "relation-further-paired", k=paired["further"], n=paired["n"], p=paired["p"])
+        relation = content.text(BOOK, "relation-further-paired", k=paired["further"], n=paired["n"],
+                                p=p_label(paired["p"]))
     elif four["kl"] < base["kl_min"]:
         relation = content.text(BOOK, "relation-closer")
     elif four["kl"] <= base["kl_max"]:

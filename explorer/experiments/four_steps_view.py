@@ -11,7 +11,7 @@ from typing import Callable
 from explorer import content, results
 from explorer.experiments import four_steps as fs
 from explorer.experiments import shared_params as sp
-from explorer.formatting import p_text
+from explorer.formatting import p_label, p_text
 from explorer.progress import Progress
 from explorer.steps import FINAL_STEP
 
@@ -267,7 +267,7 @@ def why_cells(row: dict, shipped: dict | None) -> list[str]:
     """The why table's text cells for one structure (`WHY` row): name, what it helped, what changed, and the
     test that would show it with what the shipped ablation measured."""
     step, found = row["step"], measured(shipped, row["compare"])
-    found = content.text(BOOK, "measured", **found) if isinstance(found, dict) else found
+    found = content.text(BOOK, "measured", **{**found, "p": p_label(found["p"])}) if isinstance(found, dict) else found
     return [f"**{content.text(BOOK, f'why-{step}-structure')}**", content.text(BOOK, f"why-{step}-helped"),
             content.text(BOOK, f"why-{step}-changed"),
             content.text(BOOK, "why-test", test=content.text(BOOK, f"why-{step}-test"), measured=found)]

@@ -11,6 +11,7 @@ import pytest
 
 from explorer import audit
 from explorer.audit import Row
+from explorer.formatting import p_label
 from tests.pages.conftest import assert_clean, evidence_kinds, figures, page_downloads, run_page, untranslated
 
 PAGE = "bias_audit.py"
@@ -49,7 +50,7 @@ def test_default_view_prefills_the_lecture_rows_with_their_sources():
 
     pairs = fs.paired_analysis(fs.load_shipped()["runs"])["pairs"]
     verdict = next(r for r in pairs if (r["a"], r["b"]) == ("4", "decoder"))
-    assert f"exact paired p = {verdict['paired_p']:.2g}" in text  # the four-steps verdict, escaped for Markdown
+    assert f"exact paired {p_label(verdict['paired_p'])}" in text  # the four-steps verdict, escaped for Markdown
     assert "Removing it (steps 1-2, shared parameters, against separate stacks" in text
     from explorer import audit
 

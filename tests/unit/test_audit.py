@@ -84,7 +84,7 @@ def test_depth_cells_from_an_analysis_name_the_sign_and_the_noise():
                               "aligned": {"parameters": 20, "flops_per_step": 200.0}}}}
     out = audit.depth_cells(analysis)
     text = out["depth.final_layer"].text
-    assert "depth 2: +0.500 (p = 0.2)" in text and "depth 4: +1.500 (p = 0.01)" in text
+    assert "depth 2: +0.500 (p = 0.200)" in text and "depth 4: +1.500 (p = 0.010)" in text
     assert "layer-aligned reading is ahead at every depth, beyond seed noise at depth 4" in text
     assert "the same parameters and FLOPs" in out["depth.cost"].text
     assert out["depth.final_layer"].values["per_depth"]["4"]["p"] == 0.01

@@ -11,7 +11,7 @@ from explorer import audit
 from explorer.costs import parameter_count
 from explorer.experiments import four_steps as fs
 from explorer.experiments.crossover import at_budget
-from explorer.formatting import seed_list
+from explorer.formatting import p_label, seed_list
 
 BUDGET = 10 ** audit.DEFAULT_BUDGET_LOG  # the page's default budget, inside the shipped crossover run
 
@@ -45,7 +45,7 @@ def test_the_verdict_cell_quotes_the_four_steps_paired_and_equivalence_tests(abl
     row = next(r for r in paired["pairs"] if (r["a"], r["b"]) == ("4", "decoder"))
     cell = measured["four_steps.verdict"]
     assert cell.values["p"] == row["paired_p"] and cell.values["mean_diff"] == row["mean_diff"]
-    assert f"exact paired p = {row['paired_p']:.2g}" in cell.text and f"{row['mean_diff']:+.4f}" in cell.text
+    assert f"exact paired {p_label(row['paired_p'])}" in cell.text and f"{row['mean_diff']:+.4f}" in cell.text
     assert "Equivalence within the declared margin" in cell.text and "only that no difference" in cell.text
     assert cell.config.startswith("four-steps ablation, data/four_steps/ablation.json: task sort")
     assert seed_list(sorted({r["seed"] for r in fs.load_shipped()["runs"]})) in cell.config

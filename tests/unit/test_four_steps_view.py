@@ -7,6 +7,7 @@ from dataclasses import replace
 import pytest
 
 from explorer import i18n, shipped
+from explorer.formatting import p_label
 from explorer.experiments import four_steps as fs
 from explorer.experiments import four_steps_view as view
 from explorer.experiments import shared_params as sp
@@ -93,7 +94,7 @@ def test_the_why_table_heads_its_columns_and_quotes_the_measured_pair(ablation):
     assert cells[0] == "**Decoder reads only the encoder's final layer**" and len(cells) == 4
     found = view.measured(ablation, ("3", "2"))
     assert cells[3].endswith(f"*Measured here:* step 3 vs step 2: {found['diff']:+.3f} held-out loss (exact paired "
-                             f"p = {found['p']:.2g}, {found['n']} seeds).")
+                             f"{p_label(found['p'])}, {found['n']} seeds).")
     assert view.why_cells(row, None)[3].endswith("*Measured here:* no shipped results.")
 
 
