@@ -57,7 +57,7 @@ def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section,
     assert [f["layout"]["meta"]["figure_id"] for f in figures(at)] == ["crossover-curves"]  # the first screen's
     assert text in _text(at) and not at.dataframe
     if section == "How it was measured":
-        assert "--preset main`" in _text(at) and "The crossing belongs to the recipe too" in _text(at)
+        assert "--preset main --save`" in _text(at) and "The crossing belongs to the recipe too" in _text(at)
 
 
 def test_every_window_is_one_click_away():

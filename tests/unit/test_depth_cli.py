@@ -56,7 +56,7 @@ def test_bad_overrides_get_one_line_not_a_traceback(capsys):
 @pytest.fixture(scope="module")
 def shipped() -> dict:
     record = dp.load_shipped()
-    assert record is not None, "data/depth/main.json is missing: run `python -m explorer depth --preset main`"
+    assert record is not None, "data/depth/main.json is missing: run `python -m explorer depth --preset main --save`"
     return record
 
 

@@ -36,7 +36,7 @@ def test_check_prints_the_keys_other_tools_read(cli):
 @pytest.fixture(scope="module")
 def shipped():
     records = {preset: fs.load_shipped(fs.shipped_path(preset)) for preset in fs.PRESETS}
-    assert all(records.values()), "run `python -m explorer four-steps ablation --preset main` (and `--preset long`)"
+    assert all(records.values()), "run `python -m explorer four-steps ablation --preset main --save` (and `--preset long --save`)"
     return records
 
 
