@@ -53,7 +53,7 @@ def four_models(readings: Sequence[Reading], layer: int, head: int, detail: str)
         fig.add_trace(go.Heatmap(z=blocked, colorscale=[[0, BLOCKED], [1, BLOCKED]], showscale=False,
                                  hoverinfo="skip", name=content.text(BOOK, "kind-blocked")), row=row, col=col)
         trace = heatmaps.weights_heatmap(r.attention[own, head], r.allowed, r.labels, r.labels, showscale=i == 0)
-        trace.name = f"{r.arch} layer {own + 1} head {head + 1}"
+        trace.name = f"{arch_name(r.arch)} L{own + 1} H{head + 1}"  # the CSV export names each panel by it
         fig.add_trace(trace, row=row, col=col)
         heatmaps.matrix_layout(fig, r.labels, r.labels, row=row, col=col,
                                x_title=content.text(BOOK, "axis-key"), y_title=content.text(BOOK, "axis-query"))

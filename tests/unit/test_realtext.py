@@ -8,7 +8,7 @@ import torch
 
 from explorer.cli import main
 from explorer.realtext import corpus, objectives, reading, training
-from explorer.realtext.tokenizer import MASK, SPECIALS, UNK, CharTokenizer
+from explorer.realtext.tokenizer import MASK, SPECIALS, CharTokenizer
 
 TINY = training.Recipe(steps=30, batch_size=8, lr=3e-3, warmup=5, d_model=32, n_heads=2, d_ff=64, layers=2)
 

@@ -6,6 +6,7 @@ import json
 import math
 
 import numpy as np
+import torch
 import pytest
 
 from explorer.cli import main
@@ -73,3 +74,15 @@ def test_the_decoder_and_encoder_guess_like_language_models(loaded):
     masked = reading.masked_guesses(enc[0], enc[2], "In the beginning God created the heaven and the earth.")
     assert sum(m["right"] for m in masked) > len(masked) / 10  # chance is 1 in ~2,000
     assert reading.named_heads(reading.read(dec[0], dec[2], SENTENCE).patterns)  # some decoder head has a pattern
+
+
+def test_the_shipped_tokenizer_and_a_recipe_slice_are_re_created_exactly(loaded):
+    _, _, shipped_tok = loaded["decoder"]
+    tok = training.train_tokenizer()
+    assert tok.symbols == shipped_tok.symbols  # learned again from the shipped corpus, the same vocabulary
+    streams = objectives.Streams(tok)
+    slice_ = training.quick(training.Recipe(), steps=2)
+    first, _ = training.train("decoder", slice_, streams=streams)
+    second, _ = training.train("decoder", slice_, streams=streams)
+    for (name, a), (_, b) in zip(first.state_dict().items(), second.state_dict().items()):
+        assert torch.equal(a, b), name  # seeded on one thread: the same weights, bit for bit
