@@ -13,6 +13,7 @@ from explorer.jobs import QUEUE
 from ui import layout, params, render
 from ui.frame import header, page_link
 from ui.jobs import run_in_background, was_cut
+from ui.sections import ladder
 from ui.text import say, t
 
 TIME_LIMIT_S = 90  # an on-demand run may take this long on the shared server
@@ -110,7 +111,7 @@ with controls_col:
     if mine is not None:
         st.caption(t("your-run", seeds=len(QUICK.seeds), steps=QUICK.steps, stopped=view.stop_reason(mine["stopped"])))
 
-method_tab, counts_tab, limits_tab, data_tab = layout.sections(view.section_labels())
+method_tab, counts_tab, limits_tab, data_tab, ladder_tab = layout.sections([*view.section_labels(), t("tab-ladder")])
 if method_tab:
     with method_tab:
         for paragraph in view.method_texts(shown["config"], analysis):
@@ -125,5 +126,9 @@ if limits_tab:
 if data_tab:
     with data_tab:
         data_section(shown, analysis)
+
+if ladder_tab:
+    with ladder_tab:
+        ladder.hold_at_scale("bitter-lesson")
 
 page_link("inductive-bias", t("link-inductive-bias"))

@@ -4,6 +4,7 @@ still needs, so the CLI can say so in one line instead of pretending."""
 from __future__ import annotations
 
 from explorer.ladder.bidirectional import Bidirectional
+from explorer.ladder.bitter_lesson import BitterLesson
 from explorer.ladder.claim import Claim
 from explorer.ladder.crossover import Crossover
 from explorer.ladder.depth import Depth
@@ -11,7 +12,7 @@ from explorer.ladder.four_steps import FourSteps
 from explorer.ladder.shared_params import SharedParams
 
 NAMES = ("bitter-lesson", "crossover", "bidirectional", "shared-params", "depth", "four-steps")
-CLAIMS: dict[str, Claim] = {c.name: c for c in (Bidirectional(), SharedParams(), Depth(), FourSteps(), Crossover())}
+CLAIMS: dict[str, Claim] = {c.name: c for c in (Bidirectional(), SharedParams(), Depth(), FourSteps(), Crossover(), BitterLesson())}
 PRESETS = ("quick", "main")
 
 

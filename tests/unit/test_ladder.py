@@ -13,6 +13,7 @@ from explorer.evidence import Kind
 from explorer.figures.ladder import ladder_chart
 from explorer.ladder import registry, verdict
 from explorer.ladder import run as ladder
+from explorer.costs import parameter_count
 
 RUNG_KEYS = {"params", "flops", "effect", "low", "high", "seeds", "same_sign", "device"}
 
@@ -152,3 +153,19 @@ def test_a_paired_claims_two_quick_rungs_train_for_real(name: str) -> None:
         assert set(r["lr"].values()) <= set(registry.get(name).rungs("quick")[0].settings["grid"])
     if name == "shared-params":
         assert set(first["flop_matched"]) == set(first["per_seed"])
+
+
+def test_the_bitter_lessons_two_quick_rungs_train_for_real_and_only_the_transformer_grows() -> None:
+    claim = registry.get("bitter-lesson")
+    main_rungs = claim.rungs("main")
+    configs = [claim.config(r, claim.seeds("main")) for r in main_rungs]
+    assert len({c.hand_width for c in configs}) == 1 and len(claim.seeds("main")) >= 4
+    assert parameter_count(configs[-1].transformer()) >= 16 * parameter_count(configs[0].transformer())
+    assert all(c.lab_recipe().lr_grid[-1] / c.lab_recipe().lr_grid[0] >= 10 for c in configs)
+    out = ladder.run("bitter-lesson", "quick", device="cpu", use_cache=False, rungs=slice(0, 2))
+    first, second = out["rungs"]
+    assert second["params"] > 3 * first["params"] and second["flops"] > first["flops"]
+    for r in (first, second):
+        assert RUNG_KEYS <= set(r) and r["seeds"] == len(claim.seeds("quick"))
+        assert all(math.isfinite(v) and abs(v) < 5 for v in r["per_seed"].values())
+        assert set(r["lr"]) == {"hand-built", "transformer"}

@@ -23,7 +23,7 @@ def _shipped(claim: str) -> dict | None:
 def _show(found: dict, key: str) -> None:
     """The verdict in words, the figure, and which machine measured which rung."""
     top = found["rungs"][-1]
-    st.markdown(content.text(BOOK, f"verdict-{found['verdict']}", claim=content.text(BOOK, f"claim-{found['claim']}"), k=top["same_sign"],
+    st.markdown(content.text(BOOK, f"verdict-{found['verdict']}", claim=content.text(BOOK, f"claim-{found['claim']}"), unit=content.text(BOOK, f"unit-{found['claim']}"), k=top["same_sign"],
                    n=top["seeds"], effect=f"{top['effect']:+.3f}", params=f"{top['params']:,}"))
     render.figure(render.built_once(("ladder", key, len(found["rungs"])), lambda: ladder_chart(found)),
                   f"ladder-{key}", content.text(BOOK, "notice", prediction=content.text(BOOK, f"prediction-{found['claim']}")))
