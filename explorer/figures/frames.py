@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from explorer.figures.theme import display_width, wrap_text
+from explorer.figures.theme import _WIDE, display_width, wrap_text
 
 PAGE, PHONE, EMBED, PROJECTOR = "page", "phone", "embed", "projector"
 PHONE_MAX_PX = 640  # narrower than this is a phone (a 640x360 embed is not)
@@ -320,8 +320,26 @@ _TAGS = re.compile(r"<[^>]+>")
 
 
 def _longest_word_px(values, size: float) -> float:
-    words = [w for v in values for w in _TAGS.sub(" ", str(v)).split()]
+    """The widest piece a line cannot break inside: a Latin word or number, or one Chinese character."""
+    words = [w for v in values for w in wrap_text(_TAGS.sub(" ", str(v)), 1)]
     return max((text_px(w, size) for w in words), default=0.0)
+
+
+def _wrap_cells(values, px: float, size: float) -> list:
+    """Chinese cell text in lines that fit `px` (Plotly breaks a table cell only at spaces, and Chinese has none);
+    bold cells stay bold, Latin text is left to Plotly."""
+    chars = max(2, int((px - 14) / (size * CHAR_EM)))
+    out = []
+    for value in values:
+        text = str(value)
+        bold = text.startswith("<b>") and text.endswith("</b>") and text.count("<") == 2
+        plain = text[3:-4] if bold else text
+        if _TAGS.search(plain) or not _WIDE.search(plain) or display_width(plain) <= chars:
+            out.append(value)
+            continue
+        lines = wrap_text(plain, chars)
+        out.append("<br>".join(f"<b>{line}</b>" if bold else line for line in lines))
+    return out
 
 
 def _table_px(trace, widths: list[float], cell: float, head: float) -> float:
@@ -363,6 +381,10 @@ def _fit_table_columns(fig: go.Figure, width: int, height: int | None = None) ->
             take = min(1.0, short / max(sum(spare), 1e-9))
             have = [max(nd, hv - sp * take) for nd, hv, sp in zip(need, have, spare)]
             trace.columnwidth = have
+        trace.cells.values = [_wrap_cells(col, px, trace.cells.font.size or 14)
+                              for col, px in zip(trace.cells.values, have)]
+        trace.header.values = [_wrap_cells([h], px, trace.header.font.size or 14)[0]
+                               for h, px in zip(trace.header.values or [], have)] or trace.header.values
         if height:  # a frame's fixed height: smaller type until the rows fit it (Plotly scrolls a taller table)
             cell, head = trace.cells.font.size or 14, trace.header.font.size or 14
             for _ in range(6):

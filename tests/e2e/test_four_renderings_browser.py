@@ -11,7 +11,7 @@ import pytest
 from bench.bench_renderings import PROJECTOR_TICK_PX, measure
 
 SLIDES = {"compute": "compute-trend", "cache": "cache-recompute-turns", "four-steps": "four-steps-wiring"}
-PROJECTOR_SHARE = 0.45  # every one of these three is above it; the bench reports the whole distribution
+PROJECTOR_SHARE = 0.5  # the three are at 53-85%; the bench reports every figure's share (target 60%)
 
 
 def _figure_link(slug: str, figure: str, extra: str = "") -> str:

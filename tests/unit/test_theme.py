@@ -338,3 +338,16 @@ def test_a_heatmap_whose_values_plotly_packed_restyles_too():
     packed = go.Figure(fig.to_dict())
     assert _columns_of(packed.data[0].z) == 12 and _columns_of([[1, 2, 3]]) == 3 and _columns_of(None) == 0
     assert for_frame(styled(packed, "t", LONG), Frame(PHONE, 390, 844)).layout.meta["frame"] == PHONE
+
+
+def test_chinese_table_cells_break_into_lines_that_fit_their_column():
+    from explorer.figures.frames import PHONE, Frame, for_frame
+    from explorer.figures.theme import display_width
+
+    fig = go.Figure(go.Table(columnwidth=[2, 3], header=dict(values=["", "<b>第 0 步</b>"]),
+                             cells=dict(values=[["<b>角色之间共享投影</b>"], ["否：交叉注意力有自己的 Q、K、V、O"]])))
+    table = for_frame(styled(fig, "t", LONG), Frame(PHONE, 390, 844)).data[0]
+    first = table.cells.values[0][0]
+    assert all(line.startswith("<b>") and line.endswith("</b>") for line in first.split("<br>"))
+    assert "".join(first.replace("<b>", "").replace("</b>", "").split("<br>")) == "角色之间共享投影"
+    assert all(display_width(line) <= 40 for line in table.cells.values[1][0].split("<br>"))
