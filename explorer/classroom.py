@@ -302,9 +302,17 @@ def _number(value: object) -> float:
 
 
 def _ask(room: Room, **fields: object) -> Question:
+    """Ask once: the same question pressed again while it is still open (not revealed) is the one already asked,
+    so a double press or a form sent twice does not split the class's answers over two copies."""
     fields["choices"] = json.dumps(fields.get("choices", []), ensure_ascii=False)
     with db.engine().begin() as conn:
         _lock(conn, f"class:{room.id}")
+        open_now = conn.execute(sa.select(QUESTIONS).join(CLASSES, CLASSES.c.question_id == QUESTIONS.c.id)
+                                .where(CLASSES.c.id == room.id, QUESTIONS.c.revealed_at.is_(None))).first()
+        defaults = {"step": None, "prompt": "", "unit": "", "correct": None, "value": None, "poll": False,
+                    "explanation": ""}
+        if open_now is not None and all(getattr(open_now, k) == v for k, v in {**defaults, **fields}.items()):
+            return _question(open_now)
         asked = conn.execute(sa.select(sa.func.count()).select_from(QUESTIONS)
                              .where(QUESTIONS.c.class_id == room.id)).scalar_one()
         if asked >= MAX_QUESTIONS:

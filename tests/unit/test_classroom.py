@@ -110,6 +110,18 @@ def test_a_lecturer_question_carries_its_right_answer_or_is_a_poll(store):
     assert [cls.verdict(number, cls.mine(number, s)) for s in (a, b)] == ["right", "wrong"]
 
 
+def test_pressing_ask_twice_asks_once_while_the_question_is_open(store):
+    room, _, (a,) = _room_with(1)
+    first = cls.ask_own(room, "Which?", ["x", "y"], answer="b")
+    assert cls.ask_own(room, "Which?", ["x", "y"], answer="b").id == first.id  # the form sent again
+    cls.answer(room, first, a, 1)
+    assert cls.ask_own(room, "Which?", ["x", "y"], answer="a").id != first.id  # another right answer: new
+    step = cls.ask_step(room, 3)
+    assert cls.ask_step(room, 3).id == step.id
+    cls.reveal(room, step)
+    assert cls.ask_step(room, 3).id != step.id  # asked again after its reveal: a new round
+
+
 @pytest.mark.parametrize("value, reason", [(float("nan"), "out-of-range"), (1e12, "out-of-range"),
                                            ("many", "not-a-number"), ("9" * 5000, "out-of-range")])
 def test_a_number_answer_must_be_a_finite_number_in_range(store, value, reason):
@@ -198,8 +210,8 @@ def test_a_burst_of_joins_from_one_address_stops_at_the_rate(store):
 
 def test_a_burst_of_questions_stops_at_the_question_bound(store):
     room, _ = cls.start()
-    for _ in range(cls.MAX_QUESTIONS - 40):
-        cls.ask_step(room, 1)
+    for i in range(cls.MAX_QUESTIONS - 40):
+        cls.ask_step(room, 1 + i % 2)  # alternating: the same open question asked again is not a new one
     ok, refusals = _burst(lambda i: cls.ask_own(room, f"Question {i}?", ["a", "b"], poll=True))
     assert (ok, refusals) == (40, {"too-many-questions": BURST - 40})
 
