@@ -94,13 +94,22 @@ def test_the_figure_is_measured_and_draws_every_rung_on_a_log_axis(two_rungs: di
     assert sorted(x for t in means for x in t.x) == [r["params"] for r in two_rungs["rungs"]]
 
 
-def test_the_shipped_ladder_prints_the_issues_json(capsys: pytest.CaptureFixture) -> None:
+def test_a_saved_ladder_prints_the_issues_json_from_shipped(two_rungs: dict, tmp_path, monkeypatch,
+                                                            capsys: pytest.CaptureFixture) -> None:
+    """What `--save` writes, `--from-shipped` prints with the issue's keys and types (here into a scratch data/)."""
+    monkeypatch.setattr(ladder, "DATA_DIR", tmp_path)
+    assert main(["ladder", "bidirectional", "--from-shipped", "--json"]) == 2  # nothing shipped there yet
+    assert "no shipped ladder" in capsys.readouterr().err
+    ladder.save(ladder.merge(None, two_rungs))
     assert main(["ladder", "bidirectional", "--from-shipped", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["claim"] == "bidirectional" and out["verdict"] in verdict.VERDICTS
-    assert len(out["rungs"]) >= 3 and all(RUNG_KEYS <= set(r) for r in out["rungs"])
-    assert out["rungs"][-1]["params"] >= 16 * out["rungs"][0]["params"]
-    assert all(isinstance(r["params"], int) and isinstance(r["device"], str) for r in out["rungs"])
+    assert out["claim"] == "bidirectional" and out["verdict"] == two_rungs["verdict"]
+    assert [r["params"] for r in out["rungs"]] == [r["params"] for r in two_rungs["rungs"]]
+    for r in out["rungs"]:
+        assert RUNG_KEYS <= set(r)
+        assert isinstance(r["params"], int) and isinstance(r["seeds"], int) and isinstance(r["same_sign"], int)
+        assert all(isinstance(r[k], float) for k in ("flops", "effect", "low", "high"))
+        assert isinstance(r["device"], str)
 
 
 def test_the_cli_refuses_bad_requests_in_one_line(capsys: pytest.CaptureFixture) -> None:
