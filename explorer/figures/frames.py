@@ -470,7 +470,7 @@ def _legend_rows(fig: go.Figure, frame: Frame, width: int) -> dict[str, int]:
         for entry in entries:
             lines = entry.split("<br>")
             item = 48 + 1.05 * max(text_px(line, size) for line in lines)  # symbol, gap and Plotly's wider type
-            if used and used + item > width - 12:
+            if used and used + item > width * 0.8:  # Plotly wraps at about the plot's width, not the figure's
                 rows, used = rows + 1, 0.0
             used += item
             rows += len(lines) - 1
