@@ -125,6 +125,7 @@ def for_frame(fig: go.Figure, frame: Frame, height: int | None = None) -> go.Fig
     _wrap_panel_titles(out, width)
     top = _room_above(out, frame)
     _wrap_legend_names(out, frame, width)
+    _drop_long_legend_titles(out, frame, width)
     legends = _legend_rows(out, frame, width)
     legend_px = sum(legends.values())
     if height:
@@ -449,9 +450,12 @@ def _wrap_legend_names(fig: go.Figure, frame: Frame, width: int) -> None:
     room = width - 60
     for trace in fig.data:
         name = getattr(trace, "name", None)
-        if name and getattr(trace, "showlegend", False) is not False and text_px(name, frame.tick_px) > room:
+        if not name or getattr(trace, "showlegend", False) is False:
+            continue
+        name = trace.name = name.replace("<br>", " ")  # lines made for a side legend: the rows above wrap anew
+        if text_px(name, frame.tick_px) > room:
             chars = max(12, int(room / (frame.tick_px * CHAR_EM)))
-            trace.name = "<br>".join(wrap_text(name.replace("<br>", " "), chars))
+            trace.name = "<br>".join(wrap_text(name, chars))
 
 
 def _legend_rows(fig: go.Figure, frame: Frame, width: int) -> dict[str, int]:
@@ -465,16 +469,17 @@ def _legend_rows(fig: go.Figure, frame: Frame, width: int) -> dict[str, int]:
         legend = fig.layout.to_plotly_json().get(name) or {}  # a "legend2" Plotly has not met yet is no attribute
         title = (legend.get("title") or {}).get("text") or ""
         side = (legend.get("title") or {}).get("side") or ""
-        rows, used = (1, 0.0) if not title or side.startswith("left") else (2, 0.0)
+        rows = 0 if not title or side.startswith("left") else 1  # a title on top is a row of its own
         used = text_px(title, size) + 10 if title and side.startswith("left") else 0.0
+        row_lines = 1  # a row is as tall as its tallest entry
         for entry in entries:
             lines = entry.split("<br>")
             item = 48 + 1.05 * max(text_px(line, size) for line in lines)  # symbol, gap and Plotly's wider type
             if used and used + item > width * 0.8:  # Plotly wraps at about the plot's width, not the figure's
-                rows, used = rows + 1, 0.0
+                rows, used, row_lines = rows + row_lines, 0.0, 1
             used += item
-            rows += len(lines) - 1
-        heights[name] = round(rows * legend_row_px(size) + 4)
+            row_lines = max(row_lines, len(lines))
+        heights[name] = round((rows + row_lines) * legend_row_px(size) + 4)
     return heights
 
 
@@ -482,6 +487,24 @@ def legend_row_px(size: float) -> float:
     """A horizontal legend row's height as Plotly draws it (measured: 27 px at 12 px type, 44 px at 24 px; a
     line-and-marker entry a little more), with a few pixels of air."""
     return size * 1.45 + 12
+
+
+def _drop_long_legend_titles(fig: go.Figure, frame: Frame, width: int) -> None:
+    """A legend title wider than an eighth of the figure goes: in rows across the top, Plotly starts every row
+    of entries after the title's width, so a long one pushes entries past the edge (a phone cut them). The
+    entries name themselves; a short title such as "width" stays."""
+    for name in _legend_names(fig):
+        title = ((fig.layout.to_plotly_json().get(name) or {}).get("title") or {}).get("text") or ""
+        if title and text_px(title, frame.tick_px) > width / 8:
+            fig.update_layout({name: dict(title=dict(text=""))})
+
+
+def _title_side(fig: go.Figure, name: str) -> str:
+    """A legend title keeps the side its figure gave it ("left" for a one-row key such as "technology:"); any
+    other title goes on a row of its own above the entries (as `_legend_rows` counts it), never beside entries
+    that would then be squeezed into the rest of the width and cut."""
+    side = ((fig.layout.to_plotly_json().get(name) or {}).get("title") or {}).get("side") or ""
+    return side if side.startswith("left") else "top left"
 
 
 def _legends_on_top(fig: go.Figure, frame: Frame, heights: dict[str, int]) -> None:
@@ -495,7 +518,7 @@ def _legends_on_top(fig: go.Figure, frame: Frame, heights: dict[str, int]) -> No
         fig.update_layout({name: dict(orientation="h", x=0, xanchor="left", y=1 - offset / total,
                                       yanchor="top", yref="container", xref="container", bgcolor="rgba(0,0,0,0)",
                                       borderwidth=0, font=dict(size=frame.tick_px),
-                                      title=dict(font=dict(size=frame.tick_px)))})
+                                      title=dict(font=dict(size=frame.tick_px), side=_title_side(fig, name)))})
         offset += px
 
 
