@@ -13,6 +13,7 @@ import math
 from dataclasses import replace
 from typing import Callable
 
+from explorer import shipped
 from explorer.reproduce import EXTRA_SEEDS, Check, Comparison, Replay, first_difference, seed_comparison
 from explorer.stats import mean_sd, pooled_sd, rerun_tolerance
 
@@ -502,11 +503,60 @@ def _encoder_info(path) -> dict | None:
     return loaded[1] if loaded else None
 
 
+# --- real text: the four shipped language models and their tokenizer -------------------------------------------
+
+LOSS_TOLERANCE = 1e-3  # nats: the same weights' forward pass on another CPU differs in the last bits only
+
+
+def _realtext_model(arch: str) -> Callable[[dict, bool, bool], Replay]:
+    """The shipped weights' held-out loss per language, computed here against the one the training run recorded.
+    A retrain (500 steps, 30 CPU minutes each under load) is `python -m explorer real-text train --arch ARCH`."""
+    def replay(meta: dict, quick: bool, exact: bool) -> Replay:
+        from explorer.realtext import objectives, training
+
+        model, _, tok = training.load(arch)
+        now = objectives.held_out_loss(model, objectives.Streams(tok))
+        claimed = {lang: meta["held_out_loss"][lang] for lang in ("en", "zh")}
+        measured = {lang: now[lang] for lang in claimed}
+        comparisons = [Comparison(f"shipped weights: held-out loss ({lang})", claimed[lang], measured[lang],
+                                  LOSS_TOLERANCE) for lang in claimed]
+        return Replay(first_difference(claimed, measured, "held-out loss of the shipped weights"), comparisons,
+                      "shipped weights, one forward pass: arithmetic differences only")
+    return replay
+
+
+def _realtext_tokenizer(record: dict, quick: bool, exact: bool) -> Replay:
+    """The tokenizer learned again from the shipped corpus: the same symbols in the same order, on any machine."""
+    from explorer.realtext import training
+
+    again = training.train_tokenizer()
+    return Replay(first_difference(record["digest"], again.digest(), "tokenizer symbols"),
+                  [Comparison("tokenizer: symbols", len(record["symbols"]), len(again.symbols), 0)],
+                  "deterministic: counting characters has no seed")
+
+
+def _realtext_meta(path) -> dict | None:
+    from explorer import checkpoints
+
+    try:
+        return checkpoints.read_sidecar(path)["meta"]
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def _realtext_tokenizer_record(path) -> dict | None:
+    """The tokenizer file, with the environment of the run that learned it (the decoder's, made in the same run)."""
+    record = shipped.load(path)
+    meta = _realtext_meta(path.parent / "decoder.json")
+    return {**record, "environment": meta["environment"]} if record and meta else None
+
+
 def _checks() -> list[Check]:
     from explorer.experiments import attention as att
     from explorer.experiments import bidirectional_scaling, cache, crossover, depth, four_steps, lengths, stale_cache
     from explorer.experiments import shared_params
     from explorer.experiments import bitter_lesson
+    from explorer.realtext import training as realtext
 
     return [
         Check("crossover/main", crossover.shipped_path("main"), _crossover),
@@ -526,6 +576,10 @@ def _checks() -> list[Check]:
               read=bidirectional_scaling.load_shipped),
         Check("shared_params/main", shared_params.shipped_path("main"), _shared_params, read=shared_params.load),
         Check("bitter_lesson/main", bitter_lesson.shipped_path("main"), _bitter_lesson),
+        *(Check(f"realtext/{arch}", realtext.weights_path(arch).with_suffix(".json"), _realtext_model(arch),
+                read=_realtext_meta) for arch in realtext.ARCHS),
+        Check("realtext/tokenizer", realtext.SHIPPED_DIR / realtext.TOKENIZER_FILE, _realtext_tokenizer,
+              read=_realtext_tokenizer_record),
     ]
 
 

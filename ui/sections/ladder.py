@@ -8,7 +8,7 @@ import streamlit as st
 from explorer import content
 from explorer.figures.ladder import ladder_chart
 from explorer.ladder import run as ladder
-from ui import render
+from ui import lecture, render
 from ui.jobs import run_in_background
 
 BOOK = "ladder"
@@ -38,6 +38,8 @@ def hold_at_scale(claim: str) -> None:
         _show(found, claim)
     else:
         st.info(content.text(BOOK, "none-shipped", command=f"python -m explorer ladder {claim} --preset main --save"))
+    if lecture.all_sections() or lecture.figure_mode():
+        return  # a printout or a figure link shows what is shipped; a run button has no place there
     st.markdown(content.text(BOOK, "quick-lead"))
     done = run_in_background(f"ladder-quick-{claim}", lambda progress: ladder.run(claim, "quick", progress=progress),
                              content.text(BOOK, "quick-label"), time_limit_s=QUICK_LIMIT_S, button=content.text(BOOK, "quick-button"))
