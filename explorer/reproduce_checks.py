@@ -486,8 +486,8 @@ def _shared_params(record: dict, quick: bool, exact: bool) -> Replay:
     return Replay(difference, comparisons, "seed spread: the shipped seeds of each task and variant")
 
 
-def _demo_meta(path) -> dict | None:
-    """What a demo model's sidecar records about its training (the checkpoint's result part)."""
+def _sidecar_meta(path) -> dict | None:
+    """What a shipped model's sidecar records about its training (the checkpoint's result part)."""
     from explorer import checkpoints
 
     try:
@@ -535,19 +535,10 @@ def _realtext_tokenizer(record: dict, quick: bool, exact: bool) -> Replay:
                   "deterministic: counting characters has no seed")
 
 
-def _realtext_meta(path) -> dict | None:
-    from explorer import checkpoints
-
-    try:
-        return checkpoints.read_sidecar(path)["meta"]
-    except (OSError, ValueError, KeyError):
-        return None
-
-
 def _realtext_tokenizer_record(path) -> dict | None:
     """The tokenizer file, with the environment of the run that learned it (the decoder's, made in the same run)."""
     record = shipped.load(path)
-    meta = _realtext_meta(path.parent / "decoder.json")
+    meta = _sidecar_meta(path.parent / "decoder.json")
     return {**record, "environment": meta["environment"]} if record and meta else None
 
 
@@ -569,7 +560,7 @@ def _checks() -> list[Check]:
         Check("four_steps/ablation", four_steps.ABLATION_PATH, _four_steps_ablation),
         Check("four_steps/ablation_long", four_steps.shipped_path("long"), _four_steps_ablation),
         *(Check(f"demo_models/{arch}", att.SHIPPED_DIR / f"{arch}.json", _demo_model(arch, arch == "prefix_lm"),
-                read=_demo_meta) for arch in att.ARCHS),
+                read=_sidecar_meta) for arch in att.ARCHS),
         Check("cache/encoder_sort", cache.ENCODER_PATH, _drift_encoder, read=_encoder_info),
         Check("cache/stale", stale_cache.SHIPPED_PATH, _stale_cache, read=stale_cache.load),
         Check("bidirectional_scaling/main", bidirectional_scaling.shipped_path("main"), _bidirectional_scaling,
@@ -577,7 +568,7 @@ def _checks() -> list[Check]:
         Check("shared_params/main", shared_params.shipped_path("main"), _shared_params, read=shared_params.load),
         Check("bitter_lesson/main", bitter_lesson.shipped_path("main"), _bitter_lesson),
         *(Check(f"realtext/{arch}", realtext.weights_path(arch).with_suffix(".json"), _realtext_model(arch),
-                read=_realtext_meta) for arch in realtext.ARCHS),
+                read=_sidecar_meta) for arch in realtext.ARCHS),
         Check("realtext/tokenizer", realtext.SHIPPED_DIR / realtext.TOKENIZER_FILE, _realtext_tokenizer,
               read=_realtext_tokenizer_record),
     ]
