@@ -22,7 +22,6 @@ APP_CSS = """<style>
 language.resolve()  # before the navigation: its titles are in the page's language
 st.set_page_config(page_title=common("app-title"), layout="wide")
 st.html(APP_CSS)
-appearance.probe()  # the browser reports a phone's, an embed's or a projector's size: figures are drawn for it
 if not st.context.is_embedded:
     language.switch()
 
@@ -31,6 +30,10 @@ navigation = st.navigation(
      for p in available_pages()],
     position="hidden" if st.context.is_embedded else "sidebar", expanded=True,  # every page listed: no "View more"
 )
+# The browser reports a phone's, an embed's or a projector's size: figures are drawn for it. After st.navigation,
+# never before: a phone's report reruns the script at once, and a rerun the browser asks for before it has heard
+# which page this is runs the default one (seen under load: a phone opening /class or /glossary landed on home).
+appearance.probe()
 navigation.run()
 if lecture.figure_mode():
     lecture.report_missing_figure()

@@ -60,7 +60,7 @@ class Trainer:
     slug: str
     query: str  # settings outside the shipped results
     button: str  # the start of the label of the button that starts the run
-    done: str  # text that only the finished run's results show
+    done: str  # text that only the finished run's results show (in the page; it may sit in a collapsed expander)
 
 
 TRAINERS = (
@@ -193,14 +193,14 @@ def trainer(browser, base: str, plan: Trainer, shot: Path, delay_s: float):
                 progress = page.locator('[data-testid="stProgress"]').first
                 row["queued"] = await progress.count() > 0 and "queued" in await progress.inner_text()
             left_ms = RUN_TIMEOUT_MS - (time.perf_counter() - start) * 1000
-            await page.get_by_text(plan.done).or_(page.get_by_text(CUT)).first.wait_for(state="visible",
+            await page.get_by_text(plan.done).or_(page.get_by_text(CUT)).first.wait_for(state="attached",
                                                                                        timeout=max(left_ms, 1))
             await page.wait_for_selector(IDLE)
             if not await page.get_by_text(CUT).count():
                 break
             rest = page.get_by_role("button", name=REST)  # what a cut run still lacks, or its results if none
             left_ms = RUN_TIMEOUT_MS - (time.perf_counter() - start) * 1000
-            await rest.or_(page.get_by_text(plan.done)).first.wait_for(state="visible", timeout=max(left_ms, 1))
+            await rest.or_(page.get_by_text(plan.done)).first.wait_for(state="attached", timeout=max(left_ms, 1))
             if not await rest.count():
                 break  # cut just as its last model finished: the results are there, nothing is left to train
             row["cuts"] += 1  # a loaded server cut the run at its limit: the student trains the rest, as asked
