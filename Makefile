@@ -12,7 +12,7 @@ DB ?= sqlite
 N ?= 2
 PORT ?= 8501
 
-.PHONY: run test test-load test-repro bench bench-quick serve stop clean
+.PHONY: run test lint format test-load test-repro bench bench-quick serve stop clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,8 +28,16 @@ $(TEST_STAMP): requirements.txt requirements-dev.txt | $(BIN)/python
 run: $(RUN_STAMP)
 	$(BIN)/python -m ui.launch --server.port 8501
 
-test: $(TEST_STAMP)  # two workers, a test file each at a time (`make test N=1` runs them in one process)
+test: lint  # two workers, a test file each at a time (`make test N=1` runs them in one process)
 	$(BIN)/python -m pytest -m "not load and not repro" -n $(N) --dist loadfile
+
+lint: $(TEST_STAMP)  # ruff.toml: lint rules and the 120-character lines; `make format` fixes what it can
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(TEST_STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
 
 test-load: $(TEST_STAMP)  # a class at once: Chromium sessions on one server, the queue jammed, two replicas behind nginx (minutes; `.ci/run` runs it too)
 	$(BIN)/python -m pytest -m load

@@ -26,9 +26,9 @@ if not st.context.is_embedded:
     language.switch()
 
 navigation = st.navigation(
-    [st.Page(p.file, title=p.title, url_path=p.slug, default=p.slug == "home")
-     for p in available_pages()],
-    position="hidden" if st.context.is_embedded else "sidebar", expanded=True,  # every page listed: no "View more"
+    [st.Page(p.file, title=p.title, url_path=p.slug, default=p.slug == "home") for p in available_pages()],
+    position="hidden" if st.context.is_embedded else "sidebar",
+    expanded=True,  # every page listed: no "View more"
 )
 # The browser reports a phone's, an embed's or a projector's size: figures are drawn for it. After st.navigation,
 # never before: a phone's report reruns the script at once, and a rerun the browser asks for before it has heard

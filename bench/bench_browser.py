@@ -113,9 +113,12 @@ def main(slugs: list[str] | None = None, quick: bool = False) -> dict[str, dict]
     rounds, presses = (1, QUICK_PRESSES) if quick else (ROUNDS, PRESSES)
     firsts: dict[str, list[float]] = {s: [] for s in pages}
     redraws: dict[str, list[float]] = {s: [] for s in pages}
-    with tempfile.TemporaryDirectory(prefix="bench-browser-") as tmp, \
-            app_server(Path(tmp), Path(tmp) / "server.log") as url, \
-            _reference_server(Path(tmp), REFERENCE in pages) as reference, sync_playwright() as pw:
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-browser-") as tmp,
+        app_server(Path(tmp), Path(tmp) / "server.log") as url,
+        _reference_server(Path(tmp), REFERENCE in pages) as reference,
+        sync_playwright() as pw,
+    ):
         urls = {s: reference if s == REFERENCE else url if s == "home" else f"{url}/{s}" for s in pages}
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
@@ -129,8 +132,10 @@ def main(slugs: list[str] | None = None, quick: bool = False) -> dict[str, dict]
         finally:
             browser.close()
     out = {}
-    print(f"browser: warm server, Chromium at 1440x900; first chart (median of {rounds} visits) and slider key press "
-          f"to figure redrawn ({rounds * presses} presses); targets {TARGET_FIRST_S:g} s and {TARGET_REDRAW_S:g} s p95")
+    print(
+        f"browser: warm server, Chromium at 1440x900; first chart (median of {rounds} visits) and slider key press "
+        f"to figure redrawn ({rounds * presses} presses); targets {TARGET_FIRST_S:g} s and {TARGET_REDRAW_S:g} s p95"
+    )
     print(f"  {'page':15s} {'first chart s':>13s} {'redraw p50 s':>12s} {'redraw p95 s':>12s}  slider")
     for slug in pages:
         first = percentiles(firsts[slug], 50)[0]
@@ -139,8 +144,12 @@ def main(slugs: list[str] | None = None, quick: bool = False) -> dict[str, dict]
             p50, p95 = percentiles(redraws[slug], 50, 95)
             row.update(redraw_p50_s=p50, redraw_p95_s=p95)
         out[slug] = row
-        shown = f"{row['redraw_p50_s']:12.2f} {row['redraw_p95_s']:12.2f}" if redraws[slug] else f"{'-':>12s} {'-':>12s}"
-        what = "Streamlit + one small Plotly chart: the floor" if slug == REFERENCE else SLIDERS.get(slug, "(no slider)")
+        shown = (
+            f"{row['redraw_p50_s']:12.2f} {row['redraw_p95_s']:12.2f}" if redraws[slug] else f"{'-':>12s} {'-':>12s}"
+        )
+        what = (
+            "Streamlit + one small Plotly chart: the floor" if slug == REFERENCE else SLIDERS.get(slug, "(no slider)")
+        )
         print(f"  {slug:15s} {first:13.2f} {shown}  {what}")
     return out
 

@@ -44,11 +44,12 @@ def _step_pieces(n: int = 1024, m: int = 8, d: int = 64, heads: int = 4, repeats
             "one LayerNorm on m tokens": _cpu_median_us(lambda: ln(x), repeats),
             "one d x d Linear on m tokens": _cpu_median_us(lambda: lin(x), repeats),
             "cached attention (SDPA, causal mask)": _cpu_median_us(
-                lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=causal_mask), repeats),
+                lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=causal_mask), repeats
+            ),
             "re-encode attention, all-zero mask": _cpu_median_us(
-                lambda: F.scaled_dot_product_attention(full_q, k, v, attn_mask=zeros), big),
-            "re-encode attention, no mask": _cpu_median_us(
-                lambda: F.scaled_dot_product_attention(full_q, k, v), big),
+                lambda: F.scaled_dot_product_attention(full_q, k, v, attn_mask=zeros), big
+            ),
+            "re-encode attention, no mask": _cpu_median_us(lambda: F.scaled_dot_product_attention(full_q, k, v), big),
         }
 
 
@@ -57,27 +58,37 @@ def main(quick: bool = False) -> list[dict]:
     repeats = 3 if quick else 15
     sizes = SIZES[:1] if quick else SIZES
     print(f"re-encode vs cached step, CPU time on 1 thread, median of {repeats} interleaved runs:")
-    print(f"  {'n':>5} {'m':>3} {'L':>2} {'re-encode ms':>13} {'cached ms':>10} {'speedup':>8} {'FLOP ratio':>11} "
-          f"{'max|dlogit|':>12}")
+    print(
+        f"  {'n':>5} {'m':>3} {'L':>2} {'re-encode ms':>13} {'cached ms':>10} {'speedup':>8} {'FLOP ratio':>11} "
+        f"{'max|dlogit|':>12}"
+    )
     rows = []
     for n, m, depth in sizes:
         r = exp.measure(n, m, depth, repeats=repeats)
         rows.append(r)
-        print(f"  {n:>5} {m:>3} {depth:>2} {r['time_reencode_ms']:>13.3f} {r['time_cached_ms']:>10.3f} "
-              f"{r['speedup']:>7.1f}x {r['flop_ratio']:>10.1f}x {r['max_abs_logit_diff']:>12.1e}")
+        print(
+            f"  {n:>5} {m:>3} {depth:>2} {r['time_reencode_ms']:>13.3f} {r['time_cached_ms']:>10.3f} "
+            f"{r['speedup']:>7.1f}x {r['flop_ratio']:>10.1f}x {r['max_abs_logit_diff']:>12.1e}"
+        )
     print("more work per layer hides the fixed cost (n=1024, m=8, 2 layers):")
     for d in (64,) if quick else (64, 256, 512):
         r = exp.measure(1024, 8, 2, repeats=3 if quick else 9, d_model=d)
-        print(f"  d={d:>3}: speedup {r['speedup']:5.1f}x of a FLOP ratio {r['flop_ratio']:.0f}x "
-              f"(re-encode {r['time_reencode_ms']:.1f} ms, cached step {r['time_cached_ms']:.2f} ms)")
+        print(
+            f"  d={d:>3}: speedup {r['speedup']:5.1f}x of a FLOP ratio {r['flop_ratio']:.0f}x "
+            f"(re-encode {r['time_reencode_ms']:.1f} ms, cached step {r['time_cached_ms']:.2f} ms)"
+        )
     sweep = exp.overhead_sweep(**QUICK_SWEEP, repeats=2) if quick else exp.overhead_sweep(repeats=7)
     f = sweep["fit"]
-    print(f"overhead fit over {len(sweep['rows'])} timings: {f['gflops_per_s']:.1f} GFLOP/s, "
-          f"{f['b_s_per_layer'] * 1e3:.3f} ms per layer, {f['c_s'] * 1e3:.3f} ms per call "
-          f"(median relative error {f['median_rel_error']:.0%})")
+    print(
+        f"overhead fit over {len(sweep['rows'])} timings: {f['gflops_per_s']:.1f} GFLOP/s, "
+        f"{f['b_s_per_layer'] * 1e3:.3f} ms per layer, {f['c_s'] * 1e3:.3f} ms per call "
+        f"(median relative error {f['median_rel_error']:.0%})"
+    )
     for n, m, depth in [(1024, 8, 2), (1024, 1, 2), (128, 8, 4)]:
-        print(f"  n={n}, m={m}, L={depth}: the model predicts {exp.predicted_speedup(f, n, m, depth):.1f}x "
-              f"against a FLOP ratio of {(n + m) / m:.0f}x")
+        print(
+            f"  n={n}, m={m}, L={depth}: the model predicts {exp.predicted_speedup(f, n, m, depth):.1f}x "
+            f"against a FLOP ratio of {(n + m) / m:.0f}x"
+        )
     print("pieces of one cached step (n=1024, m=8, d=64), CPU microseconds:")
     for name, us in _step_pieces(repeats=20 if quick else 200).items():
         print(f"  {name:42s} {us:9.1f}")

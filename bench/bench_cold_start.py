@@ -64,14 +64,18 @@ def main(slugs: list[str] | None = None, quick: bool = False) -> dict[str, dict]
                     times[slug].append(cold_start(browser, slug))
         finally:
             browser.close()
-    out = {slug: {"server_s": statistics.median(t[0] for t in ts), "first_chart_s": statistics.median(t[1] for t in ts)}
-           for slug, ts in times.items()}
+    out = {
+        slug: {"server_s": statistics.median(t[0] for t in ts), "first_chart_s": statistics.median(t[1] for t in ts)}
+        for slug, ts in times.items()
+    }
     print(f"cold start: fresh server, first visit in Chromium until a chart is visible (median of {repeats}):")
     print(f"  {'page':15s} {'server ready s':>14s} {'first chart s':>13s} {'spread s':>9s}")
     for slug, ts in times.items():
         firsts = [t[1] for t in ts]
-        print(f"  {slug:15s} {out[slug]['server_s']:14.1f} {out[slug]['first_chart_s']:13.1f} "
-              f"{max(firsts) - min(firsts):9.1f}")
+        print(
+            f"  {slug:15s} {out[slug]['server_s']:14.1f} {out[slug]['first_chart_s']:13.1f} "
+            f"{max(firsts) - min(firsts):9.1f}"
+        )
     return out
 
 

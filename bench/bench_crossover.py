@@ -36,6 +36,7 @@ def _sequential(cfg):
         for seed in cfg.seeds:
             one = replace(cfg, seeds=(seed,))
             train_runs(one, one.runs)  # runs interleave, but each model is on its own
+
     return run
 
 
@@ -46,12 +47,16 @@ def main(quick: bool = False) -> dict[str, float]:
     if not quick:
         start = time.perf_counter()
         run = train_runs(PRESETS["quick"], PRESETS["quick"].runs)
-        print(f"quick preset (the page's live run): {time.perf_counter() - start:.1f} s wall, "
-              f"{run['seconds']:.1f} s training")
+        print(
+            f"quick preset (the page's live run): {time.perf_counter() - start:.1f} s wall, "
+            f"{run['seconds']:.1f} s training"
+        )
     medians = interleaved({"batched": _sweep(cfg, True), "sequential": _sequential(cfg)}, repeats=repeats)
     n_models = len(cfg.runs) * len(cfg.seeds)
-    print(f"crossover sweep, {n_models} models x {steps} steps (+{len(cfg.checkpoints(steps))} small "
-          f"evaluations), median of {repeats}, one thread:")
+    print(
+        f"crossover sweep, {n_models} models x {steps} steps (+{len(cfg.checkpoints(steps))} small "
+        f"evaluations), median of {repeats}, one thread:"
+    )
     for name, seconds in medians.items():
         print(f"  {name:10s} {seconds:6.2f} s   {seconds / (n_models * steps) * 1000:5.1f} ms per model-step")
     print(f"  batched is x{medians['sequential'] / medians['batched']:.2f} the speed of sequential")

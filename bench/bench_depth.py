@@ -14,8 +14,17 @@ DEPTHS = (2, 4, 8)
 
 
 def training_step_seconds(depth: int, steps: int = 30, repeats: int = 3) -> float:
-    cfg = replace(dp.PRESETS["main"], depths=(depth,), wirings=("final",), seeds=(0,), steps=steps,
-                  eval_every=steps, eval_size=32, probe_train=64, probe_test=32)
+    cfg = replace(
+        dp.PRESETS["main"],
+        depths=(depth,),
+        wirings=("final",),
+        seeds=(0,),
+        steps=steps,
+        eval_every=steps,
+        eval_size=32,
+        probe_train=64,
+        probe_test=32,
+    )
     median, _ = median_seconds(lambda: dp.run_one(cfg, depth, "final", 0), repeats=repeats)
     return median / steps
 

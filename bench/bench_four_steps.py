@@ -23,8 +23,9 @@ def _figures(repeats: int) -> dict[str, float]:
     builders = {
         "diff table": lambda: figs.diff_table(fs.diff_table(base, 4, counts), 4, fs.STEP_TITLES[4]),
         "wiring": lambda: figs.wiring(fs.wiring(cfg), "w"),
-        "masks": lambda: figs.combined_masks([("a", fs.combined_mask(cfg, 6, 6)),
-                                              ("b", fs.combined_mask(fs.decoder_only_config(base), 6, 6))]),
+        "masks": lambda: figs.combined_masks(
+            [("a", fs.combined_mask(cfg, 6, 6)), ("b", fs.combined_mask(fs.decoder_only_config(base), 6, 6))]
+        ),
         "parameter counts (meta device)": lambda: fs.parameter_counts(base),
         "parameter bars": lambda: figs.parameter_bars(counts, "4", base.to_dict()),
         "logit check": lambda: figs.logit_check(check, 4),
@@ -43,19 +44,24 @@ def main(quick: bool = False) -> dict[str, float]:
     before = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        check, _ = median_seconds(lambda: fs.numeric_check(fs.base_config(**fs.DEFAULT_SIZES), train_steps),
-                                  repeats=repeats // 2 + 1)
-        settings = fs.AblationSettings(seeds=(0,), variants=("4",), **({"steps": 10, "eval_every": 5, "eval_size": 32}
-                                                                          if quick else {}))
+        check, _ = median_seconds(
+            lambda: fs.numeric_check(fs.base_config(**fs.DEFAULT_SIZES), train_steps), repeats=repeats // 2 + 1
+        )
+        settings = fs.AblationSettings(
+            seeds=(0,), variants=("4",), **({"steps": 10, "eval_every": 5, "eval_size": 32} if quick else {})
+        )
         one_run, _ = median_seconds(lambda: fs.run_one(settings, "4", 0), repeats=repeats // 2 + 1)
     finally:
         torch.set_num_threads(before)
     record = fs.load_shipped()
-    print(f"numeric check at the default sizes (train {train_steps} steps + 6 steps x 2 dtypes), 1 thread: "
-          f"{check:.2f} s")
-    print(f"one ablation run (step 4, seed 0, {settings.steps} steps), 1 thread: {one_run:.2f} s; the shipped "
-          f"ablation took {record['wall_seconds']:.0f} s for {len(record['runs'])} runs "
-          f"(x{record['wall_seconds'] / len(record['runs']) / one_run:.2f} of this run's time per run)")
+    print(
+        f"numeric check at the default sizes (train {train_steps} steps + 6 steps x 2 dtypes), 1 thread: {check:.2f} s"
+    )
+    print(
+        f"one ablation run (step 4, seed 0, {settings.steps} steps), 1 thread: {one_run:.2f} s; the shipped "
+        f"ablation took {record['wall_seconds']:.0f} s for {len(record['runs'])} runs "
+        f"(x{record['wall_seconds'] / len(record['runs']) / one_run:.2f} of this run's time per run)"
+    )
     return {**figures, "numeric check": check, "one ablation run": one_run}
 
 

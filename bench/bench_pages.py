@@ -67,8 +67,7 @@ ROWS = (
     Move("four-steps", "select_slider", "width", (64, 32, 128)),
     Move("lengths", "select_slider", "lx", (256, 512, 1024)),
     Move("depth", "select_slider", "depth", (4, 2, 8)),
-    Move("cache", "select_slider", "chat_state",
-         ("output state", "layer 1 keys & values", "layer 2 keys & values")),
+    Move("cache", "select_slider", "chat_state", ("output state", "layer 1 keys & values", "layer 2 keys & values")),
     Move("cache", "select_slider", "n", (48, 64, 96), (("view", "Any size (n, m, T)"),)),
     Move("cache", "slider", "turns", (3, 4, 5), (("view", "Any size (n, m, T)"),)),
     Move("audit", "select_slider", "n", (48, 64, 96)),
@@ -124,15 +123,19 @@ def measure(move: Move, moves: int = MOVES, quick: bool = False) -> dict:
 
 def _print_table(results: list[tuple[Move, dict]], moves: int) -> None:
     print(f"warm rerun after a slider move, AppTest, {moves} moves per row (target p95 < {TARGET_S * 1000:.0f} ms):")
-    print(f"  {'page':15s} {'control':34s} {'p50 ms':>7s} {'p95 ms':>7s} {'max ms':>7s} {'CPU ms':>7s} "
-          f"{'p95/target':>10s} {'first run s':>11s}")
+    print(
+        f"  {'page':15s} {'control':34s} {'p50 ms':>7s} {'p95 ms':>7s} {'max ms':>7s} {'CPU ms':>7s} "
+        f"{'p95/target':>10s} {'first run s':>11s}"
+    )
     for move, r in results:
         if "error" in r:
             print(f"  {move.page:15s} {move.label:34s} FAILED: {r['error']}")
             continue
         flag = "" if r["p95"] < TARGET_S else "  over"
-        print(f"  {move.page:15s} {move.label:34s} {r['p50'] * 1000:7.0f} {r['p95'] * 1000:7.0f} "
-              f"{r['max'] * 1000:7.0f} {r['cpu'] * 1000:7.0f} {r['p95'] / TARGET_S:9.2f}x {r['first']:11.2f}{flag}")
+        print(
+            f"  {move.page:15s} {move.label:34s} {r['p50'] * 1000:7.0f} {r['p95'] * 1000:7.0f} "
+            f"{r['max'] * 1000:7.0f} {r['cpu'] * 1000:7.0f} {r['p95'] / TARGET_S:9.2f}x {r['first']:11.2f}{flag}"
+        )
 
 
 def main(slugs: list[str] | None = None, quick: bool = False) -> dict[str, dict]:

@@ -2,9 +2,9 @@
 
 Frames: the page (1440x900), a phone (390x844), embeds (960x600, 640x360) and a projector (1920x1080). Each page
 is opened with every section at once (`sections=all`); the embeds and the projector add `embed=true` and
-`controls=hidden` (and `presentation=true`), so each of the page's figures is drawn as its figure-mode link would draw it: header text,
-then a chart as tall as the frame leaves. The frame is detected by the page itself (ui.appearance), as a
-student's browser does. Per figure:
+`controls=hidden` (and `presentation=true`), so each of the page's figures is drawn as its figure-mode link would
+draw it: header text, then a chart as tall as the frame leaves. The frame is detected by the page itself
+(ui.appearance), as a student's browser does. Per figure:
 - plot share: the plot areas (Plotly's drag rectangles; a table's box) over the viewport's area (the projector's
   target is 60%, where the figure's aspect allows: a square heatmap cannot pass it on a 16:9 screen);
 - the smallest tick label in px (projector: at least 24 at 1080 lines);
@@ -75,16 +75,18 @@ MEASURE_JS = """
       const rect = cell.querySelector('rect.cell-rect'), text = cell.querySelector('text.cell-text');
       if (!rect || !text || !text.textContent.trim()) continue;
       const R = box(rect), T = box(text);
-      if (R.width > 0 && (T.right > R.right + 2 || T.left < R.left - 2)) cut.push('cell: ' + text.textContent.trim().slice(0, 30));
+      if (R.width > 0 && (T.right > R.right + 2 || T.left < R.left - 2))
+        cut.push('cell: ' + text.textContent.trim().slice(0, 30));
     }
     let legendCut = false, legendCovers = false, legendHitsNote = false;
-    const legends = [...gd.querySelectorAll('g[class^="legend"]')].filter(g => /^legend[0-9]*$/.test(g.getAttribute('class')));
+    const legends = [...gd.querySelectorAll('g[class^="legend"]')]
+      .filter(g => /^legend[0-9]*$/.test(g.getAttribute('class')));
     for (const legend of legends) {
       const bg = legend.querySelector(':scope > rect.bg') || legend;  // the legend's visible box (a long one scrolls)
       if (box(bg).width <= 0) continue;
       const L = box(bg);
-      legendCut = legendCut || L.left < G.left - 2 || L.right > G.right + 2 || L.top < G.top - 2 || L.bottom > G.bottom + 2 ||
-                  L.right > vw + 1;
+      legendCut = legendCut || L.left < G.left - 2 || L.right > G.right + 2 || L.top < G.top - 2 ||
+                  L.bottom > G.bottom + 2 || L.right > vw + 1;
       legendCovers = legendCovers || plots.some(p => overlap(L, p) > 0.02 * L.width * L.height);
       legendHitsNote = legendHitsNote || [...gd.querySelectorAll('g.annotation')].some(a => overlap(L, box(a)) > 4);
     }
@@ -94,7 +96,8 @@ MEASURE_JS = """
                  legend_covers: legendCovers, legend_hits_note: legendHitsNote, cut: cut});
   }
   const main = document.querySelector('[data-testid="stMain"]');
-  const scrollers = [...document.querySelectorAll('[class*="st-key-scroll-"]')].filter(e => e.scrollWidth > e.clientWidth + 1);
+  const scrollers = [...document.querySelectorAll('[class*="st-key-scroll-"]')]
+    .filter(e => e.scrollWidth > e.clientWidth + 1);
   const sideways = (main && main.scrollWidth > main.clientWidth + 1) ||
                    document.documentElement.scrollWidth > vw + 1 || scrollers.length > 0;
   const fits = !main || main.scrollHeight <= main.clientHeight + 2;
@@ -156,8 +159,16 @@ def query(slug: str, lang: str, frame: str) -> str:
     return f"/{'' if slug == 'home' else slug}?lang={lang}&sections=all{FRAMES[frame][2]}"
 
 
-def measure(browser, url: str, slug: str, lang: str, frame: str, shots: Path | None = None,
-            address: str | None = None, theme: str = "light") -> list[Row]:
+def measure(
+    browser,
+    url: str,
+    slug: str,
+    lang: str,
+    frame: str,
+    shots: Path | None = None,
+    address: str | None = None,
+    theme: str = "light",
+) -> list[Row]:
     """Open one page in one frame (at `address`, default: the whole page, see `query`) and measure each of its
     drawn charts."""
     width, height, _ = FRAMES[frame]
@@ -177,8 +188,18 @@ def measure(browser, url: str, slug: str, lang: str, frame: str, shots: Path | N
                 pg.screenshot(path=str(shots / f"{slug}-{chart['id']}-{frame}-{lang}.png"))
     finally:
         context.close()
-    return [Row(page=slug, lang=lang, frame=frame, drawn_as=c.pop("frame"), sideways=data["sideways"],
-                fits=data["fits"], **c) for c in data["charts"]]
+    return [
+        Row(
+            page=slug,
+            lang=lang,
+            frame=frame,
+            drawn_as=c.pop("frame"),
+            sideways=data["sideways"],
+            fits=data["fits"],
+            **c,
+        )
+        for c in data["charts"]
+    ]
 
 
 def measure_page(browser, url: str, slug: str, lang: str, frame: str, shots: Path | None = None) -> list[Row]:
@@ -224,8 +245,12 @@ def shoot_renderings(browser, url: str, out: Path, figures: dict[str, str] = SHO
     out.mkdir(parents=True, exist_ok=True)
     for slug, figure in figures.items():
         link = f"/{slug}?figure={figure}&embed=true&controls=hidden&lang={lang}"
-        views = {"page": (f"/{slug}?lang={lang}", "page"), "phone": (f"/{slug}?lang={lang}", "phone"),
-                 "embed": (link, "embed"), "projector": (link + "&presentation=true", "projector")}
+        views = {
+            "page": (f"/{slug}?lang={lang}", "page"),
+            "phone": (f"/{slug}?lang={lang}", "phone"),
+            "embed": (link, "embed"),
+            "projector": (link + "&presentation=true", "projector"),
+        }
         for name, (address, frame) in views.items():
             for theme in ("light", "dark"):
                 width, height, _ = FRAMES[frame]
@@ -250,10 +275,12 @@ def summary(rows: list[Row]) -> dict:
     shares = sorted(r.share for r in projector)
     out = {"figures": len({(r.page, r.id) for r in rows}), "rows": len(rows)}
     if shares:
-        out["projector_share"] = {"min": round(shares[0], 3), "median": round(statistics.median(shares), 3),
-                                  "max": round(shares[-1], 3),
-                                  "under_60": sorted(f"{r.page}/{r.id} {r.share:.0%}" for r in projector
-                                                     if r.share < PROJECTOR_SHARE)}
+        out["projector_share"] = {
+            "min": round(shares[0], 3),
+            "median": round(statistics.median(shares), 3),
+            "max": round(shares[-1], 3),
+            "under_60": sorted(f"{r.page}/{r.id} {r.share:.0%}" for r in projector if r.share < PROJECTOR_SHARE),
+        }
         ticks = [r.min_tick for r in projector if r.min_tick is not None]
         out["projector_min_tick"] = min(ticks) if ticks else None
     out["problems"] = {f"{r.page}/{r.id} [{r.frame}, {r.lang}]": r.problems() for r in rows if r.problems()}
@@ -273,8 +300,11 @@ def main(argv: list[str] | None = None, quick: bool = False) -> dict:
     parser.add_argument("--frames", default=",".join(FRAMES))
     parser.add_argument("--out", type=Path)
     parser.add_argument("--shots", type=Path, help="a screenshot of every measured chart, into this folder")
-    parser.add_argument("--renderings", type=Path, help="only the slide figures' screenshots in the four "
-                                                          "renderings, light and dark, into this folder")
+    parser.add_argument(
+        "--renderings",
+        type=Path,
+        help="only the slide figures' screenshots in the four renderings, light and dark, into this folder",
+    )
     args = parser.parse_args(argv or [])
     if not Path(CHROMIUM).exists():
         print(f"renderings: skipped, no Chromium at {CHROMIUM}")
@@ -286,8 +316,11 @@ def main(argv: list[str] | None = None, quick: bool = False) -> dict:
     if args.shots:
         args.shots.mkdir(parents=True, exist_ok=True)
     rows: list[Row] = []
-    with tempfile.TemporaryDirectory() as tmp, app_server(Path(tmp), Path(tmp) / "server.log") as url, \
-            sync_playwright() as pw:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        app_server(Path(tmp), Path(tmp) / "server.log") as url,
+        sync_playwright() as pw,
+    ):
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         if args.renderings:
             for lang in langs:
@@ -303,14 +336,18 @@ def main(argv: list[str] | None = None, quick: bool = False) -> dict:
                         continue
                     rows += got
                     for r in got:
-                        print(f"{slug:14} {frame:11} {lang} {r.id:28} share {r.share:5.1%} tick {r.min_tick} "
-                              f"{'; '.join(r.problems())}", flush=True)
+                        print(
+                            f"{slug:14} {frame:11} {lang} {r.id:28} share {r.share:5.1%} tick {r.min_tick} "
+                            f"{'; '.join(r.problems())}",
+                            flush=True,
+                        )
         browser.close()
     result = summary(rows)
     print(json.dumps(result, indent=1, ensure_ascii=False))
     if args.out:
-        args.out.write_text(json.dumps({"summary": result, "rows": [asdict(r) for r in rows]}, indent=1,
-                                       ensure_ascii=False))
+        args.out.write_text(
+            json.dumps({"summary": result, "rows": [asdict(r) for r in rows]}, indent=1, ensure_ascii=False)
+        )
     if not rows:
         raise RuntimeError("renderings: no figure measured")
     return result

@@ -36,8 +36,10 @@ def main(quick: bool = False) -> dict[str, float]:
     cold = timed_moves(at, START, [1951 + i for i in range(moves)])  # every window new: fit + bootstrap
     warm = timed_moves(at, START, [1951 + i for i in range(moves)])  # the same windows again: cache hits
     c, w = statistics.median(cold), statistics.median(warm)
-    print(f"page rerun after a slider move (AppTest, {moves} moves): new window {c * 1e3:.0f} ms median, "
-          f"seen window {w * 1e3:.0f} ms median; bootstrap is {boot_s / c:.0%} of a cold rerun")
+    print(
+        f"page rerun after a slider move (AppTest, {moves} moves): new window {c * 1e3:.0f} ms median, "
+        f"seen window {w * 1e3:.0f} ms median; bootstrap is {boot_s / c:.0%} of a cold rerun"
+    )
     return {"ols_s": fit_s, "bootstrap_s": boot_s, "rerun_new_window_s": c, "rerun_seen_window_s": w}
 
 

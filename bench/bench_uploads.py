@@ -32,8 +32,13 @@ def compute_csv(rows: int = 10_000) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-def wide_csv(columns: int, target_bytes: int, used: tuple[str, str], rows: int = 10_000,
-             value: Callable[[int], tuple[str, str]] | None = None) -> bytes:
+def wide_csv(
+    columns: int,
+    target_bytes: int,
+    used: tuple[str, str],
+    rows: int = 10_000,
+    value: Callable[[int], tuple[str, str]] | None = None,
+) -> bytes:
     """A valid `columns`-wide CSV of `rows` rows, about `target_bytes` long: the two `used` columns the reader
     needs (filled by `value(row)`), the rest padding cells of equal width, as a spreadsheet export can have."""
     pad_cells = columns - 2
@@ -56,6 +61,7 @@ def compute_wide() -> bytes:
 def lengths_wide() -> bytes:
     """64 columns at the lengths page's 2 MB limit, 10,000 rows: input_len and target_len, then padding."""
     from explorer.experiments.lengths.profiles import MAX_BYTES
+
     rng = np.random.default_rng(3)
     lx, ly = rng.integers(1, 4000, 10_000), rng.integers(1, 800, 10_000)
     return wide_csv(64, MAX_BYTES - 60_000, ("input_len", "target_len"), value=lambda i: (f"{lx[i]}", f"{ly[i]}"))
@@ -67,6 +73,7 @@ def audit_json() -> bytes:
     after parsing for holding too many rows. (A list of `{}` would cost more, and is refused unparsed.)"""
     from explorer.audit import MAX_IMPORT_BYTES
     from explorer.audit.workbook import FORMAT, VERSION
+
     head = json.dumps({"format": FORMAT, "version": VERSION})[:-1] + ', "rows": ['
     n = (MAX_IMPORT_BYTES - len(head) - 2) // 4
     return (head + ",".join(["0.5"] * n) + "]}").encode()
@@ -76,6 +83,7 @@ def reader(case: str) -> tuple[bytes, Callable[[bytes], object]]:
     """The file of `case` and the function its page reads it with."""
     if case.startswith("compute"):
         from explorer import trend_view
+
         return (compute_csv() if case == "compute-10k" else compute_wide()), trend_view.upload
     if case == "audit-1mb":
         from explorer import audit
@@ -86,9 +94,11 @@ def reader(case: str) -> tuple[bytes, Callable[[bytes], object]]:
                 return audit.import_json(raw, {})
             except AuditError as err:
                 return str(err)
+
         return audit_json(), read
     if case == "lengths-64col":
         from explorer.experiments.lengths.profiles import read_pairs
+
         return lengths_wide(), read_pairs
     raise ValueError(f"case must be one of {', '.join(CASES)}, got {case!r}")
 
@@ -96,17 +106,23 @@ def reader(case: str) -> tuple[bytes, Callable[[bytes], object]]:
 def measure(case: str) -> dict:
     """Extra peak of one read in this process: tracemalloc's peak and the resident peak, in MB."""
     from bench.memory import PeakMemory
+
     raw, read = reader(case)
     read(compute_csv(50) if case.startswith("compute") else raw[:2000])  # first-call imports and caches
     with PeakMemory(os.getpid()) as rss:
         result = read(raw)
     tracemalloc.start()  # counts only what is allocated from here on: its peak is the read's extra peak
     read(raw)
-    traced = tracemalloc.get_traced_memory()[1] / 2 ** 20
+    traced = tracemalloc.get_traced_memory()[1] / 2**20
     tracemalloc.stop()
     problem = getattr(result, "problem", None) if not isinstance(result, str) else result
-    return {"case": case, "bytes": len(raw), "traced_mb": traced, "rss_mb": rss.extra_mb,
-            "problem": (problem or "")[:80]}
+    return {
+        "case": case,
+        "bytes": len(raw),
+        "traced_mb": traced,
+        "rss_mb": rss.extra_mb,
+        "problem": (problem or "")[:80],
+    }
 
 
 def main(cases: tuple[str, ...] = CASES, quick: bool = False) -> list[dict]:
@@ -114,12 +130,15 @@ def main(cases: tuple[str, ...] = CASES, quick: bool = False) -> list[dict]:
     results = []
     cases = cases[:1] if quick else cases
     for case in cases:
-        out = subprocess.run([sys.executable, "-m", "bench.bench_uploads", "--one", case], capture_output=True,
-                             text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, "-m", "bench.bench_uploads", "--one", case], capture_output=True, text=True, check=True
+        )
         r = json.loads(out.stdout.strip().splitlines()[-1])
         results.append(r)
-        print(f"{r['case']:14s} {r['bytes'] / 1e6:5.2f} MB file: +{r['traced_mb']:6.1f} MB traced, "
-              f"+{r['rss_mb']:6.1f} MB resident peak{'  (' + r['problem'] + ')' if r['problem'] else ''}")
+        print(
+            f"{r['case']:14s} {r['bytes'] / 1e6:5.2f} MB file: +{r['traced_mb']:6.1f} MB traced, "
+            f"+{r['rss_mb']:6.1f} MB resident peak{'  (' + r['problem'] + ')' if r['problem'] else ''}"
+        )
     return results
 
 

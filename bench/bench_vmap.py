@@ -19,13 +19,22 @@ from explorer.lab import device as lab_device
 def measure(device: str = "cpu", steps: int = 30, repeats: int = 3, preset: str = "main") -> dict:
     lab_device.use(device)
     cfg = replace(PRESETS[preset], steps=steps, eval_size=16, lrs=PRESETS[preset].lrs[:1])
-    fns = {name: (lambda b=batched: train_runs(replace(cfg, batched=b), cfg.runs))
-           for name, batched in (("batched", True), ("one_by_one", False))}
+    fns = {
+        name: (lambda b=batched: train_runs(replace(cfg, batched=b), cfg.runs))
+        for name, batched in (("batched", True), ("one_by_one", False))
+    }
     start = time.perf_counter()
     medians = interleaved(fns, repeats)
-    return {"device": lab_device.current(), "steps": steps, "repeats": repeats, "runs": len(cfg.runs),
-            "seeds": len(cfg.seeds), "median_seconds": medians,
-            "batched_speed": medians["one_by_one"] / medians["batched"], "wall_seconds": time.perf_counter() - start}
+    return {
+        "device": lab_device.current(),
+        "steps": steps,
+        "repeats": repeats,
+        "runs": len(cfg.runs),
+        "seeds": len(cfg.seeds),
+        "median_seconds": medians,
+        "batched_speed": medians["one_by_one"] / medians["batched"],
+        "wall_seconds": time.perf_counter() - start,
+    }
 
 
 def run() -> dict:
@@ -36,9 +45,11 @@ def main(quick: bool = False) -> dict:
     """Print and return the CPU timing of batched against one-by-one seeds."""
     r = measure("cpu", *((2, 1, "quick") if quick else (30, 3)))
     m = r["median_seconds"]
-    print(f"{r['runs']} runs x {r['seeds']} seeds x {r['steps']} steps on {r['device']}, median of {r['repeats']}: "
-          f"batched {m['batched']:.2f} s, one by one {m['one_by_one']:.2f} s, batched x{r['batched_speed']:.2f} "
-          f"the speed")
+    print(
+        f"{r['runs']} runs x {r['seeds']} seeds x {r['steps']} steps on {r['device']}, median of {r['repeats']}: "
+        f"batched {m['batched']:.2f} s, one by one {m['one_by_one']:.2f} s, batched x{r['batched_speed']:.2f} "
+        f"the speed"
+    )
     return r
 
 

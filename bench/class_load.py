@@ -90,8 +90,9 @@ class CookieSession(Session):
 class Device:
     """One browser tab on the class page: reconnects with its cookies when its replica goes away."""
 
-    def __init__(self, room: Class, query: str, role: str, cookies: dict[str, str] | None = None,
-                 entry: str = "") -> None:
+    def __init__(
+        self, room: Class, query: str, role: str, cookies: dict[str, str] | None = None, entry: str = ""
+    ) -> None:
         self.room, self.query, self.role, self.session = room, query, role, None
         self.cookies, self.entry = dict(cookies or {}), entry
         self.fragments: dict[str, float] = {}
@@ -269,8 +270,15 @@ def secrets_in_logs(logs: Path, secrets_: list[str]) -> int:
     return sum(1 for secret in secrets_ if secret and secret in text)
 
 
-def run_class(url: str, db_url: str, students: int, answer_window_s: float, kill_pid: int | None = None,
-              ramp_s: float = 15.0, logs: Path | None = None) -> dict:
+def run_class(
+    url: str,
+    db_url: str,
+    students: int,
+    answer_window_s: float,
+    kill_pid: int | None = None,
+    ramp_s: float = 15.0,
+    logs: Path | None = None,
+) -> dict:
     """One class against a running deployment; the class is made in its database, as the lecturer's Start does.
     With `logs` (the deployment's log folder), also counts the class's secrets found in its logs."""
     with _database(db_url):
@@ -281,20 +289,35 @@ def run_class(url: str, db_url: str, students: int, answer_window_s: float, kill
         killed = run_async(class_session(room, students, kill_pid, ramp_s))
         generator_cpu = time.process_time() - cpu_before
         with db.reads() as conn:
-            stored = set(conn.execute(sa.select(ANSWERS.c.student)
-                                      .where(ANSWERS.c.question_id == question.id)).scalars())
+            stored = set(
+                conn.execute(sa.select(ANSWERS.c.student).where(ANSWERS.c.question_id == question.id)).scalars()
+            )
     ready = latencies(list(room.acks.values()), room.seen)
     p50, p95 = percentiles(ready, 50, 95) if ready else (float("nan"), float("nan"))
     last = max(room.acks.values(), default=0.0)
-    runs = {f"{role}_run_p{q}_s": value for role, times in room.runs.items()
-            for q, value in zip((50, 95), percentiles(times, 50, 95) if times else (float("nan"),) * 2)}
-    return {"students": students, "acknowledged": len(room.acks), "stored": len(stored),
-            "acknowledged_but_lost": len(set(room.tokens.values()) - stored),
-            "answers_within_s": last, "view_p50_s": p50, "view_p95_s": p95, "errors": len(room.errors),
-            "error_samples": room.errors[:5], "reconnects": room.reconnects, "killed": killed,
-            "runs": len(room.runs["student"]) + len(room.runs["lecturer"]), **runs,
-            "wall_s": room.now(), "generator_cpu_s": generator_cpu,
-            "secrets_in_logs": secrets_in_logs(logs, [room.host, *room.tokens.values()]) if logs else None}
+    runs = {
+        f"{role}_run_p{q}_s": value
+        for role, times in room.runs.items()
+        for q, value in zip((50, 95), percentiles(times, 50, 95) if times else (float("nan"),) * 2)
+    }
+    return {
+        "students": students,
+        "acknowledged": len(room.acks),
+        "stored": len(stored),
+        "acknowledged_but_lost": len(set(room.tokens.values()) - stored),
+        "answers_within_s": last,
+        "view_p50_s": p50,
+        "view_p95_s": p95,
+        "errors": len(room.errors),
+        "error_samples": room.errors[:5],
+        "reconnects": room.reconnects,
+        "killed": killed,
+        "runs": len(room.runs["student"]) + len(room.runs["lecturer"]),
+        **runs,
+        "wall_s": room.now(),
+        "generator_cpu_s": generator_cpu,
+        "secrets_in_logs": secrets_in_logs(logs, [room.host, *room.tokens.values()]) if logs else None,
+    }
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -30,30 +30,145 @@ OUT = Path(tempfile.gettempdir()) / "explorer-device-check"  # never data/: noth
 
 def slices(device: str, tiny: bool) -> list[tuple[str, list[str]]]:
     """(name, argv) per experiment: small enough for seconds each on a GPU (or on a CPU with `tiny`)."""
-    s = (lambda big, small: small if tiny else big)  # noqa: E731
+    s = lambda big, small: small if tiny else big  # noqa: E731
     OUT.mkdir(parents=True, exist_ok=True)
     common = ["--device", device, "--json"]
     return [
-        ("bidirectional-scaling (reviewed, widths to 256)",
-         ["bidirectional-scaling", "--widths", s("32,128,256", "8,16"), "--budgets", s("150,300", "10,20"),
-          "--seeds", s("2", "1"), "--recipe", "reviewed", *common]),
-        ("bidirectional-scaling (old recipe, same slice)",
-         ["bidirectional-scaling", "--widths", s("32,128,256", "8,16"), "--budgets", s("150,300", "10,20"),
-          "--seeds", s("2", "1"), "--recipe", "old", *common]),
-        ("bitter-lesson (reviewed)", ["bitter-lesson", "--cases", "order", "--seeds", s("2", "1"),
-                                      "--steps", s("400", "16"), "--recipe", "reviewed", *common]),
+        (
+            "bidirectional-scaling (reviewed, widths to 256)",
+            [
+                "bidirectional-scaling",
+                "--widths",
+                s("32,128,256", "8,16"),
+                "--budgets",
+                s("150,300", "10,20"),
+                "--seeds",
+                s("2", "1"),
+                "--recipe",
+                "reviewed",
+                *common,
+            ],
+        ),
+        (
+            "bidirectional-scaling (old recipe, same slice)",
+            [
+                "bidirectional-scaling",
+                "--widths",
+                s("32,128,256", "8,16"),
+                "--budgets",
+                s("150,300", "10,20"),
+                "--seeds",
+                s("2", "1"),
+                "--recipe",
+                "old",
+                *common,
+            ],
+        ),
+        (
+            "bitter-lesson (reviewed)",
+            [
+                "bitter-lesson",
+                "--cases",
+                "order",
+                "--seeds",
+                s("2", "1"),
+                "--steps",
+                s("400", "16"),
+                "--recipe",
+                "reviewed",
+                *common,
+            ],
+        ),
         ("crossover", ["crossover", "--preset", "quick", "--steps", s("128", "8"), "--seeds", "2", *common]),
-        ("depth (reviewed)", ["depth", "--preset", "main", "--depths", s("2,4", "1"), "--steps", s("200", "4"),
-                              "--seeds", "2", "--recipe", "reviewed", *common]),
-        ("lengths (reviewed)", ["lengths", "--preset", "quick", "--seeds", "1", "--steps", s("200", "20"),
-                                "--recipe", "reviewed", *common]),
-        ("shared-params (reviewed)", ["shared-params", "--preset", "quick", "--seeds", "1", "--steps", s("150", "5"),
-                                      "--recipe", "reviewed", *common]),
-        ("four-steps (reviewed)", ["four-steps", "ablation", "--preset", "main", "--seeds", "0",
-                                   "--steps", s("100", "4"), "--variants", "0", "4", "decoder",
-                                   "--out", str(OUT / "ablation.json"), "--recipe", "reviewed", *common]),
-        ("cache-stale", ["cache", "stale", "--tasks", "sort", "--task-steps", s("300", "10"), "--seeds", "0",
-                         "--sizes", "8x4", "--test-chats", "64", "--out", str(OUT / "stale.json"), *common]),
+        (
+            "depth (reviewed)",
+            [
+                "depth",
+                "--preset",
+                "main",
+                "--depths",
+                s("2,4", "1"),
+                "--steps",
+                s("200", "4"),
+                "--seeds",
+                "2",
+                "--recipe",
+                "reviewed",
+                *common,
+            ],
+        ),
+        (
+            "lengths (reviewed)",
+            [
+                "lengths",
+                "--preset",
+                "quick",
+                "--seeds",
+                "1",
+                "--steps",
+                s("200", "20"),
+                "--recipe",
+                "reviewed",
+                *common,
+            ],
+        ),
+        (
+            "shared-params (reviewed)",
+            [
+                "shared-params",
+                "--preset",
+                "quick",
+                "--seeds",
+                "1",
+                "--steps",
+                s("150", "5"),
+                "--recipe",
+                "reviewed",
+                *common,
+            ],
+        ),
+        (
+            "four-steps (reviewed)",
+            [
+                "four-steps",
+                "ablation",
+                "--preset",
+                "main",
+                "--seeds",
+                "0",
+                "--steps",
+                s("100", "4"),
+                "--variants",
+                "0",
+                "4",
+                "decoder",
+                "--out",
+                str(OUT / "ablation.json"),
+                "--recipe",
+                "reviewed",
+                *common,
+            ],
+        ),
+        (
+            "cache-stale",
+            [
+                "cache",
+                "stale",
+                "--tasks",
+                "sort",
+                "--task-steps",
+                s("300", "10"),
+                "--seeds",
+                "0",
+                "--sizes",
+                "8x4",
+                "--test-chats",
+                "64",
+                "--out",
+                str(OUT / "stale.json"),
+                *common,
+            ],
+        ),
     ]
 
 
@@ -74,9 +189,17 @@ def run_one(name: str, argv: list[str]) -> dict:
         error = None
     except (Exception, SystemExit) as err:  # one broken slice (arguments refused included) must not hide the others
         rc, out, error = 1, {}, f"{type(err).__name__}: {err} {errors.getvalue()[-300:]}".strip()
-    return {"name": name, "argv": argv, "rc": rc, "seconds": time.perf_counter() - start, "error": error,
-            "recipe": (out.get("recipe") or {}).get("name"), "lr_by_size": (out.get("recipe") or {}).get("lr_by_size"),
-            "device": out.get("device"), "headline": _headline(out) if out else None}
+    return {
+        "name": name,
+        "argv": argv,
+        "rc": rc,
+        "seconds": time.perf_counter() - start,
+        "error": error,
+        "recipe": (out.get("recipe") or {}).get("name"),
+        "lr_by_size": (out.get("recipe") or {}).get("lr_by_size"),
+        "device": out.get("device"),
+        "headline": _headline(out) if out else None,
+    }
 
 
 def main(argv: list[str] | None = None, quick: bool = False) -> dict:
@@ -86,8 +209,10 @@ def main(argv: list[str] | None = None, quick: bool = False) -> dict:
     report = check(argv or [])
     for e in report["experiments"]:
         print(f"  {e['name']:50s} rc {e['rc']} {e['seconds']:6.1f} s {e['error'] or ''}")
-    print(f"  vmap on {report['vmap']['device']}: batched x{report['vmap']['batched_speed']:.2f} the speed; "
-          f"{report['wall_seconds']:.0f} s in all")
+    print(
+        f"  vmap on {report['vmap']['device']}: batched x{report['vmap']['batched_speed']:.2f} the speed; "
+        f"{report['wall_seconds']:.0f} s in all"
+    )
     failed = [e["name"] for e in report["experiments"] if e["rc"] or e["error"]]
     if failed:
         raise RuntimeError(f"device check: {', '.join(failed)} failed")
@@ -102,8 +227,12 @@ def check(argv: list[str]) -> dict:
     parser.add_argument("--only", default=None, help="run only slices whose name contains this")
     args = parser.parse_args(argv)
     start = time.perf_counter()
-    report = {"device": args.device, "torch": torch.__version__,
-              "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None, "experiments": []}
+    report = {
+        "device": args.device,
+        "torch": torch.__version__,
+        "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
+        "experiments": [],
+    }
     for name, slice_argv in slices(args.device, args.tiny):
         if args.only is None or args.only in name:
             report["experiments"].append(run_one(name, slice_argv))

@@ -33,8 +33,11 @@ from deploy import serve
 from explorer.lecture_map import available_pages
 
 RUN_TIMEOUT_S = 120.0
-FINISHED = (ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_WITH_COMPILE_ERROR,
-            ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
+FINISHED = (
+    ForwardMsg.FINISHED_SUCCESSFULLY,
+    ForwardMsg.FINISHED_WITH_COMPILE_ERROR,
+    ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY,
+)
 
 
 @dataclass
@@ -64,8 +67,13 @@ class Session:
     async def open(self, path: str) -> None:
         cookie = await asyncio.to_thread(self._cookies, path)
         url = self.base_url.replace("http", "ws", 1) + "/_stcore/stream"
-        self.ws = await websockets.connect(url, subprotocols=["streamlit"], max_size=None, open_timeout=60,
-                                           additional_headers={"Cookie": cookie, "Origin": self.base_url})
+        self.ws = await websockets.connect(
+            url,
+            subprotocols=["streamlit"],
+            max_size=None,
+            open_timeout=60,
+            additional_headers={"Cookie": cookie, "Origin": self.base_url},
+        )
 
     async def run(self, page: str, query: str = "", widgets: list[WidgetState] = (), fragment: str = "") -> RunResult:
         """Ask for a script run (as a page load or a widget change does; of one fragment when `fragment` is its
@@ -151,6 +159,7 @@ async def crowd(base_url: str, sessions: int, concurrency: int) -> list[dict]:
     async def limited(i: int) -> dict:
         async with gate:
             return await one_student(base_url, slugs[i % len(slugs)])
+
     return await asyncio.gather(*(limited(i) for i in range(sessions)))
 
 
@@ -168,9 +177,16 @@ def run_crowd(base_url: str, sessions: int, concurrency: int) -> list[dict]:
 def summarize(rows: list[dict], wall_s: float) -> dict:
     ready = percentiles([r["ready_s"] for r in rows if "ready_s" in r], 50, 95)
     rerun = percentiles([r["rerun_s"] for r in rows if "rerun_s" in r], 50, 95)
-    return {"sessions": len(rows), "errors": sum(len(r["errors"]) for r in rows), "wall_s": wall_s,
-            "ready_p50_s": ready[0], "ready_p95_s": ready[1], "rerun_p50_s": rerun[0], "rerun_p95_s": rerun[1],
-            "error_samples": [e for r in rows for e in r["errors"]][:5]}
+    return {
+        "sessions": len(rows),
+        "errors": sum(len(r["errors"]) for r in rows),
+        "wall_s": wall_s,
+        "ready_p50_s": ready[0],
+        "ready_p95_s": ready[1],
+        "rerun_p50_s": rerun[0],
+        "rerun_p95_s": rerun[1],
+        "error_samples": [e for r in rows for e in r["errors"]][:5],
+    }
 
 
 def load_test(replicas: int, sessions: int, concurrency: int, cache_dir: Path) -> dict:
@@ -185,9 +201,12 @@ def load_test(replicas: int, sessions: int, concurrency: int, cache_dir: Path) -
                 start = time.perf_counter()
                 rows = run_crowd(state["url"], sessions, concurrency)
                 wall = time.perf_counter() - start
-            return {"replicas": replicas, **summarize(rows, wall),
-                    "peak_rss_mb": max(m.peak_kb for m in memory) / 1024,
-                    "peak_extra_mb": max(m.extra_mb for m in memory)}
+            return {
+                "replicas": replicas,
+                **summarize(rows, wall),
+                "peak_rss_mb": max(m.peak_kb for m in memory) / 1024,
+                "peak_extra_mb": max(m.extra_mb for m in memory),
+            }
         finally:
             serve.stop(Path(tmp))
 
@@ -200,14 +219,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--cache-dir", type=Path, default=None, help="result cache (default: a fresh one)")
     args = parser.parse_args(argv)
     print(f"{args.sessions} sessions over {len(figure_pages())} pages, {args.concurrency} at a time")
-    print(f"{'replicas':>8} {'errors':>6} {'ready p50':>9} {'ready p95':>9} {'rerun p50':>9} {'rerun p95':>9} {'wall':>7}"
-          f" {'peak RSS':>9} {'(rise)':>8}")
+    print(
+        f"{'replicas':>8} {'errors':>6} {'ready p50':>9} {'ready p95':>9} {'rerun p50':>9} {'rerun p95':>9} {'wall':>7}"
+        f" {'peak RSS':>9} {'(rise)':>8}"
+    )
     with tempfile.TemporaryDirectory(prefix="loadtest-cache-") as cache:
         for n in args.replicas:
             r = load_test(n, args.sessions, args.concurrency, args.cache_dir or Path(cache))
-            print(f"{n:>8} {r['errors']:>6} {r['ready_p50_s']:>8.2f}s {r['ready_p95_s']:>8.2f}s "
-                  f"{r['rerun_p50_s']:>8.2f}s {r['rerun_p95_s']:>8.2f}s {r['wall_s']:>6.1f}s"
-                  f" {r['peak_rss_mb']:>6.0f} MB {r['peak_extra_mb']:>+5.0f} MB")
+            print(
+                f"{n:>8} {r['errors']:>6} {r['ready_p50_s']:>8.2f}s {r['ready_p95_s']:>8.2f}s "
+                f"{r['rerun_p50_s']:>8.2f}s {r['rerun_p95_s']:>8.2f}s {r['wall_s']:>6.1f}s"
+                f" {r['peak_rss_mb']:>6.0f} MB {r['peak_extra_mb']:>+5.0f} MB"
+            )
             for sample in r["error_samples"]:
                 print(f"         error: {sample}")
 

@@ -24,8 +24,11 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "path-1440-light.png"
-    with tempfile.TemporaryDirectory(prefix="picture-") as tmp, \
-            app_server(Path(tmp), Path(tmp) / "server.log") as url, sync_playwright() as pw:
+    with (
+        tempfile.TemporaryDirectory(prefix="picture-") as tmp,
+        app_server(Path(tmp), Path(tmp) / "server.log") as url,
+        sync_playwright() as pw,
+    ):
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
             context = browser.new_context(viewport=SIZE, color_scheme="light")

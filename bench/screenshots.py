@@ -62,8 +62,11 @@ def main() -> None:
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     slugs = [p.slug for p in available_pages() if not args.slugs or p.slug in args.slugs]
-    with tempfile.TemporaryDirectory(prefix="shots-") as tmp, \
-            app_server(Path(tmp), Path(tmp) / "server.log") as url, sync_playwright() as pw:
+    with (
+        tempfile.TemporaryDirectory(prefix="shots-") as tmp,
+        app_server(Path(tmp), Path(tmp) / "server.log") as url,
+        sync_playwright() as pw,
+    ):
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
             for slug in slugs:

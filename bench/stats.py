@@ -7,8 +7,9 @@ import time
 from typing import Callable
 
 
-def median_seconds(fn: Callable[[], object], repeats: int = 7, warmup: int = 1,
-                   clock: Callable[[], float] = time.perf_counter) -> tuple[float, float]:
+def median_seconds(
+    fn: Callable[[], object], repeats: int = 7, warmup: int = 1, clock: Callable[[], float] = time.perf_counter
+) -> tuple[float, float]:
     """Median and interquartile range of `fn`'s time over `repeats` runs.
 
     `clock` is wall time by default; `time.thread_time` counts only this thread's CPU time, which a
@@ -39,7 +40,8 @@ def interleaved(fns: dict[str, Callable[[], object]], repeats: int = 7) -> dict[
 
 
 def percentiles(values: list[float], *qs: float) -> list[float]:
-    """The `qs` percentiles (0-100) of `values`, linear between order statistics (numpy's default); NaN when there are none."""
+    """The `qs` percentiles (0-100) of `values`, linear between order statistics (numpy's default); NaN when there
+    are none."""
     ordered = sorted(values)
     if not ordered:
         return [float("nan")] * len(qs)

@@ -24,8 +24,11 @@ def _main_takes_quick(path: Path) -> bool:
 
 def discover() -> list[str]:
     """Module names of the benchmarks in bench/, sorted."""
-    return sorted(p.stem for p in HERE.glob("*.py")
-                  if p.stem.startswith("bench_") or (not p.stem.startswith("_") and _main_takes_quick(p)))
+    return sorted(
+        p.stem
+        for p in HERE.glob("*.py")
+        if p.stem.startswith("bench_") or (not p.stem.startswith("_") and _main_takes_quick(p))
+    )
 
 
 def run_one(name: str, quick: bool) -> dict:

@@ -34,7 +34,9 @@ def _as_owner(args: list[str]) -> list[str]:
 def _run(args: list[str]) -> None:
     done = subprocess.run(_as_owner(args), capture_output=True, text=True)
     if done.returncode:
-        raise SystemExit(f"{Path(args[0]).name} failed ({done.returncode}): {done.stderr.strip() or done.stdout.strip()}")
+        raise SystemExit(
+            f"{Path(args[0]).name} failed ({done.returncode}): {done.stderr.strip() or done.stdout.strip()}"
+        )
 
 
 def _free_port() -> int:
@@ -59,8 +61,9 @@ def start(folder: Path, port: int | None = None) -> str:
     if os.geteuid() == 0:
         shutil.chown(folder, "postgres", "postgres")
     if not (data / "PG_VERSION").exists():
-        _run([str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust", "--encoding=UTF8",
-              "--no-sync"])
+        _run(
+            [str(bin_dir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--no-sync"]
+        )
     options = f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c max_connections=300"
     _run([str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(folder / "postgres.log"), "-o", options, "-w", "start"])
     _create_database(port)
@@ -73,8 +76,7 @@ def _create_database(port: int) -> None:
     deadline = time.monotonic() + 30
     while True:
         try:
-            with psycopg.connect(f"host=127.0.0.1 port={port} user=postgres dbname=postgres",
-                                 autocommit=True) as conn:
+            with psycopg.connect(f"host=127.0.0.1 port={port} user=postgres dbname=postgres", autocommit=True) as conn:
                 if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (DATABASE,)).fetchone():
                     conn.execute(f'CREATE DATABASE "{DATABASE}"')
                 return
@@ -88,5 +90,8 @@ def stop(folder: Path) -> None:
     """Stop the cluster in `folder` (fast shutdown: open sessions are cut, committed data is kept)."""
     bin_dir = binaries()
     if bin_dir is not None and (folder / "data" / "postmaster.pid").exists():
-        subprocess.run(_as_owner([str(bin_dir / "pg_ctl"), "-D", str(folder / "data"), "-m", "fast", "-w", "stop"]),
-                       check=False, capture_output=True)
+        subprocess.run(
+            _as_owner([str(bin_dir / "pg_ctl"), "-D", str(folder / "data"), "-m", "fast", "-w", "stop"]),
+            check=False,
+            capture_output=True,
+        )

@@ -71,8 +71,9 @@ def _database(db: str, run_dir: Path) -> tuple[str | None, str | None]:
     return db, None
 
 
-def start(replicas: int, port: int, run_dir: Path, cache_dir: Path, max_runs: int | None = None,
-          db: str = "sqlite") -> dict:
+def start(
+    replicas: int, port: int, run_dir: Path, cache_dir: Path, max_runs: int | None = None, db: str = "sqlite"
+) -> dict:
     """Start the replicas and nginx; return the deployment's state (also written to run_dir/state.json)."""
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     if not Path(nginx).exists():
@@ -83,8 +84,12 @@ def start(replicas: int, port: int, run_dir: Path, cache_dir: Path, max_runs: in
         stop(run_dir)
     for sub in ("logs", "tmp"):
         (run_dir / sub).mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "EXPLORER_CACHE_DIR": str(cache_dir), "EXPLORER_JOBS_DIR": str(cache_dir / "jobs"),
-           "STREAMLIT_SERVER_COOKIE_SECRET": secrets.token_hex(16)}
+    env = {
+        **os.environ,
+        "EXPLORER_CACHE_DIR": str(cache_dir),
+        "EXPLORER_JOBS_DIR": str(cache_dir / "jobs"),
+        "STREAMLIT_SERVER_COOKIE_SECRET": secrets.token_hex(16),
+    }
     if max_runs:
         env["EXPLORER_MAX_RUNS"] = str(max_runs)
     db_url, pg_folder = _database(db, run_dir)
@@ -93,12 +98,27 @@ def start(replicas: int, port: int, run_dir: Path, cache_dir: Path, max_runs: in
     ports, procs = [_free_port() for _ in range(replicas)], []
     for i, p in enumerate(ports):
         with open(run_dir / "logs" / f"replica-{i}.log", "w") as log:
-            procs.append(subprocess.Popen(
-                [sys.executable, "-m", "ui.launch", "--server.port", str(p), "--server.address", "127.0.0.1"],
-                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
+            procs.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "ui.launch", "--server.port", str(p), "--server.address", "127.0.0.1"],
+                    cwd=ROOT,
+                    env=env,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
+            )
     pids = [proc.pid for proc in procs]
-    state = {"port": port, "replica_ports": ports, "replica_pids": pids, "cache_dir": str(cache_dir),
-             "url": f"http://127.0.0.1:{port}", "run_dir": str(run_dir), "db_url": db_url, "postgres_dir": pg_folder}
+    state = {
+        "port": port,
+        "replica_ports": ports,
+        "replica_pids": pids,
+        "cache_dir": str(cache_dir),
+        "url": f"http://127.0.0.1:{port}",
+        "run_dir": str(run_dir),
+        "db_url": db_url,
+        "postgres_dir": pg_folder,
+    }
     (run_dir / STATE).write_text(json.dumps(state, indent=2))
     for p, proc in zip(ports, procs):
         if not _healthy(f"http://127.0.0.1:{p}", 120, proc):
@@ -154,17 +174,23 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--replicas", type=int, default=2)
     parser.add_argument("--port", type=int, default=8501, help="the one public port (nginx)")
     parser.add_argument("--run-dir", type=Path, default=DEFAULT_RUN_DIR)
-    parser.add_argument("--cache-dir", type=Path, default=ROOT / ".cache" / "results",
-                        help="result cache shared by the replicas")
+    parser.add_argument(
+        "--cache-dir", type=Path, default=ROOT / ".cache" / "results", help="result cache shared by the replicas"
+    )
     parser.add_argument("--max-runs", type=int, default=None, help="training runs at once, whole deployment")
-    parser.add_argument("--db", default="sqlite",
-                        help="sqlite (a file in the cache folder), postgres (a private local PostgreSQL), "
-                             "or a PostgreSQL URL (postgresql+psycopg://user@host/db) shared by several machines")
+    parser.add_argument(
+        "--db",
+        default="sqlite",
+        help="sqlite (a file in the cache folder), postgres (a private local PostgreSQL), "
+        "or a PostgreSQL URL (postgresql+psycopg://user@host/db) shared by several machines",
+    )
     args = parser.parse_args(argv)
     if args.action == "start":
         state = start(args.replicas, args.port, args.run_dir, args.cache_dir, args.max_runs, args.db)
-        print(f"{len(state['replica_ports'])} replicas behind nginx at {state['url']} "
-              f"(stop with `make stop` or `python -m deploy.serve stop`)")
+        print(
+            f"{len(state['replica_ports'])} replicas behind nginx at {state['url']} "
+            f"(stop with `make stop` or `python -m deploy.serve stop`)"
+        )
     else:
         print(json.dumps(stop(args.run_dir)))
 

@@ -30,8 +30,11 @@ WEIGHTS_SUFFIX = ".safetensors"
 def weights_path(path: str | Path) -> Path:
     """`path` with the weights suffix (`foo`, `foo.json` and `foo.safetensors` all name one checkpoint)."""
     path = Path(path)
-    return path.with_suffix(WEIGHTS_SUFFIX) if path.suffix in ("", ".json", WEIGHTS_SUFFIX) else \
-        path.with_name(path.name + WEIGHTS_SUFFIX)
+    return (
+        path.with_suffix(WEIGHTS_SUFFIX)
+        if path.suffix in ("", ".json", WEIGHTS_SUFFIX)
+        else path.with_name(path.name + WEIGHTS_SUFFIX)
+    )
 
 
 def sidecar_path(path: str | Path) -> Path:
@@ -54,8 +57,13 @@ def save(model: Transformer, path: str | Path, meta: dict | None = None) -> dict
         os.replace(tmp, target)
     finally:
         Path(tmp).unlink(missing_ok=True)
-    sidecar = {"format": FORMAT, "config": model.cfg.to_dict(), "sha256": _sha256(target),
-               "bytes": target.stat().st_size, "meta": meta or {}}
+    sidecar = {
+        "format": FORMAT,
+        "config": model.cfg.to_dict(),
+        "sha256": _sha256(target),
+        "bytes": target.stat().st_size,
+        "meta": meta or {},
+    }
     write_json_atomic(sidecar_path(target), sidecar)
     for written in (target, sidecar_path(target)):  # temporary files are private; shipped files are not
         written.chmod(0o644)
@@ -99,8 +107,10 @@ def load(path: str | Path, verify: bool = True) -> tuple[Transformer, dict]:
     missing, extra = set(expected) - set(tensors), set(tensors) - set(expected)
     wrong = [k for k in set(expected) & set(tensors) if expected[k].shape != tensors[k].shape]
     if missing or extra or wrong:
-        raise ValueError(f"{target.name} does not fit its config: missing {sorted(missing)[:3]}, "
-                         f"unexpected {sorted(extra)[:3]}, wrong shapes {sorted(wrong)[:3]}")
+        raise ValueError(
+            f"{target.name} does not fit its config: missing {sorted(missing)[:3]}, "
+            f"unexpected {sorted(extra)[:3]}, wrong shapes {sorted(wrong)[:3]}"
+        )
     with torch.no_grad():
         model.load_state_dict(tensors, strict=True)
     model.eval()

@@ -92,6 +92,7 @@ class Tally:
 @dataclass(frozen=True)
 class Mine:
     """One device's answer: a choice index or a number."""
+
     choice: int | None
     number: float | None
 
@@ -120,13 +121,13 @@ def letter(index: int) -> str:
 
 
 def lettered(choices: list[str] | tuple[str, ...]) -> list[str]:
-    """"A. ...", "B. ...": how every view names the choices, so a class can call them out by letter."""
+    """ "A. ...", "B. ...": how every view names the choices, so a class can call them out by letter."""
     return [f"{letter(i)}. {choice}" for i, choice in enumerate(choices)]
 
 
 def normalize_code(code: str) -> str:
     """What a student typed, as a code: upper case, no spaces or dashes."""
-    return "".join(ch for ch in str(code).upper() if ch.isascii() and ch.isalnum())[:CODE_LENGTH + 2]
+    return "".join(ch for ch in str(code).upper() if ch.isascii() and ch.isalnum())[: CODE_LENGTH + 2]
 
 
 def _lock(conn: sa.Connection, *names: str) -> None:
@@ -146,12 +147,16 @@ def start(address: str = "") -> tuple[Room, str]:
     token = secrets.token_urlsafe(24)
     with db.engine().begin() as conn:
         _lock(conn, "class-starts")
-        live = conn.execute(sa.select(sa.func.count()).select_from(CLASSES)
-                            .where(CLASSES.c.created_at > now - CLASS_HOURS * 3600)).scalar_one()
+        live = conn.execute(
+            sa.select(sa.func.count()).select_from(CLASSES).where(CLASSES.c.created_at > now - CLASS_HOURS * 3600)
+        ).scalar_one()
         if live >= MAX_LIVE_CLASSES:
             raise ClassError("too-many-classes", limit=MAX_LIVE_CLASSES, hours=CLASS_HOURS)
-        mine = conn.execute(sa.select(sa.func.count()).select_from(CLASSES)
-                            .where(CLASSES.c.address == key, CLASSES.c.created_at > now - 3600)).scalar_one()
+        mine = conn.execute(
+            sa.select(sa.func.count())
+            .select_from(CLASSES)
+            .where(CLASSES.c.address == key, CLASSES.c.created_at > now - 3600)
+        ).scalar_one()
         if address and mine >= STARTS_PER_HOUR:
             raise ClassError("start-rate", limit=STARTS_PER_HOUR)
         for _ in range(50):  # a clash among 31^6 codes is rare; try another
@@ -160,9 +165,11 @@ def start(address: str = "") -> tuple[Room, str]:
                 break
         else:
             raise ClassError("too-many-classes", limit=MAX_LIVE_CLASSES, hours=CLASS_HOURS)
-        room_id = conn.execute(sa.insert(CLASSES).values(code=code, host_hash=_hash(token), created_at=now,
-                                                         address=key, joining=True)
-                               .returning(CLASSES.c.id)).scalar_one()
+        room_id = conn.execute(
+            sa.insert(CLASSES)
+            .values(code=code, host_hash=_hash(token), created_at=now, address=key, joining=True)
+            .returning(CLASSES.c.id)
+        ).scalar_one()
     return Room(room_id, code, now), token
 
 
@@ -172,8 +179,9 @@ def find(code: str) -> Room | None:
     if len(code) != CODE_LENGTH:
         return None
     with db.reads() as conn:
-        row = conn.execute(sa.select(CLASSES.c.id, CLASSES.c.code, CLASSES.c.created_at)
-                           .where(CLASSES.c.code == code)).first()
+        row = conn.execute(
+            sa.select(CLASSES.c.id, CLASSES.c.code, CLASSES.c.created_at).where(CLASSES.c.code == code)
+        ).first()
     if row is None or row.created_at < _now() - CLASS_HOURS * 3600:
         return None
     return Room(row.id, row.code, row.created_at)
@@ -208,14 +216,18 @@ def join(room: Room, address: str = "", token: str | None = None) -> str:
     now, key = _now(), address_key(address)
     with db.engine().begin() as conn:
         _lock(conn, f"class-joins:{key}", f"class:{room.id}")
-        recent = conn.execute(sa.select(sa.func.count()).select_from(STUDENTS)
-                              .where(STUDENTS.c.address == key, STUDENTS.c.joined_at > now - 60)).scalar_one()
+        recent = conn.execute(
+            sa.select(sa.func.count())
+            .select_from(STUDENTS)
+            .where(STUDENTS.c.address == key, STUDENTS.c.joined_at > now - 60)
+        ).scalar_one()
         if address and recent >= JOINS_PER_MINUTE:
             raise ClassError("join-rate", limit=JOINS_PER_MINUTE)
         if not conn.execute(sa.select(CLASSES.c.joining).where(CLASSES.c.id == room.id)).scalar_one():
             raise ClassError("joining-closed")
-        joined_now = conn.execute(sa.select(sa.func.count()).select_from(STUDENTS)
-                                  .where(STUDENTS.c.class_id == room.id)).scalar_one()
+        joined_now = conn.execute(
+            sa.select(sa.func.count()).select_from(STUDENTS).where(STUDENTS.c.class_id == room.id)
+        ).scalar_one()
         if joined_now >= MAX_STUDENTS:
             raise ClassError("class-full", limit=MAX_STUDENTS)
         token = secrets.token_hex(12)
@@ -233,15 +245,20 @@ def is_student(room: Room, token: str | None) -> bool:
     if not _is_token(token):
         return False
     with db.reads() as conn:
-        return conn.execute(sa.select(STUDENTS.c.id).where(STUDENTS.c.class_id == room.id,
-                                                           STUDENTS.c.token == token)).first() is not None
+        return (
+            conn.execute(
+                sa.select(STUDENTS.c.id).where(STUDENTS.c.class_id == room.id, STUDENTS.c.token == token)
+            ).first()
+            is not None
+        )
 
 
 def joined(room: Room) -> int:
     """How many devices have joined."""
     with db.reads() as conn:
-        return conn.execute(sa.select(sa.func.count()).select_from(STUDENTS)
-                            .where(STUDENTS.c.class_id == room.id)).scalar_one()
+        return conn.execute(
+            sa.select(sa.func.count()).select_from(STUDENTS).where(STUDENTS.c.class_id == room.id)
+        ).scalar_one()
 
 
 def ask_step(room: Room, number: int) -> Question:
@@ -253,8 +270,15 @@ def ask_step(room: Room, number: int) -> Question:
     return _ask(room, kind="step", step=step.number, choices=[""] * learning_path.CHOICES, correct=step.answer)
 
 
-def ask_own(room: Room, prompt: str, choices: list[str] | None = None, unit: str = "", answer: str = "",
-            poll: bool = False, explanation: str = "") -> Question:
+def ask_own(
+    room: Room,
+    prompt: str,
+    choices: list[str] | None = None,
+    unit: str = "",
+    answer: str = "",
+    poll: bool = False,
+    explanation: str = "",
+) -> Question:
     """Ask the lecturer's own question: multiple choice when `choices` has 2 or more, else a number. `answer`
     is the right one (a letter, or a number), required unless the question is a `poll`."""
     prompt = _typed(prompt)
@@ -273,8 +297,17 @@ def ask_own(room: Room, prompt: str, choices: list[str] | None = None, unit: str
     if len(explanation) > EXPLANATION_CHARS:
         raise ClassError("long-explanation", limit=EXPLANATION_CHARS)
     correct, value = (None, None) if poll else _right_answer(str(answer or ""), choices)
-    return _ask(room, kind="choice" if choices else "number", prompt=prompt, choices=choices, unit=unit,
-                correct=correct, value=value, poll=bool(poll), explanation=explanation)
+    return _ask(
+        room,
+        kind="choice" if choices else "number",
+        prompt=prompt,
+        choices=choices,
+        unit=unit,
+        correct=correct,
+        value=value,
+        poll=bool(poll),
+        explanation=explanation,
+    )
 
 
 def _right_answer(answer: str, choices: list[str]) -> tuple[int | None, float | None]:
@@ -307,31 +340,61 @@ def _ask(room: Room, **fields: object) -> Question:
     fields["choices"] = json.dumps(fields.get("choices", []), ensure_ascii=False)
     with db.engine().begin() as conn:
         _lock(conn, f"class:{room.id}")
-        open_now = conn.execute(sa.select(QUESTIONS).join(CLASSES, CLASSES.c.question_id == QUESTIONS.c.id)
-                                .where(CLASSES.c.id == room.id, QUESTIONS.c.revealed_at.is_(None))).first()
-        defaults = {"step": None, "prompt": "", "unit": "", "correct": None, "value": None, "poll": False,
-                    "explanation": ""}
+        open_now = conn.execute(
+            sa.select(QUESTIONS)
+            .join(CLASSES, CLASSES.c.question_id == QUESTIONS.c.id)
+            .where(CLASSES.c.id == room.id, QUESTIONS.c.revealed_at.is_(None))
+        ).first()
+        defaults = {
+            "step": None,
+            "prompt": "",
+            "unit": "",
+            "correct": None,
+            "value": None,
+            "poll": False,
+            "explanation": "",
+        }
         if open_now is not None and all(getattr(open_now, k) == v for k, v in {**defaults, **fields}.items()):
             return _question(open_now)
-        asked = conn.execute(sa.select(sa.func.count()).select_from(QUESTIONS)
-                             .where(QUESTIONS.c.class_id == room.id)).scalar_one()
+        asked = conn.execute(
+            sa.select(sa.func.count()).select_from(QUESTIONS).where(QUESTIONS.c.class_id == room.id)
+        ).scalar_one()
         if asked >= MAX_QUESTIONS:
             raise ClassError("too-many-questions", limit=MAX_QUESTIONS)
-        question_id = conn.execute(sa.insert(QUESTIONS).values(class_id=room.id, opened_at=_now(), **{
-            "prompt": "", "unit": "", "poll": False, "explanation": "", **fields}).returning(QUESTIONS.c.id)).scalar_one()
+        question_id = conn.execute(
+            sa.insert(QUESTIONS)
+            .values(
+                class_id=room.id,
+                opened_at=_now(),
+                **{"prompt": "", "unit": "", "poll": False, "explanation": "", **fields},
+            )
+            .returning(QUESTIONS.c.id)
+        ).scalar_one()
         conn.execute(sa.update(CLASSES).where(CLASSES.c.id == room.id).values(question_id=question_id))
     return question(room, question_id)
 
 
 def _question(row) -> Question:
-    return Question(row.id, row.kind, row.step, row.prompt, tuple(json.loads(row.choices)), row.unit, row.correct,
-                    row.value, row.revealed_at is not None, bool(row.poll), row.explanation or "")
+    return Question(
+        row.id,
+        row.kind,
+        row.step,
+        row.prompt,
+        tuple(json.loads(row.choices)),
+        row.unit,
+        row.correct,
+        row.value,
+        row.revealed_at is not None,
+        bool(row.poll),
+        row.explanation or "",
+    )
 
 
 def question(room: Room, question_id: int) -> Question:
     with db.reads() as conn:
-        row = conn.execute(sa.select(QUESTIONS).where(QUESTIONS.c.id == question_id,
-                                                      QUESTIONS.c.class_id == room.id)).first()
+        row = conn.execute(
+            sa.select(QUESTIONS).where(QUESTIONS.c.id == question_id, QUESTIONS.c.class_id == room.id)
+        ).first()
     if row is None:
         raise ClassError("no-question")
     return _question(row)
@@ -340,8 +403,9 @@ def question(room: Room, question_id: int) -> Question:
 def current(room: Room) -> Question | None:
     """The question the class sees now, if the lecturer has asked one (one query: every device polls this)."""
     with db.reads() as conn:
-        row = conn.execute(sa.select(QUESTIONS).join(CLASSES, CLASSES.c.question_id == QUESTIONS.c.id)
-                           .where(CLASSES.c.id == room.id)).first()
+        row = conn.execute(
+            sa.select(QUESTIONS).join(CLASSES, CLASSES.c.question_id == QUESTIONS.c.id).where(CLASSES.c.id == room.id)
+        ).first()
     return None if row is None else _question(row)
 
 
@@ -361,8 +425,11 @@ def answer(room: Room, of: Question, student: str, value: float | int | str) -> 
         choice = value
     try:
         with db.engine().begin() as conn:
-            conn.execute(sa.insert(ANSWERS).values(question_id=of.id, student=student, choice=choice,
-                                                   number=number, answered_at=_now()))
+            conn.execute(
+                sa.insert(ANSWERS).values(
+                    question_id=of.id, student=student, choice=choice, number=number, answered_at=_now()
+                )
+            )
     except sa.exc.IntegrityError:
         raise ClassError("answered") from None
 
@@ -370,8 +437,11 @@ def answer(room: Room, of: Question, student: str, value: float | int | str) -> 
 def mine(of: Question, student: str) -> Mine | None:
     """`student`'s answer to `of`, or None."""
     with db.reads() as conn:
-        row = conn.execute(sa.select(ANSWERS.c.choice, ANSWERS.c.number)
-                           .where(ANSWERS.c.question_id == of.id, ANSWERS.c.student == student)).first()
+        row = conn.execute(
+            sa.select(ANSWERS.c.choice, ANSWERS.c.number).where(
+                ANSWERS.c.question_id == of.id, ANSWERS.c.student == student
+            )
+        ).first()
     return None if row is None else Mine(row.choice, row.number)
 
 
@@ -395,8 +465,7 @@ def verdict(of: Question, answer_: Mine | None) -> str:
 def tally(of: Question) -> Tally:
     """The answers so far: counts per choice, or the sorted numbers."""
     with db.reads() as conn:
-        rows = conn.execute(sa.select(ANSWERS.c.choice, ANSWERS.c.number)
-                            .where(ANSWERS.c.question_id == of.id)).all()
+        rows = conn.execute(sa.select(ANSWERS.c.choice, ANSWERS.c.number).where(ANSWERS.c.question_id == of.id)).all()
     counts = [0] * len(of.choices)
     for row in rows:
         if row.choice is not None and 0 <= row.choice < len(counts):
@@ -408,13 +477,27 @@ def tally(of: Question) -> Tally:
 def reveal(room: Room, of: Question) -> Question:
     """Close `of` to answers and show the answer it was asked with (nothing more for a poll)."""
     with db.engine().begin() as conn:
-        conn.execute(sa.update(QUESTIONS).where(QUESTIONS.c.id == of.id, QUESTIONS.c.class_id == room.id,
-                                                QUESTIONS.c.revealed_at.is_(None)).values(revealed_at=_now()))
+        conn.execute(
+            sa.update(QUESTIONS)
+            .where(QUESTIONS.c.id == of.id, QUESTIONS.c.class_id == room.id, QUESTIONS.c.revealed_at.is_(None))
+            .values(revealed_at=_now())
+        )
     return question(room, of.id)
 
 
-CSV_COLUMNS = ("question", "kind", "step", "question_text", "student", "answer", "answer_text", "number",
-               "right_answer", "matched", "seconds_after_asked")
+CSV_COLUMNS = (
+    "question",
+    "kind",
+    "step",
+    "question_text",
+    "student",
+    "answer",
+    "answer_text",
+    "number",
+    "right_answer",
+    "matched",
+    "seconds_after_asked",
+)
 
 
 def _cell(text: str) -> str:
@@ -433,15 +516,31 @@ def answers_csv(room: Room) -> str:
     text and the letters the screen shows (a path step in the language of the one who downloads). Students
     appear under a number per class (1, 2, ...), never under their device token."""
     with db.reads() as conn:
-        questions = {row.id: _question(row) for row in conn.execute(
-            sa.select(QUESTIONS).where(QUESTIONS.c.class_id == room.id).order_by(QUESTIONS.c.id))}
+        questions = {
+            row.id: _question(row)
+            for row in conn.execute(
+                sa.select(QUESTIONS).where(QUESTIONS.c.class_id == room.id).order_by(QUESTIONS.c.id)
+            )
+        }
         rows = conn.execute(
-            sa.select(ANSWERS.c.question_id, ANSWERS.c.student, ANSWERS.c.choice, ANSWERS.c.number,
-                      ANSWERS.c.answered_at, QUESTIONS.c.opened_at)
+            sa.select(
+                ANSWERS.c.question_id,
+                ANSWERS.c.student,
+                ANSWERS.c.choice,
+                ANSWERS.c.number,
+                ANSWERS.c.answered_at,
+                QUESTIONS.c.opened_at,
+            )
             .join(QUESTIONS, ANSWERS.c.question_id == QUESTIONS.c.id)
-            .where(QUESTIONS.c.class_id == room.id).order_by(ANSWERS.c.question_id, ANSWERS.c.id)).all()
-        order = [r.token for r in conn.execute(sa.select(STUDENTS.c.token).where(STUDENTS.c.class_id == room.id)
-                                               .order_by(STUDENTS.c.id))]
+            .where(QUESTIONS.c.class_id == room.id)
+            .order_by(ANSWERS.c.question_id, ANSWERS.c.id)
+        ).all()
+        order = [
+            r.token
+            for r in conn.execute(
+                sa.select(STUDENTS.c.token).where(STUDENTS.c.class_id == room.id).order_by(STUDENTS.c.id)
+            )
+        ]
     number_of = {token: i + 1 for i, token in enumerate(order)}
     asked = {qid: i + 1 for i, qid in enumerate(questions)}
     out = io.StringIO()
@@ -449,12 +548,26 @@ def answers_csv(room: Room) -> str:
     writer.writerow(CSV_COLUMNS)
     for r in rows:
         of = questions[r.question_id]
-        text, choices = (learning_path.prompt(of.step), learning_path.choices(of.step)) if of.kind == "step" \
+        text, choices = (
+            (learning_path.prompt(of.step), learning_path.choices(of.step))
+            if of.kind == "step"
             else (of.prompt, list(of.choices))
+        )
         chosen = choices[r.choice] if r.choice is not None and 0 <= r.choice < len(choices) else ""
         result = verdict(of, Mine(r.choice, r.number))
-        writer.writerow([asked[of.id], of.kind, of.step or "", _cell(text), number_of.get(r.student, ""),
-                         "" if r.choice is None else letter(r.choice), _cell(chosen),
-                         "" if r.number is None else f"{r.number:g}", _right_text(of),
-                         {"right": "yes", "wrong": "no"}.get(result, ""), f"{r.answered_at - r.opened_at:.1f}"])
+        writer.writerow(
+            [
+                asked[of.id],
+                of.kind,
+                of.step or "",
+                _cell(text),
+                number_of.get(r.student, ""),
+                "" if r.choice is None else letter(r.choice),
+                _cell(chosen),
+                "" if r.number is None else f"{r.number:g}",
+                _right_text(of),
+                {"right": "yes", "wrong": "no"}.get(result, ""),
+                f"{r.answered_at - r.opened_at:.1f}",
+            ]
+        )
     return out.getvalue()

@@ -56,8 +56,12 @@ def _join_wide_lines(body: str) -> str:
     for line in lines[1:]:
         last = joined[-1]
         end, start = last.rstrip(_EMPHASIS)[-1:], line.lstrip(_EMPHASIS)[:1]
-        if (_WIDE.match(end) and _WIDE.match(start) and not _BLOCK.match(line)
-                and not last.lstrip().startswith(("#", "|"))):
+        if (
+            _WIDE.match(end)
+            and _WIDE.match(start)
+            and not _BLOCK.match(line)
+            and not last.lstrip().startswith(("#", "|"))
+        ):
             joined[-1] = last + line
         else:
             joined.append(line)
@@ -87,4 +91,3 @@ def text(page: str, section: str, /, lang: str | None = None, **values: object) 
     if section not in found:
         raise ContentError(f"{path(page, DEFAULT_LANGUAGE).name} has no section {section!r}")
     return fill(found[section], values)
-

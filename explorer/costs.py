@@ -61,8 +61,9 @@ def attention_entries(n_queries: int, n_keys: int, causal: bool) -> int:
     return sum(offset + i + 1 for i in range(n_queries))
 
 
-def stack_forward_flops(cfg: TransformerConfig, n_new: int, n_context: int, causal_only: bool = False,
-                        causal: bool = True) -> int:
+def stack_forward_flops(
+    cfg: TransformerConfig, n_new: int, n_context: int, causal_only: bool = False, causal: bool = True
+) -> int:
     """FLOPs of one self-attention stack processing `n_new` tokens that attend over `n_context` keys.
 
     `n_context >= n_new`; with a KV cache the earlier `n_context - n_new` keys are reused, not recomputed.

@@ -90,8 +90,12 @@ def _lines(raw: bytes):
 Columns = Callable[[list[str]], Sequence[int | None]]
 
 
-def read_rows(raw: bytes, max_rows: int, max_bytes: int | None = None, keep: Columns | None = None,
-              ) -> tuple[list[str], list[tuple[int, Sequence[str | None]]]]:
+def read_rows(
+    raw: bytes,
+    max_rows: int,
+    max_bytes: int | None = None,
+    keep: Columns | None = None,
+) -> tuple[list[str], list[tuple[int, Sequence[str | None]]]]:
     """(header, [(line number, cells), ...]) of a CSV upload, blank lines skipped.
 
     Read as a stream, line by line, and stopped at the first line past a limit (rows, blank lines, columns,
@@ -149,5 +153,6 @@ def require_rows(body: list[tuple[int, Sequence[str | None]]], columns: list[int
     short = [n for n, row in body if len(row) <= max(columns) or any(row[c] is None for c in columns)]
     if short:
         phrase = lines_phrase(short, "has", "have")
-        raise UploadError(content.text("common", "upload-short-rows", phrase=phrase[:1].upper() + phrase[1:],
-                                       lines=line_list(short)))
+        raise UploadError(
+            content.text("common", "upload-short-rows", phrase=phrase[:1].upper() + phrase[1:], lines=line_list(short))
+        )

@@ -48,12 +48,22 @@ def replay_difference(recorded: dict | None, now: dict) -> list[str]:
     """The replay fields on which `recorded` and `now` differ, as 'field: recorded -> now' (empty: same)."""
     if not isinstance(recorded, dict):
         return ["no environment recorded with the result"]
-    return [f"{field}: {recorded.get(field)} -> {now.get(field)}" for field in REPLAY_FIELDS
-            if recorded.get(field) != now.get(field)]
+    return [
+        f"{field}: {recorded.get(field)} -> {now.get(field)}"
+        for field in REPLAY_FIELDS
+        if recorded.get(field) != now.get(field)
+    ]
 
 
 def describe(env: dict) -> str:
     """One line for a reader: 'torch 2.13.0+cpu, AVX512, x86_64 GenuineIntel, 1 thread'."""
-    return content.text("common", "environment", torch=env.get("torch"), cpu=env.get("cpu_capability"),
-                        machine=env.get("machine"), vendor=env.get("cpu_vendor"),
-                        threads=plural(env.get("threads") or 0, "thread"), n=env.get("threads"))
+    return content.text(
+        "common",
+        "environment",
+        torch=env.get("torch"),
+        cpu=env.get("cpu_capability"),
+        machine=env.get("machine"),
+        vendor=env.get("cpu_vendor"),
+        threads=plural(env.get("threads") or 0, "thread"),
+        n=env.get("threads"),
+    )

@@ -64,19 +64,20 @@ def image_bytes(fig: go.Figure, fmt: str, size: tuple[int, int] = SLIDE_SIZE) ->
 
 def html_bytes(fig: go.Figure, size: tuple[int, int] = SLIDE_SIZE) -> bytes:
     """A standalone interactive page with plotly.js inside (no CDN, no network)."""
-    return for_slide(fig, size).to_html(include_plotlyjs=True, full_html=True,
-                                        config={"displaylogo": False}).encode()
+    return for_slide(fig, size).to_html(include_plotlyjs=True, full_html=True, config={"displaylogo": False}).encode()
 
 
 def provenance(fig: go.Figure, page: str = "", figure_id: str = "") -> list[str]:
     """Header lines that say where the numbers come from and what kind of evidence they are."""
     meta = fig.layout.meta or {}
     kinds = meta.get("evidence_kinds") or [meta.get("evidence", "unknown")]
-    return [f"figure: {fig.layout.title.text or figure_id}",
-            f"page: {page}" + (f" · figure id: {figure_id}" if figure_id else ""),
-            f"evidence: {' + '.join(kinds)}",
-            f"config / source: {meta.get('evidence_detail', '')}",
-            f"exported: {date.today().isoformat()} by Transformer History Explorer {__version__}"]
+    return [
+        f"figure: {fig.layout.title.text or figure_id}",
+        f"page: {page}" + (f" · figure id: {figure_id}" if figure_id else ""),
+        f"evidence: {' + '.join(kinds)}",
+        f"config / source: {meta.get('evidence_detail', '')}",
+        f"exported: {date.today().isoformat()} by Transformer History Explorer {__version__}",
+    ]
 
 
 def _array(values) -> np.ndarray | None:
@@ -127,8 +128,13 @@ def csv_bytes(fig: go.Figure, page: str = "", figure_id: str = "") -> bytes:
         n = max((len(v) for v in cols.values()), default=0)
         for row in range(n):
             details = dict(zip(names, custom[row])) if custom is not None and row < len(custom) else {}
-            writer.writerow([name, *(cols[a][row] if a in cols and row < len(cols[a]) else "" for a in "xyz"),
-                             *(details.get(c, "") for c in extra)])
+            writer.writerow(
+                [
+                    name,
+                    *(cols[a][row] if a in cols and row < len(cols[a]) else "" for a in "xyz"),
+                    *(details.get(c, "") for c in extra),
+                ]
+            )
     return out.getvalue().encode()
 
 

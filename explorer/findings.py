@@ -15,17 +15,28 @@ def ablation(paired: dict, steps: int) -> dict | None:
         return None
     row = next(r for r in paired["pairs"] if (r["a"], r["b"]) == (eq["a"], eq["b"]))
     held = sum(r["holm_p"] < ALPHA for r in paired["pairs"])
-    return {"steps": steps, "size": abs(row["mean_diff"]), "seeds": row["n"], "held": held,
-            "pairs": len(paired["pairs"])}
+    return {
+        "steps": steps,
+        "size": abs(row["mean_diff"]),
+        "seeds": row["n"],
+        "held": held,
+        "pairs": len(paired["pairs"]),
+    }
 
 
 def length_toy(verdict: dict, analysis: dict) -> dict:
     """How many of the toy's ratio tests hold after correction, and its largest gap as a share of the
     decoder-only loss (`analysis`: the shipped run at the loss measure shown)."""
-    gaps = [abs(r["encdec_mean"] - r["decoder_mean"]) / r["decoder_mean"] for r in analysis["rows"]
-            if r["decoder_mean"]]
-    return {"ratios": verdict["ratios"], "seeds": verdict["seeds"], "tests": verdict["tests"],
-            "held": len(verdict["held"]), "largest": max(gaps, default=0.0)}
+    gaps = [
+        abs(r["encdec_mean"] - r["decoder_mean"]) / r["decoder_mean"] for r in analysis["rows"] if r["decoder_mean"]
+    ]
+    return {
+        "ratios": verdict["ratios"],
+        "seeds": verdict["seeds"],
+        "tests": verdict["tests"],
+        "held": len(verdict["held"]),
+        "largest": max(gaps, default=0.0),
+    }
 
 
 def depth_gaps(analysis: dict, at_depth) -> dict | None:
@@ -53,8 +64,11 @@ def stale(headline: dict) -> dict | None:
     """Accuracy on the new positions re-encoded and with the stale cache, on sort and on copy."""
     if not {"sort", "copy"} <= set(headline):
         return None
-    return {f"{task}_{kind}": headline[task][f"accuracy_{kind}"] for task in ("sort", "copy")
-            for kind in ("reencode", "stale")}
+    return {
+        f"{task}_{kind}": headline[task][f"accuracy_{kind}"]
+        for task in ("sort", "copy")
+        for kind in ("reencode", "stale")
+    }
 
 
 def scaling(points: list[dict]) -> dict | None:
@@ -65,8 +79,13 @@ def scaling(points: list[dict]) -> dict | None:
     last = sorted((p for p in points if p["steps"] == steps), key=lambda p: p["width"])
     if len(last) < 2:
         return None
-    return {"steps": steps, "first": last[0]["width"], "first_gap": last[0]["gap"], "last": last[-1]["width"],
-            "last_gap": last[-1]["gap"]}
+    return {
+        "steps": steps,
+        "first": last[0]["width"],
+        "first_gap": last[0]["gap"],
+        "last": last[-1]["width"],
+        "last_gap": last[-1]["gap"],
+    }
 
 
 def drift(table) -> dict | None:
@@ -78,5 +97,7 @@ def drift(table) -> dict | None:
     causal = kv[kv["model"].str.startswith("causal")]
     if bidirectional.empty or causal.empty:
         return None
-    return {"bidirectional": float((trained if not trained.empty else bidirectional)["relative_change"].max()),
-            "causal": float(causal["relative_change"].max())}
+    return {
+        "bidirectional": float((trained if not trained.empty else bidirectional)["relative_change"].max()),
+        "causal": float(causal["relative_change"].max()),
+    }

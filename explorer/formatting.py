@@ -13,7 +13,18 @@ from typing import Sequence
 from explorer import content, i18n
 
 BOOK = "messages"  # the words of these helpers: content/<lang>/messages.md
-COUNTED = ("run", "model", "seed", "thread", "paired seed", "cached result", "layer", "turn", "row", "new token")  # nouns `plural` words in Chinese too
+COUNTED = (
+    "run",
+    "model",
+    "seed",
+    "thread",
+    "paired seed",
+    "cached result",
+    "layer",
+    "turn",
+    "row",
+    "new token",
+)  # nouns `plural` words in Chinese too
 
 
 def p_text(p: float | None) -> str:

@@ -156,9 +156,16 @@ class JobProgress(Progress):
 
 
 class JobQueue:
-    def __init__(self, max_running: int | None = None, per_owner: int = 2, lock_dir: Path | None = None,
-                 per_address: int | None = None, max_active: int | None = None, abandon_after_s: float = 10.0,
-                 keep_finished_s: float = 60.0) -> None:
+    def __init__(
+        self,
+        max_running: int | None = None,
+        per_owner: int = 2,
+        lock_dir: Path | None = None,
+        per_address: int | None = None,
+        max_active: int | None = None,
+        abandon_after_s: float = 10.0,
+        keep_finished_s: float = 60.0,
+    ) -> None:
         self.max_running = max_running or default_max_running()
         self.per_owner = per_owner
         self.per_address = per_address or _env_count("EXPLORER_RUNS_PER_ADDRESS", 4)
@@ -174,8 +181,16 @@ class JobQueue:
     def lock_dir(self) -> Path:
         return self._lock_dir or jobs_dir()
 
-    def submit(self, key: str, work: Callable[[Progress], dict], label: str = "", owner: str = "",
-               time_limit_s: float = 120.0, address: str = "", alive: Callable[[], bool] | None = None) -> Job:
+    def submit(
+        self,
+        key: str,
+        work: Callable[[Progress], dict],
+        label: str = "",
+        owner: str = "",
+        time_limit_s: float = 120.0,
+        address: str = "",
+        alive: Callable[[], bool] | None = None,
+    ) -> Job:
         """Queue `work` under `key`, or join the job already holding that key (unless it failed or was
         cancelled); the caller becomes one of its viewers. Raises `QueueFull` when a cap refuses it."""
         with self._lock:
@@ -183,9 +198,17 @@ class JobQueue:
             job = self._jobs.get(key)
             if job is None or job.state in (FAILED, CANCELLED):
                 self._check_caps(owner, address)
-                job = Job(key=key, label=label or key, owner=owner, address=address, time_limit_s=time_limit_s,
-                          abandon_after_s=self.abandon_after_s, _order=next(self._order), lang=i18n.current(),
-                          message=content.text("common", "run-waiting"))
+                job = Job(
+                    key=key,
+                    label=label or key,
+                    owner=owner,
+                    address=address,
+                    time_limit_s=time_limit_s,
+                    abandon_after_s=self.abandon_after_s,
+                    _order=next(self._order),
+                    lang=i18n.current(),
+                    message=content.text("common", "run-waiting"),
+                )
                 self._jobs[key] = job
                 try:
                     self._start(job, work)
@@ -237,8 +260,9 @@ class JobQueue:
         if job.state != QUEUED:
             return 0
         with self._lock:
-            return sum(1 for j in self._jobs.values() if j.state == RUNNING
-                       or (j.state == QUEUED and j._order < job._order))
+            return sum(
+                1 for j in self._jobs.values() if j.state == RUNNING or (j.state == QUEUED and j._order < job._order)
+            )
 
     def busy_slots(self) -> int:
         """Runs going on now across every process that shares the lock folder. A slot whose lock cannot be
@@ -261,25 +285,42 @@ class JobQueue:
         retry = _retry_after(active)
         mine = [j for j in active if owner and owner in j.viewers]
         if owner and len(mine) >= self.per_owner:
-            raise QueueFull(content.text("common", "queue-full-tab", n=len(mine), runs=plural(len(mine), "run"),
-                                         limit=self.per_owner),
-                            _retry_after(mine))
+            raise QueueFull(
+                content.text(
+                    "common", "queue-full-tab", n=len(mine), runs=plural(len(mine), "run"), limit=self.per_owner
+                ),
+                _retry_after(mine),
+            )
         ours = [j for j in active if address and j.address == address]
         if address and len(ours) >= self.per_address:
-            raise QueueFull(content.text("common", "queue-full-address", n=len(ours), runs=plural(len(ours), "run"),
-                                         limit=self.per_address,
-                                         retry=_retry_after(ours)), _retry_after(ours))
+            raise QueueFull(
+                content.text(
+                    "common",
+                    "queue-full-address",
+                    n=len(ours),
+                    runs=plural(len(ours), "run"),
+                    limit=self.per_address,
+                    retry=_retry_after(ours),
+                ),
+                _retry_after(ours),
+            )
         if len(active) >= self.max_active:
-            raise QueueFull(content.text("common", "queue-full-server", n=len(active), limit=self.max_active,
-                                         retry=retry), retry)
+            raise QueueFull(
+                content.text("common", "queue-full-server", n=len(active), limit=self.max_active, retry=retry), retry
+            )
 
     def _forget_finished(self) -> None:
         """Drop finished jobs that every live viewer has collected, or that ended `keep_finished_s` ago."""
         now = time.monotonic()
         for key, job in list(self._jobs.items()):
-            if job.finished and job.ended is not None and (
+            if (
+                job.finished
+                and job.ended is not None
+                and (
                     now - job.ended >= self.keep_finished_s
-                    or (job.viewers and all(v.collected or not v.watching() for v in job.viewers.values()))):
+                    or (job.viewers and all(v.collected or not v.watching() for v in job.viewers.values()))
+                )
+            ):
                 del self._jobs[key]
 
     def _start(self, job: Job, work: Callable[[Progress], dict]) -> None:
@@ -310,8 +351,9 @@ class JobQueue:
 
     def _hold_and_work(self, job: Job, work: Callable[[Progress], dict]) -> None:
         with contextlib.ExitStack() as held:
-            if not self._hold(held, job, lambda: self._take(f"key:{job.key}"),
-                              content.text("common", "run-waiting-elsewhere")):
+            if not self._hold(
+                held, job, lambda: self._take(f"key:{job.key}"), content.text("common", "run-waiting-elsewhere")
+            ):
                 return
             job._wants_slot = True
             if not self._hold(held, job, self._take_slot, content.text("common", "run-waiting")):
@@ -357,8 +399,9 @@ class JobQueue:
             raise broken[-1]
         return None
 
-    def _hold(self, stack: contextlib.ExitStack, job: Job, take: Callable[[], contextlib.ExitStack | None],
-              message: str) -> bool:
+    def _hold(
+        self, stack: contextlib.ExitStack, job: Job, take: Callable[[], contextlib.ExitStack | None], message: str
+    ) -> bool:
         """Wait until `take()` holds its lock (kept held in `stack`); False if cancelled meanwhile. What `take`
         raises goes up to `_run`, which fails the job."""
         while True:

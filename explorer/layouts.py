@@ -1,9 +1,9 @@
 """How one (input x, target y) pair is fed to each architecture, and greedy decoding under that layout.
 
-  decoder          [x ; BOS ; y[:-1]]            causal; loss on the last m positions (slide 37)
-  prefix_lm        [x ; BOS ; y[:-1]]            x and BOS bidirectional, the rest causal
-  encoder_decoder  x -> encoder, [BOS ; y[:-1]] -> decoder (teacher forcing, slide 28)
-  encoder          x -> one label per position   needs len(y) == len(x): a task head (slide 32)
+decoder          [x ; BOS ; y[:-1]]            causal; loss on the last m positions (slide 37)
+prefix_lm        [x ; BOS ; y[:-1]]            x and BOS bidirectional, the rest causal
+encoder_decoder  x -> encoder, [BOS ; y[:-1]] -> decoder (teacher forcing, slide 28)
+encoder          x -> one label per position   needs len(y) == len(x): a task head (slide 32)
 """
 
 from __future__ import annotations
@@ -41,8 +41,10 @@ def make_batch(arch: str, x: torch.Tensor, y: torch.Tensor) -> Batch:
         return Batch(tokens=x, target=_shift_right(y), labels=y)
     if arch == "encoder":
         if y.shape[1] != n:
-            raise ValueError("an encoder-only model labels each input position: target length must equal "
-                             f"input length ({y.shape[1]} != {n})")
+            raise ValueError(
+                "an encoder-only model labels each input position: target length must equal "
+                f"input length ({y.shape[1]} != {n})"
+            )
         return Batch(tokens=x, labels=y)
     if arch not in ("decoder", "prefix_lm"):
         raise ValueError(f"unknown arch {arch!r}")

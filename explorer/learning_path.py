@@ -62,5 +62,6 @@ def prompt(number: int) -> str:
 
 def choices(number: int) -> list[str]:
     """Question `number`'s choices in the run's language (the `- ` lines of its `q<n>-choices` section)."""
-    return [line[2:].strip() for line in content.text("path", f"q{number}-choices").splitlines()
-            if line.startswith("- ")]
+    return [
+        line[2:].strip() for line in content.text("path", f"q{number}-choices").splitlines() if line.startswith("- ")
+    ]

@@ -80,15 +80,18 @@ class TransformerConfig:
         if uses_steps and self.arch != "encoder_decoder":
             raise ValueError("the four-step flags only apply to arch='encoder_decoder'")
         if self.joint_softmax and not (self.share_cross_self and self.layer_aligned):
-            raise ValueError("joint_softmax needs share_cross_self (one set of projections) and "
-                             "layer_aligned (a memory per layer)")
+            raise ValueError(
+                "joint_softmax needs share_cross_self (one set of projections) and layer_aligned (a memory per layer)"
+            )
         if self.layer_aligned_reads not in ALIGNED_READS:
             raise ValueError(f"layer_aligned_reads must be one of {ALIGNED_READS}, got {self.layer_aligned_reads!r}")
         if self.layer_aligned_reads != "input" and not self.layer_aligned:
             raise ValueError("layer_aligned_reads only applies with layer_aligned (step 3)")
         if self.restart_target_positions and not self.causal_encoder:
-            raise ValueError("restart_target_positions only applies with causal_encoder (before step 4 target "
-                             "positions restart at 0 anyway)")
+            raise ValueError(
+                "restart_target_positions only applies with causal_encoder (before step 4 target "
+                "positions restart at 0 anyway)"
+            )
 
     @property
     def ff_width(self) -> int:
@@ -123,7 +126,9 @@ class Output:
 
     logits: torch.Tensor  # [B, T, out_size] for the target stream
     attentions: dict[str, list[torch.Tensor]] = field(default_factory=dict)  # role -> per layer [B, H, Tq, Tk]
-    states: dict[str, list[torch.Tensor]] = field(default_factory=dict)  # stack -> residual entering each layer, then final
+    states: dict[str, list[torch.Tensor]] = field(
+        default_factory=dict
+    )  # stack -> residual entering each layer, then final
     keys_values: dict[str, list[tuple[torch.Tensor, torch.Tensor]]] = field(default_factory=dict)  # stack -> per layer
 
 
@@ -145,8 +150,13 @@ class Attention(nn.Module):
     def project_kv(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return self._split(self.k(x)), self._split(self.v(x))  # [B, H, T, dh] each
 
-    def forward(self, x: torch.Tensor, kv: tuple[torch.Tensor, torch.Tensor], mask: torch.Tensor | None,
-                need_weights: bool = False) -> tuple[torch.Tensor, torch.Tensor | None]:
+    def forward(
+        self,
+        x: torch.Tensor,
+        kv: tuple[torch.Tensor, torch.Tensor],
+        mask: torch.Tensor | None,
+        need_weights: bool = False,
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
         q = self._split(self.q(x))  # [B, H, Tq, dh]
         k, v = kv  # [B, H, Tk, dh]
         if mask is not None:
@@ -201,8 +211,9 @@ class KVCache:
     and attention reads a view of the filled prefix.
     """
 
-    def __init__(self, cfg: TransformerConfig, batch_size: int, capacity: int | None = None,
-                 dtype: torch.dtype = torch.float32) -> None:
+    def __init__(
+        self, cfg: TransformerConfig, batch_size: int, capacity: int | None = None, dtype: torch.dtype = torch.float32
+    ) -> None:
         self.capacity = capacity or cfg.max_len
         shape = (cfg.n_layers, batch_size, cfg.n_heads, self.capacity, cfg.head_dim)
         self.k = torch.zeros(shape, dtype=dtype)
@@ -213,8 +224,8 @@ class KVCache:
         end = self.length + k.shape[2]
         if end > self.capacity:
             raise ValueError(f"the KV cache holds {self.capacity} tokens; this turn would need {end}")
-        self.k[layer, :, :, self.length:end] = k
-        self.v[layer, :, :, self.length:end] = v
+        self.k[layer, :, :, self.length : end] = k
+        self.v[layer, :, :, self.length : end] = v
         return self.k[layer, :, :, :end], self.v[layer, :, :, :end]
 
     def advance(self, n_tokens: int) -> None:
@@ -282,7 +293,7 @@ class Transformer(nn.Module):
         if self.cfg.window is None and (not causal or n_queries == 1) and not prefix_len:
             return None  # bidirectional, or one new token after a cache: nothing is hidden
         if prefix_len:
-            mask = masks.prefix_lm(prefix_len, n_keys, dtype)[n_keys - n_queries:]
+            mask = masks.prefix_lm(prefix_len, n_keys, dtype)[n_keys - n_queries :]
         elif causal:
             mask = masks.causal(n_queries, n_keys, dtype)
         else:
@@ -317,8 +328,15 @@ class Transformer(nn.Module):
         rec.state("encoder", h)
         return self.encoder_ln_f(h), layer_reads
 
-    def _decode(self, h: torch.Tensor, self_mask: torch.Tensor, memories: list[torch.Tensor] | None,
-                cache: KVCache | None, rec: _Recorder, stack: str) -> torch.Tensor:
+    def _decode(
+        self,
+        h: torch.Tensor,
+        self_mask: torch.Tensor,
+        memories: list[torch.Tensor] | None,
+        cache: KVCache | None,
+        rec: _Recorder,
+        stack: str,
+    ) -> torch.Tensor:
         """Run the decoder stack (or the only stack) over residual stream `h`."""
         joint = self.cfg.joint_softmax
         for layer, block in enumerate(self.blocks):
@@ -342,9 +360,17 @@ class Transformer(nn.Module):
         rec.state(stack, h)
         return h
 
-    def forward(self, tokens: torch.Tensor, target: torch.Tensor | None = None, *, prefix_len: int = 0,
-                cache: KVCache | None = None, need_weights: bool = False, return_states: bool = False,
-                stale_cache_ok: bool = False) -> Output:
+    def forward(
+        self,
+        tokens: torch.Tensor,
+        target: torch.Tensor | None = None,
+        *,
+        prefix_len: int = 0,
+        cache: KVCache | None = None,
+        need_weights: bool = False,
+        return_states: bool = False,
+        stale_cache_ok: bool = False,
+    ) -> Output:
         """Run the model.
 
         tokens:     [B, n] the input (encoder-decoder) or the whole sequence (single-stack models)
@@ -381,14 +407,15 @@ class Transformer(nn.Module):
             if target is not None:
                 raise ValueError(f"arch={cfg.arch!r} takes one sequence; `target` is for encoder_decoder")
             if cache is not None and cfg.arch != "decoder" and not stale_cache_ok:
-                raise ValueError("only a causal (decoder) model can reuse a KV cache: "
-                                 "bidirectional tokens change when new tokens arrive "
-                                 "(pass stale_cache_ok=True to measure the error of reusing it anyway)")
+                raise ValueError(
+                    "only a causal (decoder) model can reuse a KV cache: "
+                    "bidirectional tokens change when new tokens arrive "
+                    "(pass stale_cache_ok=True to measure the error of reusing it anyway)"
+                )
             start = cache.length if cache is not None else 0
             h = self._embed(tokens, start)
             t = tokens.shape[1]
-            mask = self._self_mask(t, start + t, causal=cfg.arch != "encoder", prefix_len=prefix_len,
-                                   dtype=h.dtype)
+            mask = self._self_mask(t, start + t, causal=cfg.arch != "encoder", prefix_len=prefix_len, dtype=h.dtype)
             stack = "encoder" if cfg.arch == "encoder" else "decoder"
             h = self._decode(h, mask, None, cache, rec, stack)
             if cache is not None:

@@ -58,28 +58,45 @@ class FallingObject:
 
 OBJECTS = {
     "pen": FallingObject(
-        "pen", mass=0.010, area=14e-4, cd=1.0,
+        "pen",
+        mass=0.010,
+        area=14e-4,
+        cd=1.0,
         source="A 10 g ballpoint pen, 14 cm long and 1 cm thick, falling broadside (14 cm²). Cd 1.0: a long "
-               "cylinder across the flow has Cd about 1.0-1.2 at these speeds (textbook drag tables, e.g. "
-               "White, Fluid Mechanics, ch. 7). Tip first it would meet about 20 times less drag."),
+        "cylinder across the flow has Cd about 1.0-1.2 at these speeds (textbook drag tables, e.g. "
+        "White, Fluid Mechanics, ch. 7). Tip first it would meet about 20 times less drag.",
+    ),
     "ball": FallingObject(
-        "ball", mass=0.057, area=35.3e-4, cd=0.55,
+        "ball",
+        mass=0.057,
+        area=35.3e-4,
+        cd=0.55,
         source="A tennis ball: 57 g and 6.7 cm across (within the ITF limits of 56.0-59.4 g and 6.54-6.86 cm), "
-               "so 35.3 cm². Cd 0.55: a smooth sphere has about 0.47 below the drag crisis; the felt of a "
-               "tennis ball raises it to about 0.5-0.6 in wind-tunnel measurements."),
+        "so 35.3 cm². Cd 0.55: a smooth sphere has about 0.47 below the drag crisis; the felt of a "
+        "tennis ball raises it to about 0.5-0.6 in wind-tunnel measurements.",
+    ),
     "paper": FallingObject(
-        "paper", mass=0.0050, area=624e-4, cd=1.17,
+        "paper",
+        mass=0.0050,
+        area=624e-4,
+        cd=1.17,
         source="A flat A4 sheet of 80 g/m² paper: 5.0 g over 624 cm². Cd 1.17: a flat plate broadside to the "
-               "flow (textbook drag tables). A real sheet flutters and tumbles; the model keeps it flat."),
+        "flow (textbook drag tables). A real sheet flutters and tumbles; the model keeps it flat.",
+    ),
     "feather": FallingObject(
-        "feather", mass=3e-5, area=20e-4, cd=1.3,
+        "feather",
+        mass=3e-5,
+        area=20e-4,
+        cd=1.3,
         source="A small feather: 0.03 g over 20 cm². A feather has no textbook Cd; 1.3 is an effective value "
-               "chosen so the terminal speed (about 0.43 m/s) lies in the 0.3-0.5 m/s typical of small feathers."),
+        "chosen so the terminal speed (about 0.43 m/s) lies in the 0.3-0.5 m/s typical of small feathers.",
+    ),
 }
 
 
-def check_fall(obj: FallingObject, rho: float = AIR_DENSITY, height: float | None = None, v0: float = 0.0,
-               g: float = G) -> None:
+def check_fall(
+    obj: FallingObject, rho: float = AIR_DENSITY, height: float | None = None, v0: float = 0.0, g: float = G
+) -> None:
     """Raise ValueError naming the first unusable input (the page shows the message)."""
     if not (obj.mass > 0 and math.isfinite(obj.mass)):
         raise ValueError(f"mass must be a positive number of kilograms, not {obj.mass!r}")
@@ -103,12 +120,13 @@ def check_fall(obj: FallingObject, rho: float = AIR_DENSITY, height: float | Non
 def gravity_only(t, v0: float = 0.0, g: float = G, y0: float = 0.0):
     """The slide-4 formula y(t) = y0 + v0 t + g t^2 / 2 (down positive)."""
     t = np.asarray(t, float)
-    return y0 + v0 * t + 0.5 * g * t ** 2
+    return y0 + v0 * t + 0.5 * g * t**2
 
 
 def _fall_rhs(k: float, g: float):
     def rhs(t, s):
         return [s[1], g - k * s[1] * abs(s[1])]
+
     return rhs
 
 
@@ -127,9 +145,18 @@ def _solve_fall(obj: FallingObject, height: float, v0: float, rho: float, g: flo
 
     def landed(t, s):
         return s[0] - height
+
     landed.terminal, landed.direction = True, 1
-    return solve_ivp(_fall_rhs(k, g), (0.0, _time_bound(height, v0, k, g)), [0.0, v0], method="LSODA",
-                     events=[landed, *events], dense_output=True, rtol=RTOL, atol=ATOL)
+    return solve_ivp(
+        _fall_rhs(k, g),
+        (0.0, _time_bound(height, v0, k, g)),
+        [0.0, v0],
+        method="LSODA",
+        events=[landed, *events],
+        dense_output=True,
+        rtol=RTOL,
+        atol=ATOL,
+    )
 
 
 @dataclass(frozen=True)
@@ -160,8 +187,9 @@ def formula_fall_time(height: float, v0: float = 0.0, g: float = G) -> float:
     return (-v0 + math.sqrt(v0 * v0 + 2 * g * height)) / g
 
 
-def simulate_fall(obj: FallingObject, height: float, v0: float = 0.0, rho: float = AIR_DENSITY, g: float = G,
-                  n_points: int = 400) -> Fall:
+def simulate_fall(
+    obj: FallingObject, height: float, v0: float = 0.0, rho: float = AIR_DENSITY, g: float = G, n_points: int = 400
+) -> Fall:
     """Drop `obj` from `height` metres with downward speed `v0`; sample until it lands."""
     check_fall(obj, rho, height, v0, g)
     sol = _solve_fall(obj, height, v0, rho, g)
@@ -171,8 +199,15 @@ def simulate_fall(obj: FallingObject, height: float, v0: float = 0.0, rho: float
     t = np.linspace(0.0, t_land, n_points)
     y, v = sol.sol(t)
     y[-1] = height  # the event is exact to solver tolerance; make the last sample the floor
-    return Fall(t=t, y=y, v=v, y_formula=gravity_only(t, v0, g), height=height, t_land=t_land,
-                t_land_formula=formula_fall_time(height, v0, g))
+    return Fall(
+        t=t,
+        y=y,
+        v=v,
+        y_formula=gravity_only(t, v0, g),
+        height=height,
+        t_land=t_land,
+        t_land_formula=formula_fall_time(height, v0, g),
+    )
 
 
 @dataclass(frozen=True)
@@ -182,8 +217,15 @@ class Crossing:
     error: float  # m, the formula's error there
 
 
-def tolerance_height(obj: FallingObject, tol: float, relative: bool = False, v0: float = 0.0,
-                     rho: float = AIR_DENSITY, g: float = G, max_height: float = MAX_HEIGHT) -> Crossing | None:
+def tolerance_height(
+    obj: FallingObject,
+    tol: float,
+    relative: bool = False,
+    v0: float = 0.0,
+    rho: float = AIR_DENSITY,
+    g: float = G,
+    max_height: float = MAX_HEIGHT,
+) -> Crossing | None:
     """How far `obj` falls before the gravity-only formula is off by more than `tol`.
 
     `tol` is in metres, or a fraction of the distance fallen when `relative` (0.01 = 1%). The formula's error
@@ -199,6 +241,7 @@ def tolerance_height(obj: FallingObject, tol: float, relative: bool = False, v0:
     def leaves(t, s):  # < 0 while within tolerance; the 1e-12 m keeps a relative test off its zero at t = 0
         error = v0 * t + 0.5 * g * t * t - s[0]
         return error - (tol * s[0] + 1e-12 if relative else tol)
+
     leaves.terminal, leaves.direction = True, 1
     sol = _solve_fall(obj, max_height, v0, rho, g, events=[leaves])
     if not sol.t_events[1].size:
@@ -278,8 +321,17 @@ class ForceSystem:
             ex, ey = dx / length, dy / length
             pull = stiffness * (length - L0) + damping * ((u2 - u1) * ex + (v2 - v1) * ey)  # N, on body 1 toward 2
             speed2 = math.hypot(u2 - w, v2)
-            return [u1, v1, ax + pull * ex / m1, ay + pull * ey / m1,
-                    u2, v2, -k2 * speed2 * (u2 - w) - pull * ex / m2, g - k2 * speed2 * v2 - pull * ey / m2]
+            return [
+                u1,
+                v1,
+                ax + pull * ex / m1,
+                ay + pull * ey / m1,
+                u2,
+                v2,
+                -k2 * speed2 * (u2 - w) - pull * ex / m2,
+                g - k2 * speed2 * v2 - pull * ey / m2,
+            ]
+
         return f
 
     def initial_state(self) -> list[float]:
@@ -298,8 +350,9 @@ def simulate_system(system: ForceSystem, duration: float = 5.0, n_points: int = 
     if not 0 < duration <= 60:
         raise ValueError(f"duration must be above 0 and at most 60 s, not {duration!r}")
     t = np.linspace(0.0, duration, n_points)
-    sol = solve_ivp(system.rhs(), (0.0, duration), system.initial_state(), method="LSODA", t_eval=t,
-                    rtol=1e-9, atol=1e-10)
+    sol = solve_ivp(
+        system.rhs(), (0.0, duration), system.initial_state(), method="LSODA", t_eval=t, rtol=1e-9, atol=1e-10
+    )
     if not sol.success:
         raise ValueError(f"the solver failed: {sol.message}")
     states = sol.y.T
@@ -307,7 +360,7 @@ def simulate_system(system: ForceSystem, duration: float = 5.0, n_points: int = 
 
 
 def _design(t: np.ndarray) -> np.ndarray:
-    return np.column_stack([np.ones_like(t), t, 0.5 * t ** 2])
+    return np.column_stack([np.ones_like(t), t, 0.5 * t**2])
 
 
 def fit_constant_acceleration(t: np.ndarray, xy: np.ndarray, t_fit: float) -> np.ndarray:
@@ -355,12 +408,21 @@ def prediction_horizon(traj: Trajectory, t_fit: float, tol: float, n_forces: int
             t0, t1, e0, e1 = traj.t[i - 1], traj.t[i], err[i - 1], err[i]
             t_cross = t0 + (tol - e0) / (e1 - e0) * (t1 - t0)
         horizon, censored = max(0.0, t_cross - t_fit), False
-    return Horizon(n_forces=n_forces, t_fit=t_fit, tol=tol, horizon=float(horizon), censored=censored,
-                   prediction=pred, error=err, acceleration=(float(coef[2, 0]), float(coef[2, 1])))
+    return Horizon(
+        n_forces=n_forces,
+        t_fit=t_fit,
+        tol=tol,
+        horizon=float(horizon),
+        censored=censored,
+        prediction=pred,
+        error=err,
+        acceleration=(float(coef[2, 0]), float(coef[2, 1])),
+    )
 
 
-def horizons_by_forces(system: ForceSystem, t_fit: float = 0.5, tol: float = 0.1, duration: float = 5.0,
-                       n_points: int = 2001) -> list[Horizon]:
+def horizons_by_forces(
+    system: ForceSystem, t_fit: float = 0.5, tol: float = 0.1, duration: float = 5.0, n_points: int = 2001
+) -> list[Horizon]:
     """The horizon with 1, 2, ... len(FORCES) forces acting (everything else as in `system`)."""
     out = []
     for n in range(1, len(FORCES) + 1):

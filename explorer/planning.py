@@ -28,8 +28,12 @@ class Plan(Generic[K]):
         return [{**record, "source": self.sources[key]} for key, record in self.ready.items()]
 
 
-def plan(units: Iterable[K], from_shipped: Callable[[K], dict | None],
-         cache: tuple[str, Callable[[K], dict]] | None, shape: object = dict) -> Plan[K]:
+def plan(
+    units: Iterable[K],
+    from_shipped: Callable[[K], dict | None],
+    cache: tuple[str, Callable[[K], dict]] | None,
+    shape: object = dict,
+) -> Plan[K]:
     """Sort `units` into ready and missing; `cache` is (result kind, unit -> cache key), or None to skip it.
     A cached record without `shape` (`explorer.shapes`) counts as missing: it is trained again."""
     out: Plan[K] = Plan({}, {}, [])

@@ -66,8 +66,10 @@ class _Part(Progress):
         self._parent, self._start, self._end, self._prefix, self._reserve = parent, start, end, prefix, reserve_s
 
     def report(self, fraction: float, message: str) -> None:
-        self._parent.report(self._start + fraction * (self._end - self._start),
-                            f"{self._prefix}{message}" if message else self._prefix.rstrip(": ："))
+        self._parent.report(
+            self._start + fraction * (self._end - self._start),
+            f"{self._prefix}{message}" if message else self._prefix.rstrip(": ："),
+        )
 
     @property
     def cancelled(self) -> bool:

@@ -113,8 +113,9 @@ def per_lag_accuracy(predictions: torch.Tensor, labels: torch.Tensor) -> torch.T
     return correct.sum(dim=(-3, -2)).double() / valid.sum(dim=(-3, -2)).double()
 
 
-def oracle_predictions(task: MultiLagRecall, x: torch.Tensor, window: int | None, n_layers: int = 1,
-                       guess: int = 0) -> torch.Tensor:
+def oracle_predictions(
+    task: MultiLagRecall, x: torch.Tensor, window: int | None, n_layers: int = 1, guess: int = 0
+) -> torch.Tensor:
     """The best predictor a window allows: copy the symbol when the lag is in reach, else a fixed guess."""
     preds = torch.full((*x.shape, task.n_labels), guess, dtype=torch.long)
     for j, (lag, ok) in enumerate(zip(task.lags, solvable(task, window, n_layers))):

@@ -30,6 +30,7 @@ EXTRA_SEEDS = 3  # single-seed results: extra seeds trained to measure the seed 
 @dataclass(frozen=True)
 class Comparison:
     """One number the page concludes from, shipped against rerun, and how far apart they may be."""
+
     what: str
     shipped: float
     rerun: float
@@ -41,13 +42,16 @@ class Comparison:
 
     def text(self) -> str:
         mark = "ok" if self.holds else "OUTSIDE"
-        return (f"{self.what}: shipped {self.shipped:.6g}, rerun {self.rerun:.6g}, "
-                f"|diff| {abs(self.rerun - self.shipped):.3g} <= {self.tolerance:.3g} {mark}")
+        return (
+            f"{self.what}: shipped {self.shipped:.6g}, rerun {self.rerun:.6g}, "
+            f"|diff| {abs(self.rerun - self.shipped):.3g} <= {self.tolerance:.3g} {mark}"
+        )
 
 
 @dataclass
 class Replay:
     """What a rerun gave: the first number that differs bit for bit ('' if none) and the comparisons."""
+
     difference: str
     comparisons: list[Comparison] = field(default_factory=list)
     spread: str = ""  # where the tolerance's seed spread comes from
@@ -60,6 +64,7 @@ class Replay:
 @dataclass(frozen=True)
 class Check:
     """A shipped result and how to rerun it: `replay(record, quick, exact)` returns a Replay."""
+
     name: str
     path: Path
     replay: Callable[[dict, bool, bool], Replay]
@@ -90,13 +95,20 @@ def first_difference(a: object, b: object, where: str = "") -> str:
     return "" if a == b else f"{where or 'value'}: shipped {a!r}, rerun {b!r}"
 
 
-def seed_comparison(what: str, shipped_all: list[float], shipped_same: list[float], rerun: list[float],
-                    resolution: float = 0.0, seed_sd: float | None = None) -> Comparison:
+def seed_comparison(
+    what: str,
+    shipped_all: list[float],
+    shipped_same: list[float],
+    rerun: list[float],
+    resolution: float = 0.0,
+    seed_sd: float | None = None,
+) -> Comparison:
     """Compare the mean of `rerun` with the mean of the same seeds shipped, within the shipped seed spread
     (`seed_sd` when given, else the spread of `shipped_all`)."""
     sd = mean_sd(shipped_all)[1] if seed_sd is None else seed_sd
-    return Comparison(what, float(np.mean(shipped_same)), float(np.mean(rerun)),
-                      rerun_tolerance(sd, len(rerun), resolution))
+    return Comparison(
+        what, float(np.mean(shipped_same)), float(np.mean(rerun)), rerun_tolerance(sd, len(rerun), resolution)
+    )
 
 
 def judge(check: Check, quick: bool = True, now: dict | None = None) -> dict:
@@ -104,8 +116,12 @@ def judge(check: Check, quick: bool = True, now: dict | None = None) -> dict:
     now = now or environment.current(shipped.TRAINING_THREADS)
     record = check.record()
     if record is None:
-        return {"name": check.name, "tier": "tolerance", "agrees": False,
-                "detail": f"{check.path.name} is missing or unreadable"}
+        return {
+            "name": check.name,
+            "tier": "tolerance",
+            "agrees": False,
+            "detail": f"{check.path.name} is missing or unreadable",
+        }
     made = shipped.environment_of(record)
     differences = environment.replay_difference(made, now)
     exact = not differences
@@ -115,9 +131,14 @@ def judge(check: Check, quick: bool = True, now: dict | None = None) -> dict:
         detail = f"{why}; {'bit-identical' if replay.identical else 'differs at ' + replay.difference}"
         return {"name": check.name, "tier": "exact", "agrees": replay.identical, "detail": detail}
     agrees = bool(replay.comparisons) and all(c.holds for c in replay.comparisons)
-    detail = "; ".join([f"environment differs ({', '.join(differences)})",
-                        "bit-identical" if replay.identical else "not bit-identical",
-                        *([replay.spread] if replay.spread else []), *(c.text() for c in replay.comparisons)])
+    detail = "; ".join(
+        [
+            f"environment differs ({', '.join(differences)})",
+            "bit-identical" if replay.identical else "not bit-identical",
+            *([replay.spread] if replay.spread else []),
+            *(c.text() for c in replay.comparisons),
+        ]
+    )
     return {"name": check.name, "tier": "tolerance", "agrees": agrees, "detail": detail}
 
 
@@ -131,4 +152,3 @@ def reproduce(quick: bool = True, names: list[str] | None = None) -> dict:
         raise ValueError(f"unknown result(s) {', '.join(unknown)}; shipped: {', '.join(c.name for c in CHECKS)}")
     chosen = [c for c in CHECKS if not names or c.name in names]
     return {"environment": now, "quick": quick, "results": [judge(c, quick, now) for c in chosen]}
-

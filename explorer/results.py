@@ -58,8 +58,9 @@ def inspect(kind: str, config: dict, shape: object = dict) -> tuple[dict | None,
     key = result_key(kind, config)
     size = sa.func.length(RESULTS.c.record)
     with db.reads() as conn:
-        found = conn.execute(sa.select(size, sa.case((size <= MAX_RECORD_CHARS, RESULTS.c.record)))
-                             .where(RESULTS.c.key == key)).first()
+        found = conn.execute(
+            sa.select(size, sa.case((size <= MAX_RECORD_CHARS, RESULTS.c.record))).where(RESULTS.c.key == key)
+        ).first()
     if found is None:
         return None, None
     try:
@@ -116,16 +117,18 @@ def save(kind: str, config: dict, result: dict) -> str:
     that `inspect` would refuse (NaN or infinity in it, too long) is not stored: it is logged and stays a miss."""
     key = result_key(kind, config)
     try:
-        record = shapes.dumps_checked({"kind": kind, "config": config, "code": code_version(), "result": result},
-                                      MAX_RECORD_CHARS)
+        record = shapes.dumps_checked(
+            {"kind": kind, "config": config, "code": code_version(), "result": result}, MAX_RECORD_CHARS
+        )
     except shapes.ParseError as err:
         _LOG.warning("%s/%s not stored: %s", kind, key, err)
         return key
     values = {"kind": kind[:64], "record": record, "saved_at": time.time()}
     with db.engine().begin() as conn:
         insert = (postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert)(RESULTS)
-        conn.execute(insert.values(key=key, **values).on_conflict_do_update(index_elements=[RESULTS.c.key],
-                                                                           set_=values))
+        conn.execute(
+            insert.values(key=key, **values).on_conflict_do_update(index_elements=[RESULTS.c.key], set_=values)
+        )
     return key
 
 

@@ -36,8 +36,9 @@ class ParseError(ValueError):
 
 def _whole(literal: str) -> int:
     if len(literal.lstrip("-")) > MAX_INT_DIGITS:
-        raise ParseError("number", f"a whole number of {len(literal.lstrip('-')):,} digits; the limit is "
-                                   f"{MAX_INT_DIGITS}")
+        raise ParseError(
+            "number", f"a whole number of {len(literal.lstrip('-')):,} digits; the limit is {MAX_INT_DIGITS}"
+        )
     return int(literal)
 
 
@@ -70,8 +71,9 @@ def loads(text: str | bytes, limit: int, max_depth: int = MAX_DEPTH) -> object:
     except ParseError:
         raise
     except json.JSONDecodeError as err:
-        raise ParseError("syntax", f"{err.msg} at line {err.lineno}, column {err.colno}", err.lineno,
-                         err.colno) from None
+        raise ParseError(
+            "syntax", f"{err.msg} at line {err.lineno}, column {err.colno}", err.lineno, err.colno
+        ) from None
     except RecursionError:  # `[[[[...` past the parser's own stack: deeper than any limit here
         raise ParseError("depth", f"nested deeper than {max_depth}") from None
     except (ValueError, TypeError, OverflowError, MemoryError) as err:

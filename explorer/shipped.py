@@ -25,8 +25,12 @@ def stamp(payload: dict, threads: int = TRAINING_THREADS) -> dict:
     from explorer.lab import device, recipe  # the lab imports the trainer; stamping needs it only here
 
     payload = {**payload, "recipe": recipe.of_result(payload), "device": payload.get("device", device.current())}
-    return {**payload, "environment": environment.current(threads), "created": time.strftime("%Y-%m-%d %H:%M:%S"),
-            "code_version": results.code_version()}
+    return {
+        **payload,
+        "environment": environment.current(threads),
+        "created": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "code_version": results.code_version(),
+    }
 
 
 def timed(work: Callable[[], dict]) -> dict:
@@ -34,8 +38,9 @@ def timed(work: Callable[[], dict]) -> dict:
     on a busy machine says so, and time estimates can tell a slow machine from a slow recipe."""
     load_before, start = os.getloadavg()[0], time.perf_counter()
     result = work()
-    result.update(wall_seconds=time.perf_counter() - start, cpus=os.cpu_count(),
-                  load_average=[load_before, os.getloadavg()[0]])
+    result.update(
+        wall_seconds=time.perf_counter() - start, cpus=os.cpu_count(), load_average=[load_before, os.getloadavg()[0]]
+    )
     return result
 
 

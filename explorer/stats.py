@@ -37,6 +37,7 @@ def mean_sd(values: Sequence[float]) -> tuple[float, float]:
 
 # --- tests ----------------------------------------------------------------------------------------------
 
+
 def welch(a: Sequence[float], b: Sequence[float]) -> dict:
     """Welch's t-test of mean(a) - mean(b) for independent groups: {mean_diff, t, p} (p nan below 2 each)."""
     a, b = _array(a), _array(b)
@@ -44,8 +45,11 @@ def welch(a: Sequence[float], b: Sequence[float]) -> dict:
     if len(a) < 2 or len(b) < 2:
         return {"mean_diff": diff, "t": float("nan"), "p": float("nan")}
     if a.var(ddof=1) + b.var(ddof=1) == 0:  # no spread: the seen difference is all there is
-        return {"mean_diff": diff, "t": 0.0 if diff == 0 else math.copysign(math.inf, diff),
-                "p": 1.0 if diff == 0 else 0.0}
+        return {
+            "mean_diff": diff,
+            "t": 0.0 if diff == 0 else math.copysign(math.inf, diff),
+            "p": 1.0 if diff == 0 else 0.0,
+        }
     t, p = stats.ttest_ind(a, b, equal_var=False)
     return {"mean_diff": diff, "t": float(t), "p": float(p)}
 
@@ -105,8 +109,7 @@ def tost_sign_flip(a: Sequence[float], b: Sequence[float], margin: float) -> dic
     sign-flip tests reject (mean <= -margin, mean >= +margin); p is the larger of the two. With n pairs it
     cannot go below 1 / 2**n (0.031 for 5)."""
     d = _array(a) - _array(b)
-    out = {"mean_diff": float(d.mean()) if len(d) else float("nan"), "margin": margin, "n": len(d),
-           "p": float("nan")}
+    out = {"mean_diff": float(d.mean()) if len(d) else float("nan"), "margin": margin, "n": len(d), "p": float("nan")}
     if len(d) >= 2 and margin > 0:
         out["p"] = max(sign_flip_greater_p(d + margin), sign_flip_greater_p(margin - d))
     return out
@@ -159,7 +162,7 @@ def smallest_p(n_a: int, n_b: int | None = None) -> float:
     """The smallest two-sided p-value an exact test can give: sign-flip for n_a pairs, or a permutation
     test for n_a against n_b independent runs. A p-value below this needs a model (t) the seeds cannot check."""
     if n_b is None:
-        return 2 / 2 ** n_a if n_a else 1.0
+        return 2 / 2**n_a if n_a else 1.0
     return min(1.0, 2 / math.comb(n_a + n_b, n_a)) if n_a and n_b else 1.0
 
 
@@ -200,8 +203,14 @@ def holm(pvalues: Sequence[float]) -> list[float]:
 
 # --- intervals and power ----------------------------------------------------------------------------------
 
-def bootstrap_ci(values: Sequence[float], statistic: Callable[[np.ndarray], float] = np.mean,
-                 level: float = 0.95, resamples: int = 10_000, seed: int = 0) -> tuple[float, float]:
+
+def bootstrap_ci(
+    values: Sequence[float],
+    statistic: Callable[[np.ndarray], float] = np.mean,
+    level: float = 0.95,
+    resamples: int = 10_000,
+    seed: int = 0,
+) -> tuple[float, float]:
     """Percentile bootstrap interval of `statistic` over `values` (fixed seed: the same on every run)."""
     arr = _array(values)
     if len(arr) < 2:
@@ -220,7 +229,7 @@ def seed_resamples(n: int, resamples: int = MONTE_CARLO, seed: int = 0) -> np.nd
     """
     if n < 1:
         raise ValueError(f"need at least one seed, got {n}")
-    if n ** n <= resamples:
+    if n**n <= resamples:
         return np.array(list(itertools.product(range(n), repeat=n)))
     return np.random.default_rng(seed).integers(0, n, size=(resamples, n))
 
@@ -284,8 +293,15 @@ def compare_unpaired(a: Sequence[float], b: Sequence[float], alpha: float = ALPH
     """Welch's test of mean(a) - mean(b) and the smallest difference these run counts could detect:
     {n, mean_diff, t, p, mde_sd (in pooled sds), mde, pooled_sd, alpha, power}."""
     a, b = _array(a), _array(b)
-    out = {"n": [len(a), len(b)], **welch(a, b), "mde_sd": minimum_detectable_effect(len(a), len(b), alpha, power),
-           "mde": float("nan"), "pooled_sd": float("nan"), "alpha": alpha, "power": power}
+    out = {
+        "n": [len(a), len(b)],
+        **welch(a, b),
+        "mde_sd": minimum_detectable_effect(len(a), len(b), alpha, power),
+        "mde": float("nan"),
+        "pooled_sd": float("nan"),
+        "alpha": alpha,
+        "power": power,
+    }
     if len(a) >= 2 and len(b) >= 2:
         pooled = math.sqrt(((len(a) - 1) * a.var(ddof=1) + (len(b) - 1) * b.var(ddof=1)) / (len(a) + len(b) - 2))
         out["pooled_sd"], out["mde"] = pooled, out["mde_sd"] * pooled

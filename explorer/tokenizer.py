@@ -58,13 +58,13 @@ class Encoding:
         if unknown:
             # each shown once, spaced: no two make markup; a control character (a line break) is named instead
             shown = " ".join(c if c.isprintable() else f"U+{ord(c):04X}" for c in unknown[:8]) + (
-                " ..." if len(unknown) > 8 else "")
+                " ..." if len(unknown) > 8 else ""
+            )
             out.append(content.text(BOOK, "tokenizer-unknown", unknown=UNKNOWN, shown=shown))
         if self.dropped:
             out.append(content.text(BOOK, "tokenizer-dropped", n=self.dropped))
         if self.truncated_from is not None:
-            out.append(content.text(BOOK, "tokenizer-cut", total=self.truncated_from,
-                                    kept=max_len or len(self.ids)))
+            out.append(content.text(BOOK, "tokenizer-cut", total=self.truncated_from, kept=max_len or len(self.ids)))
         return out
 
 

@@ -9,7 +9,6 @@ FLOPs spent so far, the compute axis of the crossover page.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import asdict, dataclass, field
 
 import torch
@@ -64,9 +63,15 @@ class TrainResult:
         return self.tokens / self.seconds if self.seconds > 0 else float("nan")
 
     def summary(self) -> dict:
-        return {"stopped": self.stopped, "steps_done": self.steps_done, "flops": self.flops,
-                "tokens": self.tokens, "seconds": self.seconds, "tokens_per_second": self.tokens_per_second,
-                "final": self.history[-1] if self.history else None}
+        return {
+            "stopped": self.stopped,
+            "steps_done": self.steps_done,
+            "flops": self.flops,
+            "tokens": self.tokens,
+            "seconds": self.seconds,
+            "tokens_per_second": self.tokens_per_second,
+            "final": self.history[-1] if self.history else None,
+        }
 
 
 @torch.no_grad()
@@ -81,13 +86,21 @@ def evaluate(model: Transformer, task: Seq2SeqTask, size: int, seed: int) -> dic
 
 def held_out(task: Seq2SeqTask, arch: str, size: int, seed: int, device: torch.device | str = "cpu") -> Batch:
     """The scoring set of a seed: `size` examples from a generator no training batch ever uses."""
-    return SeqTask(task, arch).batches(size, torch.Generator().manual_seed(seed + EVAL_SEED_OFFSET),
-                                       torch.device(device))
+    return SeqTask(task, arch).batches(
+        size, torch.Generator().manual_seed(seed + EVAL_SEED_OFFSET), torch.device(device)
+    )
 
 
-def train(model_cfg: TransformerConfig, task: Seq2SeqTask, cfg: TrainConfig = TrainConfig(),
-          progress: Progress = SILENT, schedule: Schedule | None = None, budgets: tuple[int, ...] | None = None,
-          readout_k: int = 1, device: torch.device | str | None = None) -> TrainResult:
+def train(
+    model_cfg: TransformerConfig,
+    task: Seq2SeqTask,
+    cfg: TrainConfig = TrainConfig(),
+    progress: Progress = SILENT,
+    schedule: Schedule | None = None,
+    budgets: tuple[int, ...] | None = None,
+    readout_k: int = 1,
+    device: torch.device | str | None = None,
+) -> TrainResult:
     """Train a fresh `Transformer(model_cfg)` on `task` through the lab's one loop (`explorer.lab.fit`),
     reporting to `progress` after each evaluation. By default the old recipe (warm-up, then constant; read at
     every `eval_every` steps); pass a WSD `schedule` and `budgets` for decayed readouts at each budget.
@@ -101,26 +114,57 @@ def train(model_cfg: TransformerConfig, task: Seq2SeqTask, cfg: TrainConfig = Tr
     model = Transformer(model_cfg)
     data = torch.Generator().manual_seed(cfg.seed)
     seq = SeqTask(task, model_cfg.arch)
-    flops_per_step = TRAIN_FLOPS_PER_FORWARD * cfg.batch_size * sequence_forward_flops(
-        model_cfg, task.input_len, task.target_len)
+    flops_per_step = (
+        TRAIN_FLOPS_PER_FORWARD * cfg.batch_size * sequence_forward_flops(model_cfg, task.input_len, task.target_len)
+    )
     budgets = budgets or (cfg.steps,)
-    plan = FitPlan(budgets=budgets, lr=cfg.lr, schedule=schedule or Schedule("constant", cfg.warmup),
-                   batch_size=cfg.batch_size, grad_clip=cfg.grad_clip, flops_per_step=flops_per_step,
-                   eval_steps=frozenset(range(cfg.eval_every, max(budgets) + 1, cfg.eval_every)),
-                   readout_k=readout_k, time_budget_s=cfg.time_budget_s)
+    plan = FitPlan(
+        budgets=budgets,
+        lr=cfg.lr,
+        schedule=schedule or Schedule("constant", cfg.warmup),
+        batch_size=cfg.batch_size,
+        grad_clip=cfg.grad_clip,
+        flops_per_step=flops_per_step,
+        eval_steps=frozenset(range(cfg.eval_every, max(budgets) + 1, cfg.eval_every)),
+        readout_k=readout_k,
+        time_budget_s=cfg.time_budget_s,
+    )
 
     def report(row: dict, fraction: float) -> None:
-        progress.report(fraction, content.text("common", "train-step", step=row["step"], steps=max(budgets),
-                                               loss=row["eval_loss"], accuracy=row["eval_accuracy"]))
+        progress.report(
+            fraction,
+            content.text(
+                "common",
+                "train-step",
+                step=row["step"],
+                steps=max(budgets),
+                loss=row["eval_loss"],
+                accuracy=row["eval_accuracy"],
+            ),
+        )
 
-    fitted = fit(model, seq, plan, data, held_out(task, model_cfg.arch, cfg.eval_size, cfg.seed, device), device,
-                 progress, report)
+    fitted = fit(
+        model,
+        seq,
+        plan,
+        data,
+        held_out(task, model_cfg.arch, cfg.eval_size, cfg.seed, device),
+        device,
+        progress,
+        report,
+    )
     per_batch = seq.tokens(seq.batches(1, torch.Generator().manual_seed(0), torch.device("cpu"))) * cfg.batch_size
     keep = ("step", "flops", "train_loss", "eval_loss", "eval_accuracy", "seconds")
-    return TrainResult(model=fitted.model.to("cpu"), history=[{k: row[k] for k in keep} for row in fitted.history],
-                       stopped=fitted.stopped, steps_done=fitted.steps_done,
-                       flops=fitted.steps_done * flops_per_step, tokens=fitted.steps_done * per_batch,
-                       seconds=fitted.seconds, readouts=fitted.readouts)
+    return TrainResult(
+        model=fitted.model.to("cpu"),
+        history=[{k: row[k] for k in keep} for row in fitted.history],
+        stopped=fitted.stopped,
+        steps_done=fitted.steps_done,
+        flops=fitted.steps_done * flops_per_step,
+        tokens=fitted.steps_done * per_batch,
+        seconds=fitted.seconds,
+        readouts=fitted.readouts,
+    )
 
 
 def config_dict(model_cfg: TransformerConfig, task: Seq2SeqTask, cfg: TrainConfig) -> dict:

@@ -6,8 +6,8 @@ the analytic 95% t-interval of b and its reciprocal for years per 10x, a seeded 
 interval, and the confidence band (the mean line) and prediction band (a new machine) around the line.
 
 The bootstrap draws its resamples with numpy's PCG64 (seed 0), vectorized in blocks of bounded memory; a test
-refits every resample one by one and gets the same slopes. Other models of the same rate (per series, series fixed effects,
-autocorrelation-robust intervals, a backtest) are in `explorer.trend_models`.
+refits every resample one by one and gets the same slopes. Other models of the same rate (per series, series fixed
+effects, autocorrelation-robust intervals, a backtest) are in `explorer.trend_models`.
 """
 
 from __future__ import annotations
@@ -23,8 +23,16 @@ import pandas as pd
 from scipy import stats
 
 from explorer import content
-from explorer.csv_upload import (UploadError, find_column, header_text, inline_code, line_list, lines_phrase,
-                                 read_rows, require_rows)
+from explorer.csv_upload import (
+    UploadError,
+    find_column,
+    header_text,
+    inline_code,
+    line_list,
+    lines_phrase,
+    read_rows,
+    require_rows,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = "compute"  # the words a student reads (lessons, upload and fit messages): the compute page's book
@@ -51,16 +59,41 @@ class Series:
 
 
 SERIES = (
-    Series("nordhaus2001", "Nordhaus 2001", "Nordhaus (2001) machines",
-           "Nordhaus (2001), The Progress of Computing", "facts; no licence stated"),
-    Series("epoch_ml_hardware", "Epoch AI", "Epoch AI ML hardware",
-           "Epoch AI, Machine Learning Hardware (CC BY 4.0)", "CC BY 4.0"),
-    Series("kurzweil2005", "Kurzweil 2005", "Kurzweil (2005) chart",
-           "Kurzweil (2005), The Singularity Is Near, p. 67", "facts from a copyrighted chart"),
-    Series("wikipedia_flops_table", "Wikipedia FLOPS", "Wikipedia FLOPS cost table",
-           "Wikipedia, FLOPS: hardware costs (CC BY-SA)", "CC BY-SA"),
-    Series("wikipedia_gpu_lists_frontier", "Wikipedia GPUs", "Wikipedia GPU lists (frontier)",
-           "Wikipedia GPU lists via owensgroup/gpustats (CC BY-SA)", "CC BY-SA"),
+    Series(
+        "nordhaus2001",
+        "Nordhaus 2001",
+        "Nordhaus (2001) machines",
+        "Nordhaus (2001), The Progress of Computing",
+        "facts; no licence stated",
+    ),
+    Series(
+        "epoch_ml_hardware",
+        "Epoch AI",
+        "Epoch AI ML hardware",
+        "Epoch AI, Machine Learning Hardware (CC BY 4.0)",
+        "CC BY 4.0",
+    ),
+    Series(
+        "kurzweil2005",
+        "Kurzweil 2005",
+        "Kurzweil (2005) chart",
+        "Kurzweil (2005), The Singularity Is Near, p. 67",
+        "facts from a copyrighted chart",
+    ),
+    Series(
+        "wikipedia_flops_table",
+        "Wikipedia FLOPS",
+        "Wikipedia FLOPS cost table",
+        "Wikipedia, FLOPS: hardware costs (CC BY-SA)",
+        "CC BY-SA",
+    ),
+    Series(
+        "wikipedia_gpu_lists_frontier",
+        "Wikipedia GPUs",
+        "Wikipedia GPU lists (frontier)",
+        "Wikipedia GPU lists via owensgroup/gpustats (CC BY-SA)",
+        "CC BY-SA",
+    ),
 )
 SERIES_BY_KEY = {s.key: s for s in SERIES}
 MAIN_SERIES = ("nordhaus2001", "epoch_ml_hardware")  # with FP32 these are the fact sheet's main fit (157 rows)
@@ -68,15 +101,28 @@ NOT_FP32 = "not FP32"  # fit_note of the two Epoch rows that list no FP32 figure
 
 # Project CSV column -> fact-sheet column ("" for columns the build adds).
 COLUMNS = {
-    "year": "year", "name": "name", "kind": "kind", "series": "series",
-    "ops_per_second": "ops_per_second", "ops_unit": "ops_metric", "precision": "precision",
-    "price_usd": "price_usd_as_reported", "price_year": "price_year", "price_basis": "price_basis",
-    "ops_per_dollar_reported": "ops_per_second_per_dollar_reported_basis", "reported_dollars": "reported_basis_dollars",
+    "year": "year",
+    "name": "name",
+    "kind": "kind",
+    "series": "series",
+    "ops_per_second": "ops_per_second",
+    "ops_unit": "ops_metric",
+    "precision": "precision",
+    "price_usd": "price_usd_as_reported",
+    "price_year": "price_year",
+    "price_basis": "price_basis",
+    "ops_per_dollar_reported": "ops_per_second_per_dollar_reported_basis",
+    "reported_dollars": "reported_basis_dollars",
     "ops_per_dollar_2024usd": "ops_per_second_per_dollar_2024usd_cpiu",
-    "best_precision": "alt_precision", "best_ops_per_second": "alt_ops_per_second",
+    "best_precision": "alt_precision",
+    "best_ops_per_second": "alt_ops_per_second",
     "best_ops_per_dollar_2024usd": "alt_ops_per_second_per_dollar_2024usd_cpiu",
-    "in_main_fit": "use_in_main_fit", "fit_note": "", "derived": "derived",
-    "citation": "", "source": "source", "notes": "notes",
+    "in_main_fit": "use_in_main_fit",
+    "fit_note": "",
+    "derived": "derived",
+    "citation": "",
+    "source": "source",
+    "notes": "notes",
 }
 VALUE, BEST_VALUE = "ops_per_dollar_2024usd", "best_ops_per_dollar_2024usd"
 _BEST_PREFIX = "best of FP32/FP16/tensor-FP16 (dense): "
@@ -89,7 +135,7 @@ def _project_row(ref: dict[str, str]) -> dict[str, str]:
     row = {col: ref[src] for col, src in COLUMNS.items() if src}
     flag = ref["use_in_main_fit"].strip()
     row["in_main_fit"] = "yes" if flag == "yes" else "no"
-    row["fit_note"] = flag[len("no ("):-1] if flag.startswith("no (") else ""
+    row["fit_note"] = flag[len("no (") : -1] if flag.startswith("no (") else ""
     row["best_precision"] = row["best_precision"].removeprefix(_BEST_PREFIX)
     row["citation"] = SERIES_BY_KEY[ref["series"]].citation
     return row
@@ -136,8 +182,13 @@ def in_window(years: pd.Series, start: float, end: float) -> pd.Series:
     return (years >= start) & (years < end + 1)
 
 
-def fit_rows(df: pd.DataFrame, series: tuple[str, ...] | list[str], precision: str = FP32,
-             start: float = -math.inf, end: float = math.inf) -> pd.DataFrame:
+def fit_rows(
+    df: pd.DataFrame,
+    series: tuple[str, ...] | list[str],
+    precision: str = FP32,
+    start: float = -math.inf,
+    end: float = math.inf,
+) -> pd.DataFrame:
     """Rows a fit uses, with their y value in column `value`.
 
     Picked series, the manual baseline dropped (a person, not a machine), years in [start, end + 1) so a
@@ -187,7 +238,7 @@ class Fit:
 
     def _var_mean(self, years) -> np.ndarray:
         x = np.asarray(years, float) - CENTER
-        return self.se_a ** 2 + x ** 2 * self.se_b ** 2 + 2 * x * self.cov_ab
+        return self.se_a**2 + x**2 * self.se_b**2 + 2 * x * self.cov_ab
 
     def confidence_band(self, years) -> tuple[np.ndarray, np.ndarray]:
         """95% band for the mean line, log10 units."""
@@ -196,7 +247,7 @@ class Fit:
 
     def prediction_band(self, years) -> tuple[np.ndarray, np.ndarray]:
         """95% band for one new machine's value, log10 units."""
-        half = self.t * np.sqrt(self._var_mean(years) + self.resid_sd ** 2)
+        half = self.t * np.sqrt(self._var_mean(years) + self.resid_sd**2)
         return self.line(years) - half, self.line(years) + half
 
     @property
@@ -216,8 +267,14 @@ class Fit:
 
 def min_points_message(n: int, distinct: int) -> str | None:
     if n < 3 or distinct < 2:
-        return content.text(BOOK, "min-points", n=n, distinct=distinct, s_points="s" if n != 1 else "",
-                            s_years="s" if distinct != 1 else "")
+        return content.text(
+            BOOK,
+            "min-points",
+            n=n,
+            distinct=distinct,
+            s_points="s" if n != 1 else "",
+            s_years="s" if distinct != 1 else "",
+        )
     return None
 
 
@@ -238,9 +295,20 @@ def ols(years, values) -> Fit:
     cov = s2 * np.linalg.inv(X.T @ X)
     ss_tot = float((y - y.mean()) @ (y - y.mean()))
     r2 = 1 - float(resid @ resid) / ss_tot if ss_tot > 0 else 1.0
-    return Fit(n=n, a=float(beta[0]), b=float(beta[1]), se_a=math.sqrt(cov[0, 0]), se_b=math.sqrt(cov[1, 1]),
-               cov_ab=float(cov[0, 1]), resid_sd=math.sqrt(s2), r2=r2, t=float(stats.t.ppf(0.975, dof)),
-               x0=float(x.min()), x1=float(x.max()), x_mean=float(x.mean()))
+    return Fit(
+        n=n,
+        a=float(beta[0]),
+        b=float(beta[1]),
+        se_a=math.sqrt(cov[0, 0]),
+        se_b=math.sqrt(cov[1, 1]),
+        cov_ab=float(cov[0, 1]),
+        resid_sd=math.sqrt(s2),
+        r2=r2,
+        t=float(stats.t.ppf(0.975, dof)),
+        x0=float(x.min()),
+        x1=float(x.max()),
+        x_mean=float(x.mean()),
+    )
 
 
 @dataclass(frozen=True)
@@ -261,8 +329,9 @@ def block_rows(n_points: int, block_bytes: int = BLOCK_BYTES) -> int:
     return max(1, block_bytes // (BYTES_PER_DRAW * max(n_points, 1)))
 
 
-def bootstrap_slopes(years, values, n_boot: int = N_BOOT, seed: int = SEED,
-                     block_bytes: int = BLOCK_BYTES) -> np.ndarray:
+def bootstrap_slopes(
+    years, values, n_boot: int = N_BOOT, seed: int = SEED, block_bytes: int = BLOCK_BYTES
+) -> np.ndarray:
     """Slopes of n_boot resamples, drawn as rng.integers(0, n, n) per resample (the reference's order).
 
     Drawn in blocks of `block_rows` resamples, so a 10,000-row upload costs a few MB, not a hundred: the
@@ -302,8 +371,15 @@ def bootstrap(years, values, n_boot: int = N_BOOT, seed: int = SEED) -> Bootstra
     else:  # percentiles commute with the monotone 1/b only on one side of zero
         y_lo = 1 / hi if hi > 0 else math.inf
         y_hi = math.inf
-    return Bootstrap(n_boot=n_boot, seed=seed, slope_lo=float(lo), slope_hi=float(hi), years_lo=float(y_lo),
-                     years_hi=float(y_hi), share_nonpositive=float((b <= 0).mean()))
+    return Bootstrap(
+        n_boot=n_boot,
+        seed=seed,
+        slope_lo=float(lo),
+        slope_hi=float(hi),
+        years_lo=float(y_lo),
+        years_hi=float(y_hi),
+        share_nonpositive=float((b <= 0).mean()),
+    )
 
 
 def _finite(x: float) -> float | None:
@@ -313,19 +389,43 @@ def _finite(x: float) -> float | None:
 def summary(fit: Fit, boot: Bootstrap | None = None) -> dict:
     """Plain numbers for the CLI and the page; infinite ends (no growth) become None."""
     lo, hi = fit.years_per_10x_ci
-    out = {"years_per_10x": _finite(fit.years_per_10x), "ci_low": _finite(lo), "ci_high": _finite(hi),
-           "n_points": fit.n, "slope_log10_per_year": fit.b, "slope_se": fit.se_b,
-           "slope_ci": list(fit.slope_ci), "log10_at_2000": fit.a, "doubling_years": _finite(
-               math.log10(2) / fit.b if fit.b > 0 else math.inf),
-           "r2": fit.r2, "resid_sd_log10": fit.resid_sd, "first_year": fit.x0, "last_year": fit.x1}
+    out = {
+        "years_per_10x": _finite(fit.years_per_10x),
+        "ci_low": _finite(lo),
+        "ci_high": _finite(hi),
+        "n_points": fit.n,
+        "slope_log10_per_year": fit.b,
+        "slope_se": fit.se_b,
+        "slope_ci": list(fit.slope_ci),
+        "log10_at_2000": fit.a,
+        "doubling_years": _finite(math.log10(2) / fit.b if fit.b > 0 else math.inf),
+        "r2": fit.r2,
+        "resid_sd_log10": fit.resid_sd,
+        "first_year": fit.x0,
+        "last_year": fit.x1,
+    }
     if boot is not None:
-        out.update({"boot_low": _finite(boot.years_lo), "boot_high": _finite(boot.years_hi), "n_boot": boot.n_boot,
-                    "seed": boot.seed, "boot_share_nonpositive": boot.share_nonpositive})
+        out.update(
+            {
+                "boot_low": _finite(boot.years_lo),
+                "boot_high": _finite(boot.years_hi),
+                "n_boot": boot.n_boot,
+                "seed": boot.seed,
+                "boot_share_nonpositive": boot.share_nonpositive,
+            }
+        )
     return out
 
 
-def fit_window(df: pd.DataFrame, series, precision: str = FP32, start: float = -math.inf, end: float = math.inf,
-               n_boot: int = N_BOOT, seed: int = SEED) -> tuple[pd.DataFrame, Fit, Bootstrap | None]:
+def fit_window(
+    df: pd.DataFrame,
+    series,
+    precision: str = FP32,
+    start: float = -math.inf,
+    end: float = math.inf,
+    n_boot: int = N_BOOT,
+    seed: int = SEED,
+) -> tuple[pd.DataFrame, Fit, Bootstrap | None]:
     """The rows, the OLS fit and (n_boot > 0) the bootstrap for one window, series set and precision."""
     rows = fit_rows(df, series, precision, start, end)
     fit = ols(rows["year"], rows["value"])
@@ -338,36 +438,55 @@ def precision_gain(df: pd.DataFrame, start: float = 2006, end: float = 2025) -> 
     fp32 = fit_rows(df, ["epoch_ml_hardware"], FP32, start, end)
     best = fit_rows(df, ["epoch_ml_hardware"], BEST, start, end)
     f32, fbest = ols(fp32["year"], fp32["value"]), ols(best["year"], best["value"])
-    both = df[(df["series"] == "epoch_ml_hardware") & df[VALUE].notna() & df[BEST_VALUE].notna()
-              & (df["fit_note"] != NOT_FP32) & in_window(df["year"], start, end)]
+    both = df[
+        (df["series"] == "epoch_ml_hardware")
+        & df[VALUE].notna()
+        & df[BEST_VALUE].notna()
+        & (df["fit_note"] != NOT_FP32)
+        & in_window(df["year"], start, end)
+    ]
     ratio = both[BEST_VALUE] / both[VALUE]
     span = (min(f32.x0, fbest.x0), max(f32.x1, fbest.x1))
     gain32 = 10 ** (f32.b * (span[1] - span[0]))
     gain_best = 10 ** (fbest.b * (span[1] - span[0]))
-    return {"rows": both, "fp32": f32, "best": fbest, "span": span,
-            "fitted_gain_fp32": gain32, "fitted_gain_best": gain_best,
-            "precision_share_of_log_gain": 1 - math.log10(gain32) / math.log10(gain_best),
-            "chips": len(both), "chips_with_lower_precision": int((ratio > 1).sum()),
-            "median_factor_where_lower": float(ratio[ratio > 1].median()) if (ratio > 1).any() else 1.0}
+    return {
+        "rows": both,
+        "fp32": f32,
+        "best": fbest,
+        "span": span,
+        "fitted_gain_fp32": gain32,
+        "fitted_gain_best": gain_best,
+        "precision_share_of_log_gain": 1 - math.log10(gain32) / math.log10(gain_best),
+        "chips": len(both),
+        "chips_with_lower_precision": int((ratio > 1).sum()),
+        "median_factor_where_lower": float(ratio[ratio > 1].median()) if (ratio > 1).any() else 1.0,
+    }
 
 
 def interval_text(lo: float, hi: float) -> str:
-    return f"{lo:.2f}–{hi:.2f}" if math.isfinite(hi) else f"{lo:.2f}–∞" if math.isfinite(lo) else \
-        content.text(BOOK, "unbounded")
+    return (
+        f"{lo:.2f}–{hi:.2f}"
+        if math.isfinite(hi)
+        else f"{lo:.2f}–∞"
+        if math.isfinite(lo)
+        else content.text(BOOK, "unbounded")
+    )
 
 
 SLIDE_WINDOW = (1945, 1955, 2020)  # a window starting near 1950 and ending after 2020 is the slide's claim
 GPU_ERA = 2006
 
 
-def lessons(start: float, end: float, series, precision: str, fit: Fit | None,
-            fixed: dict | None = None) -> list[str]:
+def lessons(start: float, end: float, series, precision: str, fit: Fit | None, fixed: dict | None = None) -> list[str]:
     """What this window teaches, in words, once the student gets there (the page shows them as notes).
     `fixed` is the series fixed-effects fit of the same rows (`trend_models.fixed_effects`), when there is one."""
     if fit is None:
         return []
-    rate = (content.text(BOOK, "lesson-rate", years=fit.years_per_10x) if fit.b > 0 else
-            content.text(BOOK, "lesson-no-rate"))
+    rate = (
+        content.text(BOOK, "lesson-rate", years=fit.years_per_10x)
+        if fit.b > 0
+        else content.text(BOOK, "lesson-no-rate")
+    )
     ci = interval_text(*fit.years_per_10x_ci)
     notes = []
     if fit.b <= 0:
@@ -375,8 +494,13 @@ def lessons(start: float, end: float, series, precision: str, fit: Fit | None,
     if "nordhaus2001" in series and SLIDE_WINDOW[0] <= start <= SLIDE_WINDOW[1] and end >= SLIDE_WINDOW[2]:
         text = content.text(BOOK, "lesson-slide-window", years=fit.years_per_10x, ci=ci)
         if fixed and fixed.get("years_per_10x") and fixed.get("ci_high"):
-            text = content.text(BOOK, "lesson-slide-window-fixed", first=text, years=fixed["years_per_10x"],
-                                ci=interval_text(fixed["ci_low"], fixed["ci_high"]))
+            text = content.text(
+                BOOK,
+                "lesson-slide-window-fixed",
+                first=text,
+                years=fixed["years_per_10x"],
+                ci=interval_text(fixed["ci_low"], fixed["ci_high"]),
+            )
         notes.append(text)
     if "nordhaus2001" in series and start < 1940 and fit.x0 < 1940:
         notes.append(content.text(BOOK, "lesson-before-1940", rate=rate))
@@ -394,8 +518,15 @@ def lessons(start: float, end: float, series, precision: str, fit: Fit | None,
 MAX_ROWS = 10_000
 YEAR_RANGE = (1800.0, 2100.0)
 YEAR_NAMES = ("year", "date", "years")
-VALUE_NAMES = ("value", VALUE, "ops_per_second_per_dollar_2024usd_cpiu", "ops_per_dollar", "ops_per_second_per_dollar",
-               "flops_per_dollar", "y")
+VALUE_NAMES = (
+    "value",
+    VALUE,
+    "ops_per_second_per_dollar_2024usd_cpiu",
+    "ops_per_dollar",
+    "ops_per_second_per_dollar",
+    "flops_per_dollar",
+    "y",
+)
 NAME_NAMES = ("name", "label", "machine")
 
 
@@ -415,9 +546,16 @@ def _numbers(cells: list[str], column: str, lines: list[int]) -> np.ndarray:
     if len(bad):
         example = cells[bad[0]].strip()
         shown = inline_code(example, 20) if example else content.text(BOOK, "upload-empty-cell")
-        raise UploadError(content.text(BOOK, "upload-not-numbers", column=inline_code(column, 30),
-                                       s="s" if len(bad) > 1 else "", lines=line_list([lines[i] for i in bad]),
-                                       first=shown))
+        raise UploadError(
+            content.text(
+                BOOK,
+                "upload-not-numbers",
+                column=inline_code(column, 30),
+                s="s" if len(bad) > 1 else "",
+                lines=line_list([lines[i] for i in bad]),
+                first=shown,
+            )
+        )
     return values
 
 
@@ -436,12 +574,16 @@ def validate_upload(raw: bytes) -> pd.DataFrame:
     year_col, value_col, name_col = _used_columns(header)
     if year_col is None or value_col is None:
         absent = [f"`{m}`" for m, c in (("year", year_col), ("value", value_col)) if c is None]
-        missing = (content.text(BOOK, "upload-missing-one", name=absent[0]) if len(absent) == 1 else
-                   content.text(BOOK, "upload-missing-two", first=absent[0], second=absent[1]))
+        missing = (
+            content.text(BOOK, "upload-missing-one", name=absent[0])
+            if len(absent) == 1
+            else content.text(BOOK, "upload-missing-two", first=absent[0], second=absent[1])
+        )
         separated = len(header) == 1 and any(s in header[0] for s in ";\t")
         if separated:
-            raise UploadError(content.text(BOOK, "upload-missing-separators", missing=missing, value=VALUE,
-                                           found=header_text(header)))
+            raise UploadError(
+                content.text(BOOK, "upload-missing-separators", missing=missing, value=VALUE, found=header_text(header))
+            )
         raise UploadError(content.text(BOOK, "upload-missing", missing=missing, value=VALUE, found=header_text(header)))
     require_rows(body, [0, 1])
     line_numbers = [n for n, _ in body]
@@ -449,12 +591,27 @@ def validate_upload(raw: bytes) -> pd.DataFrame:
     values = _numbers([row[1] for _, row in body], header[value_col].strip(), line_numbers)
     outside = [line_numbers[i] for i in np.flatnonzero((years < YEAR_RANGE[0]) | (years > YEAR_RANGE[1]))]
     if outside:
-        raise UploadError(content.text(BOOK, "upload-years", lo=YEAR_RANGE[0], hi=YEAR_RANGE[1],
-                                       phrase=lines_phrase(outside, "is", "are"), lines=line_list(outside)))
+        raise UploadError(
+            content.text(
+                BOOK,
+                "upload-years",
+                lo=YEAR_RANGE[0],
+                hi=YEAR_RANGE[1],
+                phrase=lines_phrase(outside, "is", "are"),
+                lines=line_list(outside),
+            )
+        )
     nonpositive = [line_numbers[i] for i in np.flatnonzero(values <= 0)]
     if nonpositive:
-        raise UploadError(content.text(BOOK, "upload-nonpositive", phrase=lines_phrase(nonpositive, "has", "have"),
-                                       lines=line_list(nonpositive)))
-    names = [row[2].strip()[:60] if row[2] is not None else content.text(BOOK, "upload-line-name", n=n)
-             for n, row in body]
+        raise UploadError(
+            content.text(
+                BOOK,
+                "upload-nonpositive",
+                phrase=lines_phrase(nonpositive, "has", "have"),
+                lines=line_list(nonpositive),
+            )
+        )
+    names = [
+        row[2].strip()[:60] if row[2] is not None else content.text(BOOK, "upload-line-name", n=n) for n, row in body
+    ]
     return pd.DataFrame({"year": years, "value": values, "name": names})

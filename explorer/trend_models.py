@@ -42,22 +42,45 @@ class Published:
 
 
 PUBLISHED = (
-    Published("Nordhaus (2001)", LN10 / math.log(1.55), None, None, 1940, 2001,
-              "computer power per constant dollar, 55% a year on average",
-              "W. D. Nordhaus, The Progress of Computing, Cowles Foundation Discussion Paper 1324 (2001)"),
-    Published("Epoch AI (2022), all GPUs", 8.17, 7.45, 9.04, 2006, 2021,
-              "FLOP/s per dollar of 470 GPUs, doubling every 2.46 years",
-              "M. Hobbhahn and T. Besiroglu, Trends in GPU Price-Performance, Epoch AI (2022)"),
-    Published("Epoch AI (2022), ML GPUs", 6.86, 5.12, 10.39, 2006, 2021,
-              "FLOP/s per dollar of 26 GPUs used in ML research, doubling every 2.07 years",
-              "M. Hobbhahn and T. Besiroglu, Trends in GPU Price-Performance, Epoch AI (2022)"),
+    Published(
+        "Nordhaus (2001)",
+        LN10 / math.log(1.55),
+        None,
+        None,
+        1940,
+        2001,
+        "computer power per constant dollar, 55% a year on average",
+        "W. D. Nordhaus, The Progress of Computing, Cowles Foundation Discussion Paper 1324 (2001)",
+    ),
+    Published(
+        "Epoch AI (2022), all GPUs",
+        8.17,
+        7.45,
+        9.04,
+        2006,
+        2021,
+        "FLOP/s per dollar of 470 GPUs, doubling every 2.46 years",
+        "M. Hobbhahn and T. Besiroglu, Trends in GPU Price-Performance, Epoch AI (2022)",
+    ),
+    Published(
+        "Epoch AI (2022), ML GPUs",
+        6.86,
+        5.12,
+        10.39,
+        2006,
+        2021,
+        "FLOP/s per dollar of 26 GPUs used in ML research, doubling every 2.07 years",
+        "M. Hobbhahn and T. Besiroglu, Trends in GPU Price-Performance, Epoch AI (2022)",
+    ),
 )
 
 
 def _years(slope: float, lo: float, hi: float) -> dict:
     """Years per 10x and its interval from a slope in orders of magnitude per year (None: no growth)."""
+
     def inv(b: float) -> float | None:
         return 1 / float(b) if b > 0 else None
+
     return {"years_per_10x": inv(slope), "ci_low": inv(hi), "ci_high": inv(lo)}
 
 
@@ -69,8 +92,9 @@ def by_series(rows: pd.DataFrame) -> list[dict]:
         if trend.min_points_message(len(part), part["year"].nunique()):
             continue
         fit = trend.ols(part["year"], part["value"])
-        out.append({"series": key, **_years(fit.b, *fit.slope_ci), "n": fit.n,
-                    "first_year": fit.x0, "last_year": fit.x1})
+        out.append(
+            {"series": key, **_years(fit.b, *fit.slope_ci), "n": fit.n, "first_year": fit.x0, "last_year": fit.x1}
+        )
     return out
 
 
@@ -89,8 +113,12 @@ def fixed_effects(rows: pd.DataFrame) -> dict:
     cov = float(resid @ resid) / dof * np.linalg.inv(design.T @ design)
     half = float(stats.t.ppf(0.975, dof)) * math.sqrt(cov[0, 0])
     levels = {s: float(beta[1 + i]) for i, s in enumerate(series)}
-    return {**_years(float(beta[0]), beta[0] - half, beta[0] + half), "n": len(y), "series": series,
-            "log10_at_2000": levels}
+    return {
+        **_years(float(beta[0]), beta[0] - half, beta[0] + half),
+        "n": len(y),
+        "series": series,
+        "log10_at_2000": levels,
+    }
 
 
 def newey_west_lag(n: int) -> int:
@@ -119,9 +147,14 @@ def robust(rows: pd.DataFrame) -> dict:
     half = float(stats.t.ppf(0.975, n - 2)) * se
     autocorrelation = float(np.corrcoef(resid[:-1], resid[1:])[0, 1]) if n > 2 else math.nan
     years = _years(float(beta[1]), beta[1] - half, beta[1] + half)
-    return {"ci_low": years["ci_low"], "ci_high": years["ci_high"],
-            "method": f"Newey-West HAC, lag {lag}, rows in year order", "lag": lag, "slope_se": se,
-            "residual_lag1_autocorrelation": autocorrelation}
+    return {
+        "ci_low": years["ci_low"],
+        "ci_high": years["ci_high"],
+        "method": f"Newey-West HAC, lag {lag}, rows in year order",
+        "lag": lag,
+        "slope_se": se,
+        "residual_lag1_autocorrelation": autocorrelation,
+    }
 
 
 def backtest(rows: pd.DataFrame, train_end: float) -> dict:
@@ -133,15 +166,33 @@ def backtest(rows: pd.DataFrame, train_end: float) -> dict:
     if after.empty:
         raise ValueError(content.text("compute", "no-later-machines", year=f"{train_end:g}"))
     errors = np.log10(after["value"].to_numpy(float)) - fit.line(after["year"])
-    return {"train_end": train_end, "years_per_10x": trend._finite(fit.years_per_10x),
-            "median_error_decades": float(np.median(errors)), "n_forecast": len(after), "n_train": fit.n,
-            "errors": [{"year": float(yr), "name": str(nm), "error_decades": float(e)}
-                       for yr, nm, e in zip(after["year"], after["name"], errors)]}
+    return {
+        "train_end": train_end,
+        "years_per_10x": trend._finite(fit.years_per_10x),
+        "median_error_decades": float(np.median(errors)),
+        "n_forecast": len(after),
+        "n_train": fit.n,
+        "errors": [
+            {"year": float(yr), "name": str(nm), "error_decades": float(e)}
+            for yr, nm, e in zip(after["year"], after["name"], errors)
+        ],
+    }
 
 
 def compare(rows: pd.DataFrame) -> dict:
     """Every alternative for one selection of rows: per series, fixed effects (None with one series), robust."""
     several = rows["series"].nunique() > 1
-    return {"by_series": by_series(rows), "fixed_effects": fixed_effects(rows) if several else
-            {"years_per_10x": None, "ci_low": None, "ci_high": None, "n": len(rows), "series": [], "log10_at_2000": {}},
-            "robust": robust(rows)}
+    return {
+        "by_series": by_series(rows),
+        "fixed_effects": fixed_effects(rows)
+        if several
+        else {
+            "years_per_10x": None,
+            "ci_low": None,
+            "ci_high": None,
+            "n": len(rows),
+            "series": [],
+            "log10_at_2000": {},
+        },
+        "robust": robust(rows),
+    }

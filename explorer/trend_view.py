@@ -44,8 +44,14 @@ def window(df: pd.DataFrame, start: int, end: int, series: tuple[str, ...], prec
     problem = trend.min_points_message(len(rows), rows["year"].nunique())
     if problem:
         return Window(shown, rows, None, None, None, problem)
-    return Window(shown, rows, trend.ols(rows["year"], rows["value"]), trend.bootstrap(rows["year"], rows["value"]),
-                  trend_models.compare(rows), None)
+    return Window(
+        shown,
+        rows,
+        trend.ols(rows["year"], rows["value"]),
+        trend.bootstrap(rows["year"], rows["value"]),
+        trend_models.compare(rows),
+        None,
+    )
 
 
 def years_text(fit: trend.Fit, no_growth: str | None = None) -> str:
@@ -66,15 +72,17 @@ def rates_by_window(df: pd.DataFrame, windows: tuple[tuple[int, int], ...]) -> l
     rates = []
     for start, end in windows:
         _, fit, _ = trend.fit_window(df, trend.MAIN_SERIES, trend.FP32, start, end, n_boot=0)
-        rates.append({"start": start, "end": end, "years": fit.years_per_10x,
-                      "ci": trend.interval_text(*fit.years_per_10x_ci)})
+        rates.append(
+            {"start": start, "end": end, "years": fit.years_per_10x, "ci": trend.interval_text(*fit.years_per_10x_ci)}
+        )
     return rates
 
 
 def first_rate_and_others(rates: list[dict]) -> dict:
     """The first window's rate in full and the others in short, for one sentence."""
-    others = _joined([content.text(BOOK, "rate-other", start=r["start"], end=r["end"], years=r["years"])
-                      for r in rates[1:]])
+    others = _joined(
+        [content.text(BOOK, "rate-other", start=r["start"], end=r["end"], years=r["years"]) for r in rates[1:]]
+    )
     return {**rates[0], "others": others}
 
 
@@ -88,9 +96,17 @@ def takeaway(view: Window, start: int, end: int) -> list[tuple[str, dict]]:
     pooled line counts a jump between series as growth; or why there is no fit."""
     if view.fit is None:
         return [("none", {"problem": view.problem})]
-    said = [("pooled", {"start": start, "end": end,
-                        "years": years_text(view.fit, content.text(BOOK, "no-growth-infinite")),
-                        "interval": _interval(view.models["robust"])})]
+    said = [
+        (
+            "pooled",
+            {
+                "start": start,
+                "end": end,
+                "years": years_text(view.fit, content.text(BOOK, "no-growth-infinite")),
+                "interval": _interval(view.models["robust"]),
+            },
+        )
+    ]
     fixed = view.models["fixed_effects"]
     if len(fixed["series"]) > 1 and fixed["years_per_10x"] is not None:
         said.append(("fixed", {"years": f"{fixed['years_per_10x']:.2f}", "interval": _interval(fixed)}))
@@ -99,19 +115,33 @@ def takeaway(view: Window, start: int, end: int) -> list[tuple[str, dict]]:
 
 def tiles(fit: trend.Fit, boot: trend.Bootstrap, robust: dict | None = None) -> list[Tile]:
     """The fit in numbers: rate, its intervals (robust one only for the window) and the points fitted."""
-    out = [Tile(content.text(BOOK, "tile-years"), years_text(fit), "years"),
-           Tile(content.text(BOOK, "tile-analytic"), trend.interval_text(*fit.years_per_10x_ci), "analytic"),
-           Tile(content.text(BOOK, "tile-bootstrap"), trend.interval_text(boot.years_lo, boot.years_hi), "bootstrap",
-                {"n_boot": boot.n_boot, "seed": boot.seed})]
+    out = [
+        Tile(content.text(BOOK, "tile-years"), years_text(fit), "years"),
+        Tile(content.text(BOOK, "tile-analytic"), trend.interval_text(*fit.years_per_10x_ci), "analytic"),
+        Tile(
+            content.text(BOOK, "tile-bootstrap"),
+            trend.interval_text(boot.years_lo, boot.years_hi),
+            "bootstrap",
+            {"n_boot": boot.n_boot, "seed": boot.seed},
+        ),
+    ]
     if robust:
-        out.append(Tile(content.text(BOOK, "tile-robust"), _interval(robust), "robust",
-                        {"lag": robust["lag"], "lag1": robust["residual_lag1_autocorrelation"]}))
-    return out + [Tile(content.text(BOOK, "tile-points"), f"{fit.n}", "points",
-                       {"first": fit.x0, "last": fit.x1, "r2": fit.r2})]
+        out.append(
+            Tile(
+                content.text(BOOK, "tile-robust"),
+                _interval(robust),
+                "robust",
+                {"lag": robust["lag"], "lag1": robust["residual_lag1_autocorrelation"]},
+            )
+        )
+    return out + [
+        Tile(content.text(BOOK, "tile-points"), f"{fit.n}", "points", {"first": fit.x0, "last": fit.x1, "r2": fit.r2})
+    ]
 
 
-def backtest(df: pd.DataFrame, series: tuple[str, ...], precision: str, start: int,
-             train_end: int) -> tuple[dict | None, str | None]:
+def backtest(
+    df: pd.DataFrame, series: tuple[str, ...], precision: str, start: int, train_end: int
+) -> tuple[dict | None, str | None]:
     """(backtest, None) or (None, why not) for a line fitted from `start` up to `train_end`."""
     try:
         return trend_models.backtest(trend.fit_rows(df, series, precision, start=start), train_end), None
@@ -121,11 +151,16 @@ def backtest(df: pd.DataFrame, series: tuple[str, ...], precision: str, start: i
 
 def backtest_tiles(result: dict) -> list[Tile]:
     years = result["years_per_10x"]
-    return [Tile(content.text(BOOK, "tile-backtest-years", year=result["train_end"]),
-                 content.text(BOOK, "no-growth") if years is None else f"{years:.2f}"),
-            Tile(content.text(BOOK, "tile-miss"), content.text(BOOK, "decades", value=result["median_error_decades"]),
-                 "miss"),
-            Tile(content.text(BOOK, "tile-forecast"), f"{result['n_forecast']}")]
+    return [
+        Tile(
+            content.text(BOOK, "tile-backtest-years", year=result["train_end"]),
+            content.text(BOOK, "no-growth") if years is None else f"{years:.2f}",
+        ),
+        Tile(
+            content.text(BOOK, "tile-miss"), content.text(BOOK, "decades", value=result["median_error_decades"]), "miss"
+        ),
+        Tile(content.text(BOOK, "tile-forecast"), f"{result['n_forecast']}"),
+    ]
 
 
 @dataclass(frozen=True)
@@ -152,16 +187,29 @@ def upload(raw: bytes) -> Upload:
 
 def precision_values(gain: dict) -> dict:
     """The numbers the GPU-era precision notice quotes, from `trend.precision_gain`."""
-    return {"first": int(gain["span"][0]), "last": int(gain["span"][1]), "gain_fp32": gain["fitted_gain_fp32"],
-            "gain_best": gain["fitted_gain_best"], "share": gain["precision_share_of_log_gain"],
-            "lower": gain["chips_with_lower_precision"], "chips": gain["chips"],
-            "factor": gain["median_factor_where_lower"]}
+    return {
+        "first": int(gain["span"][0]),
+        "last": int(gain["span"][1]),
+        "gain_fp32": gain["fitted_gain_fp32"],
+        "gain_best": gain["fitted_gain_best"],
+        "share": gain["precision_share_of_log_gain"],
+        "lower": gain["chips_with_lower_precision"],
+        "chips": gain["chips"],
+        "factor": gain["median_factor_where_lower"],
+    }
 
 
 def sources_markdown(df: pd.DataFrame) -> str:
     """One line per series: its label, rows shipped, citation and licence."""
     counts = trend.row_counts(df)
-    return "\n".join(content.text(BOOK, "source-line", label=series_label(s.key), n=counts[s.key],
-                                   citation=s.citation,
-                                   licence=content.text(BOOK, f"licence-{s.key.replace('_', '-')}"))
-                     for s in trend.SERIES)
+    return "\n".join(
+        content.text(
+            BOOK,
+            "source-line",
+            label=series_label(s.key),
+            n=counts[s.key],
+            citation=s.citation,
+            licence=content.text(BOOK, f"licence-{s.key.replace('_', '-')}"),
+        )
+        for s in trend.SERIES
+    )

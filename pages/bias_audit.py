@@ -22,11 +22,11 @@ def _shipped(stamp: tuple) -> tuple:
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def _measured(n: int, m: int, budget_log: float, pair: str | None, timed: bool,
-              stamp: tuple, lang: str) -> dict[str, audit.Measured]:
+def _measured(
+    n: int, m: int, budget_log: float, pair: str | None, timed: bool, stamp: tuple, lang: str
+) -> dict[str, audit.Measured]:
     """The measured cells, their sentences in `lang`."""
-    return audit.measurements(n, m, 10 ** budget_log, pair, *_shipped(stamp),
-                              view.quick_timing(n, m) if timed else None)
+    return audit.measurements(n, m, 10**budget_log, pair, *_shipped(stamp), view.quick_timing(n, m) if timed else None)
 
 
 # --- page ----------------------------------------------------------------------------------------------------
@@ -37,18 +37,38 @@ analysis = _shipped(stamp)[2]
 pairs = audit.crossover_pairs(analysis) if analysis is not None else []
 figure_col, controls_col = layout.stage()
 with controls_col:  # the budget's key is "deploy": the inductive-bias page's "budget" has a narrower range
-    budget_log = params.slider(t("label-budget"), "deploy", *view.BUDGET_RANGE,
-                               audit.DEFAULT_BUDGET_LOG, step=0.1, help=t("help-budget", covers=view.covers(analysis)))
-    pair = params.choice(t("label-pair"), "pair", pairs,
-                         DEFAULT_PAIR if DEFAULT_PAIR in pairs else pairs[0], widget="selectbox",
-                         help=t("help-pair")) if pairs else None
+    budget_log = params.slider(
+        t("label-budget"),
+        "deploy",
+        *view.BUDGET_RANGE,
+        audit.DEFAULT_BUDGET_LOG,
+        step=0.1,
+        help=t("help-budget", covers=view.covers(analysis)),
+    )
+    pair = (
+        params.choice(
+            t("label-pair"),
+            "pair",
+            pairs,
+            DEFAULT_PAIR if DEFAULT_PAIR in pairs else pairs[0],
+            widget="selectbox",
+            help=t("help-pair"),
+        )
+        if pairs
+        else None
+    )
     if not pairs:
         st.caption(t("no-crossover-run"))
     n = params.select_slider(t("label-n"), "n", view.N_OPTIONS, 48)
     with st.expander(t("more-settings")):
         m = params.select_slider(t("label-m"), "m", view.M_OPTIONS, 8)
-        source = params.choice(t("label-xsrc"), "xsrc", view.CROSSOVER_SOURCES, view.CROSSOVER_SOURCES[0],
-                               format_func=view.crossover_source)
+        source = params.choice(
+            t("label-xsrc"),
+            "xsrc",
+            view.CROSSOVER_SOURCES,
+            view.CROSSOVER_SOURCES[0],
+            format_func=view.crossover_source,
+        )
         timed = params.toggle(t("label-timed"), "timed", False)
         typed = source == view.CROSSOVER_SOURCES[1] or not pairs
         if typed:
@@ -59,7 +79,7 @@ with controls_col:  # the budget's key is "deploy": the inductive-bias page's "b
             xlo = params.slider(t("label-xlo"), "xlo", *view.BUDGET_RANGE, 18.0, step=0.1)
             xhi = params.slider(t("label-xhi"), "xhi", *view.BUDGET_RANGE, 22.0, step=0.1)
 budget_log = round(float(budget_log), 1)
-budget = 10 ** budget_log
+budget = 10**budget_log
 measured = _measured(int(n), int(m), budget_log, pair, bool(timed), stamp, i18n.current())
 workbook, link_notice = sections.current_workbook(measured)
 rows = audit.table(workbook, measured)
@@ -71,11 +91,13 @@ if typed:
 else:
     crossing = audit.crossover_input(analysis, pair)
     inputs = view.measured_inputs(crossing, budget_log)
-decision = audit.decide(budget, crossing["crossover"], crossing["lo"], crossing["hi"], crossing["range"],
-                        crossing["more"], crossing["less"])
+decision = audit.decide(
+    budget, crossing["crossover"], crossing["lo"], crossing["hi"], crossing["range"], crossing["more"], crossing["less"]
+)
 with figure_col:
-    render.figure(figs.decision_rule(crossing, budget, decision, typed), key="audit-decision",
-                  notice=t("decision-notice"))
+    render.figure(
+        figs.decision_rule(crossing, budget, decision, typed), key="audit-decision", notice=t("decision-notice")
+    )
     say("takeaway", ship=view.escape(decision.ship), validate=view.escape(decision.validate))
     if typed and reversed_range:
         st.info(t("reversed-range", lo=xlo, hi=xhi))
@@ -86,9 +108,11 @@ with figure_col:
 
 state = sections.keep_in_link(workbook)  # the link holds the workbook whichever section is open
 controls = view.export_controls(int(n), int(m), budget_log, pair)
-layout.show_sections({
-    t("tab-workbook"): lambda: sections.workbook_section(workbook, rows),
-    t("tab-rule"): lambda: sections.rule_section(decision, inputs),
-    t("tab-share"): lambda: sections.share_section(workbook, measured, decision, inputs, controls, pairs, state),
-    t("tab-how"): lambda: say("how", **view.how_numbers()),
-})
+layout.show_sections(
+    {
+        t("tab-workbook"): lambda: sections.workbook_section(workbook, rows),
+        t("tab-rule"): lambda: sections.rule_section(decision, inputs),
+        t("tab-share"): lambda: sections.share_section(workbook, measured, decision, inputs, controls, pairs, state),
+        t("tab-how"): lambda: say("how", **view.how_numbers()),
+    }
+)

@@ -57,10 +57,14 @@ def live_run() -> tuple[dict | None, bool]:
     key = "bitter-" + results.result_key("bitter-run", QUICK.to_dict())
     if was_cut(key):
         st.warning(t("run-cut", limit=TIME_LIMIT_S))
-    done = run_in_background(key, lambda progress: bl.run(QUICK, progress.part(reserve_s=3.0)), t("run-label", case=view.case_name(QUICK.cases[0]), seeds=len(QUICK.seeds),
-                                          steps=QUICK.steps),
-                             time_limit_s=TIME_LIMIT_S, button=t("run-button", seconds=QUICK_SECONDS),
-                             live=figs.live_curves)
+    done = run_in_background(
+        key,
+        lambda progress: bl.run(QUICK, progress.part(reserve_s=3.0)),
+        t("run-label", case=view.case_name(QUICK.cases[0]), seeds=len(QUICK.seeds), steps=QUICK.steps),
+        time_limit_s=TIME_LIMIT_S,
+        button=t("run-button", seconds=QUICK_SECONDS),
+        live=figs.live_curves,
+    )
     job = QUEUE.get(key)
     return done, done is None and job is not None and not job.finished
 
@@ -70,8 +74,11 @@ def counts_section(result: dict, analysis: dict, axis: str) -> None:
     if a is None:
         st.info(t("missing-shipped", name=bl.shipped_path().name, seconds=QUICK_SECONDS))
         return
-    render.figure(curves_figure(result_key(result), "counts", axis, a, result["config"], False, i18n.current()),
-                  key="bitter-counts", notice=t("counts-notice"))
+    render.figure(
+        curves_figure(result_key(result), "counts", axis, a, result["config"], False, i18n.current()),
+        key="bitter-counts",
+        notice=t("counts-notice"),
+    )
     st.markdown(view.counts_verdict(a))
 
 
@@ -80,9 +87,14 @@ def data_section(result: dict, analysis: dict) -> None:
     st.caption(t("table-caption", seeds=len(analysis["order"]["seeds"])))
     say("sources", command="python -m explorer bitter-lesson --preset main", file="data/bitter_lesson/main.json")
     if "wall_seconds" in result:
-        say("shipped-run", wall=result["wall_seconds"], cpus=result.get("cpus", "?"), load=result["load_average"][0],
+        say(
+            "shipped-run",
+            wall=result["wall_seconds"],
+            cpus=result.get("cpus", "?"),
+            load=result["load_average"][0],
             created=result.get("created", "?"),
-            environment=environment.describe(shipped_results.environment_of(result) or {}))
+            environment=environment.describe(shipped_results.environment_of(result) or {}),
+        )
 
 
 header("bitter-lesson")
@@ -92,8 +104,11 @@ if result is None:
     st.warning(t("missing-shipped", name=bl.shipped_path().name, seconds=QUICK_SECONDS))
 figure_col, controls_col = layout.stage()
 with controls_col:
-    axis = view.FIGURE_AXIS[params.choice(t("axis-label"), "axis", list(view.AXES), "data", help=t("help-axis"),
-                                          format_func=view.axis_label)]
+    axis = view.FIGURE_AXIS[
+        params.choice(
+            t("axis-label"), "axis", list(view.AXES), "data", help=t("help-axis"), format_func=view.axis_label
+        )
+    ]
 with figure_col:  # the button, then while it trains the growing curves, where the finished ones will stand
     mine, training = live_run()
     if training:
@@ -104,8 +119,11 @@ analysis = analysis_of(shown_key, shown) if shown is not None else {}
 if training or "order" not in analysis:
     st.stop()
 with figure_col:
-    render.figure(curves_figure(shown_key, "order", axis, analysis["order"], shown["config"], True, i18n.current()),
-                  key="bitter-curves", notice=t("curves-notice", ratio=view.flops_ratio(shown["config"])))
+    render.figure(
+        curves_figure(shown_key, "order", axis, analysis["order"], shown["config"], True, i18n.current()),
+        key="bitter-curves",
+        notice=t("curves-notice", ratio=view.flops_ratio(shown["config"])),
+    )
 with controls_col:
     st.markdown(view.takeaway(analysis["order"]))
     if mine is not None:

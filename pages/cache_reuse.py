@@ -64,10 +64,16 @@ def _size_controls(more) -> tuple[int, int, int, int, int]:
 def _chat_view(figure_col, controls_col) -> None:
     """The first screen: slide 66's chat (or the student's) through the demo models, turn by turn."""
     with controls_col:
-        text = params.text(t("label-chat", separator=chat_exp.TURN_SEPARATOR), "chat", chat_exp.DEFAULT_CHAT,
-                           max_chars=chat_exp.MAX_TEXT, help=t("help-chat", **view.chat_help()))
-        state = params.select_slider(t("label-state"), "chat_state", view.CHAT_STATES, view.CHAT_STATES[-2],
-                                     format_func=view.state_label)
+        text = params.text(
+            t("label-chat", separator=chat_exp.TURN_SEPARATOR),
+            "chat",
+            chat_exp.DEFAULT_CHAT,
+            max_chars=chat_exp.MAX_TEXT,
+            help=t("help-chat", **view.chat_help()),
+        )
+        state = params.select_slider(
+            t("label-state"), "chat_state", view.CHAT_STATES, view.CHAT_STATES[-2], format_func=view.state_label
+        )
         shown = view.CHAT_STATES.index(state)
     with figure_col:
         try:
@@ -91,9 +97,18 @@ say("lead")
 figure_col, controls_col = layout.stage(figure_share=4)  # the chat and the heatmaps need the width
 with controls_col:
     # a link to the heatmaps alone (figure mode) opens the view that holds them
-    view_shown = (view.SIZES_VIEW if lecture.figure_mode() == HEATMAP
-                  else params.choice(t("label-view"), "view", [view.CHAT_VIEW, view.SIZES_VIEW], view.CHAT_VIEW,
-                                     widget="radio", format_func=view.view_label))
+    view_shown = (
+        view.SIZES_VIEW
+        if lecture.figure_mode() == HEATMAP
+        else params.choice(
+            t("label-view"),
+            "view",
+            [view.CHAT_VIEW, view.SIZES_VIEW],
+            view.CHAT_VIEW,
+            widget="radio",
+            format_func=view.view_label,
+        )
+    )
 if view_shown == view.CHAT_VIEW:
     _chat_view(figure_col, controls_col)
     with st.expander(t("sizes-expander")):
@@ -103,13 +118,23 @@ else:
         n, m, turns, depth, layer = _size_controls(st.expander(t("more-expander")))
     with figure_col:
         pattern = render.built_once(("pattern", n, m, turns, layer), lambda: exp.reuse_pattern(n, m, turns, layer))
-        figure(HEATMAP, (n, m, turns, layer), lambda: figs.reuse_heatmaps(pattern, height=FIRST_SCREEN_HEIGHT),
-               t("heatmap-notice"))
+        figure(
+            HEATMAP,
+            (n, m, turns, layer),
+            lambda: figs.reuse_heatmaps(pattern, height=FIRST_SCREEN_HEIGHT),
+            t("heatmap-notice"),
+        )
         say("takeaway", **view.takeaway(n, m, turns, pattern["counts"]))
 
-layout.show_sections({t("tab-why"): lambda: say("intro"), t("tab-cost"): lambda: sections.cost(n, m, turns, depth),
-                      t("tab-measured"): lambda: sections.measured(n, m, turns, depth),
-                      t("tab-drift"): lambda: sections.drift(n, m), t("tab-stale"): sections.stale,
-                      t("tab-scaling"): sections.bidirectional_at_scale,
-                      t("tab-ladder"): lambda: ladder.hold_at_scale("bidirectional"),
-                      t("tab-limits"): lambda: say("limits", **view.limits())})
+layout.show_sections(
+    {
+        t("tab-why"): lambda: say("intro"),
+        t("tab-cost"): lambda: sections.cost(n, m, turns, depth),
+        t("tab-measured"): lambda: sections.measured(n, m, turns, depth),
+        t("tab-drift"): lambda: sections.drift(n, m),
+        t("tab-stale"): sections.stale,
+        t("tab-scaling"): sections.bidirectional_at_scale,
+        t("tab-ladder"): lambda: ladder.hold_at_scale("bidirectional"),
+        t("tab-limits"): lambda: say("limits", **view.limits()),
+    }
+)

@@ -10,9 +10,29 @@ import streamlit as st
 from explorer import classroom
 from explorer import learning_path as lp
 from ui import layout
-from ui.classroom import (CODE_KEY, VIEW_KEY, answers, as_markdown_text, button_html, device, explanation,
-                          is_lecturer, join_link, joined_here, my_answer_text, my_classes, plain, qr_png, refusal_from_url,
-                          refused, right_answer_text, room_from_url, start_action, step_figure, wording)
+from ui.classroom import (
+    CODE_KEY,
+    VIEW_KEY,
+    answers,
+    as_markdown_text,
+    button_html,
+    device,
+    explanation,
+    is_lecturer,
+    join_link,
+    joined_here,
+    my_answer_text,
+    my_classes,
+    plain,
+    qr_png,
+    refusal_from_url,
+    refused,
+    right_answer_text,
+    room_from_url,
+    start_action,
+    step_figure,
+    wording,
+)
 from ui.frame import header
 from ui import lecture
 from ui.lecture import page_url
@@ -58,20 +78,32 @@ def ask(room: classroom.Room) -> None:
     with st.form("ask", border=True):
         if own:
             prompt = st.text_input(t("ask-prompt"), max_chars=classroom.PROMPT_CHARS)
-            choices = st.text_area(t("ask-choices"), help=t("ask-choices-help"), height=110,
-                                   max_chars=(classroom.MAX_CHOICES + 1) * (classroom.CHOICE_CHARS + 1))
+            choices = st.text_area(
+                t("ask-choices"),
+                help=t("ask-choices-help"),
+                height=110,
+                max_chars=(classroom.MAX_CHOICES + 1) * (classroom.CHOICE_CHARS + 1),
+            )
             unit = st.text_input(t("ask-unit"), max_chars=classroom.UNIT_CHARS)
             right = st.text_input(t("ask-answer"), help=t("ask-answer-help"), max_chars=24)
             poll = st.checkbox(t("ask-poll"))
             why = st.text_area(t("ask-explanation"), height=80, max_chars=classroom.EXPLANATION_CHARS)
         else:
-            number = st.selectbox(t("ask-step"), range(1, len(lp.STEPS) + 1),
-                                  format_func=lambda n: f"{n}. {lp.prompt(n)}")
+            number = st.selectbox(
+                t("ask-step"), range(1, len(lp.STEPS) + 1), format_func=lambda n: f"{n}. {lp.prompt(n)}"
+            )
         if st.form_submit_button(t("ask-button"), type="primary"):
             try:
                 if own:
-                    classroom.ask_own(room, prompt, choices.splitlines()[:classroom.MAX_CHOICES + 1], unit,
-                                      answer=right, poll=poll, explanation=why)
+                    classroom.ask_own(
+                        room,
+                        prompt,
+                        choices.splitlines()[: classroom.MAX_CHOICES + 1],
+                        unit,
+                        answer=right,
+                        poll=poll,
+                        explanation=why,
+                    )
                 else:
                     classroom.ask_step(room, number)
             except classroom.ClassError as err:
@@ -110,8 +142,13 @@ def lecturer(room: classroom.Room) -> None:
             if st.button(t("reveal-button"), type="primary", key=f"reveal-{question.id}"):
                 classroom.reveal(room, question)
                 st.rerun()
-        st.download_button(t("download"), classroom.answers_csv(room), file_name=f"class-{room.code}.csv",
-                           mime="text/csv", on_click="ignore")
+        st.download_button(
+            t("download"),
+            classroom.answers_csv(room),
+            file_name=f"class-{room.code}.csv",
+            mime="text/csv",
+            on_click="ignore",
+        )
     with figure_col:
         lecturer_live(room)
 

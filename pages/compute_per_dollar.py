@@ -68,8 +68,15 @@ def _roll_forward(start: int, series: tuple[str, ...], precision: str) -> None:
         render.figure(backtest_chart(backtest), key="compute-backtest", notice=t("backtest-notice"))
 
 
-def _fit_section(view: trend_view.Window, start: int, end: int, series: tuple[str, ...], precision: str,
-                 mine: trend_view.Upload | None, name: str) -> None:
+def _fit_section(
+    view: trend_view.Window,
+    start: int,
+    end: int,
+    series: tuple[str, ...],
+    precision: str,
+    mine: trend_view.Upload | None,
+    name: str,
+) -> None:
     if view.problem and series:
         st.warning(t("no-fit", start=start, end=end, problem=view.problem))
     if view.fit is not None:
@@ -90,14 +97,24 @@ def _data_section(rows, start: int, end: int) -> None:
     say("epoch-licence")
     if len(rows):
         st.caption(t("window-rows", n=len(rows), start=start, end=end))
-        st.dataframe(rows[trend_view.TABLE_COLUMNS], hide_index=True, height=260, column_config={
-            "year": t("column-year"), "name": t("column-name"), "kind": t("column-kind"),
-            "series": t("column-series"),
-            "value": st.column_config.NumberColumn(t("column-value"), format="%.3e"),
-            "price_usd": st.column_config.NumberColumn(t("column-price"), format="dollar"),
-            "reported_dollars": t("column-dollars"), "citation": t("column-citation")})
-    st.download_button(t("download-data"), trend.DATA_CSV.read_bytes(), file_name="compute_per_dollar.csv",
-                       mime="text/csv")
+        st.dataframe(
+            rows[trend_view.TABLE_COLUMNS],
+            hide_index=True,
+            height=260,
+            column_config={
+                "year": t("column-year"),
+                "name": t("column-name"),
+                "kind": t("column-kind"),
+                "series": t("column-series"),
+                "value": st.column_config.NumberColumn(t("column-value"), format="%.3e"),
+                "price_usd": st.column_config.NumberColumn(t("column-price"), format="dollar"),
+                "reported_dollars": t("column-dollars"),
+                "citation": t("column-citation"),
+            },
+        )
+    st.download_button(
+        t("download-data"), trend.DATA_CSV.read_bytes(), file_name="compute_per_dollar.csv", mime="text/csv"
+    )
 
 
 header("compute")
@@ -106,17 +123,31 @@ say("lead")
 window_cols = st.columns(CONTROL_SHARES, vertical_alignment="bottom")
 start = params.slider(t("label-start"), "start", *YEARS, 1950, where=window_cols[0])
 end = params.slider(t("label-end"), "end", *YEARS, 2025, where=window_cols[1])
-picked = params.multiselect(t("label-series"), "series", list(trend_view.BY_SHORT), trend_view.MAIN_SHORTS,
-                            where=window_cols[2])
+picked = params.multiselect(
+    t("label-series"), "series", list(trend_view.BY_SHORT), trend_view.MAIN_SHORTS, where=window_cols[2]
+)
 with window_cols[3].expander(t("more-settings")):
-    precision = PRECISION_OPTIONS[params.choice(
-        t("label-precision"), "precision", list(PRECISION_OPTIONS), "FP32",
-        format_func=lambda option: t(f"precision-{PRECISION_OPTIONS[option]}"))]
+    precision = PRECISION_OPTIONS[
+        params.choice(
+            t("label-precision"),
+            "precision",
+            list(PRECISION_OPTIONS),
+            "FP32",
+            format_func=lambda option: t(f"precision-{PRECISION_OPTIONS[option]}"),
+        )
+    ]
     horizon = params.slider(t("label-horizon"), "horizon", *HORIZON, 2035)
     show_reference = params.toggle(t("label-slide7"), "slide7", True)
-    uploaded = None if params.controls_hidden() else st.file_uploader(
-        t("upload-label", rows=f"{trend.MAX_ROWS:,}", mb=st.get_option("server.maxUploadSize")),
-        type=["csv", "txt"], key="upload", help=t("upload-help", value=trend.VALUE))
+    uploaded = (
+        None
+        if params.controls_hidden()
+        else st.file_uploader(
+            t("upload-label", rows=f"{trend.MAX_ROWS:,}", mb=st.get_option("server.maxUploadSize")),
+            type=["csv", "txt"],
+            key="upload",
+            help=t("upload-help", value=trend.VALUE),
+        )
+    )
     upload_caps.notice()
 figure_col = st.container()
 
@@ -136,22 +167,41 @@ if mine is not None and mine.problem:
 upload_rows, upload_fit = (mine.rows, mine.fit) if mine else (None, None)
 with figure_col:
     figure_key = ("trend", start, end, series, precision, horizon, show_reference, uploaded and uploaded.file_id)
-    render.figure(render.built_once(figure_key, lambda: trend_chart(
-        view.shown, (start, end), view.fit, horizon, show_reference, upload_rows, upload_fit, precision,
-        height=FIRST_SCREEN_HEIGHT)), key="compute-trend", notice=t("trend-notice"))
+    render.figure(
+        render.built_once(
+            figure_key,
+            lambda: trend_chart(
+                view.shown,
+                (start, end),
+                view.fit,
+                horizon,
+                show_reference,
+                upload_rows,
+                upload_fit,
+                precision,
+                height=FIRST_SCREEN_HEIGHT,
+            ),
+        ),
+        key="compute-trend",
+        notice=t("trend-notice"),
+    )
     for kind, values in trend_view.takeaway(view, start, end) if series else []:
         say(f"takeaway-{kind}", **values)
 
 fit_tab, rates_tab, backtest_tab, gpu_tab, data_tab, limits_tab = layout.sections(
-    [t("tab-fit"), t("tab-rates"), t("tab-backtest"), t("tab-gpu"), t("tab-data"), t("tab-limits")])
+    [t("tab-fit"), t("tab-rates"), t("tab-backtest"), t("tab-gpu"), t("tab-data"), t("tab-limits")]
+)
 if fit_tab:
     with fit_tab:
         _fit_section(view, start, end, series, precision, mine, name)
 if rates_tab:
     with rates_tab:
         if view.models is not None:
-            render.figure(rates_chart(trend.summary(view.fit), view.models, (start, end)), key="compute-rates",
-                          notice=t("rates-notice"))
+            render.figure(
+                rates_chart(trend.summary(view.fit), view.models, (start, end)),
+                key="compute-rates",
+                notice=t("rates-notice"),
+            )
         else:
             st.info(t("no-fit", start=start, end=end, problem=view.problem or t("no-series")))
 if backtest_tab:

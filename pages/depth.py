@@ -32,8 +32,9 @@ with controls_col:
     steps = params.select_slider(t("label-steps"), "steps", view.STEP_OPTIONS, RECIPE.steps)
     n_seeds = params.slider(t("label-seeds"), "seeds", 1, dp.MAX_SEEDS, len(RECIPE.seeds))
     with st.expander(t("label-more")):
-        width = params.select_slider(t("label-width"), "width", (16, 32, 64), RECIPE.d_model,
-                                     help=t("help-width", heads=RECIPE.n_heads))
+        width = params.select_slider(
+            t("label-width"), "width", (16, 32, 64), RECIPE.d_model, help=t("help-width", heads=RECIPE.n_heads)
+        )
         st.caption(t("settings-caption", **view.settings_numbers(), limit=TIME_LIMIT_S))
     depth, steps, n_seeds, width = int(depth), int(steps), int(n_seeds), int(width)
     cfg = view.settings(steps, n_seeds, width)
@@ -48,9 +49,13 @@ with controls_col:
         reuse = SHIPPED["runs"]
         if was_cut(key):
             st.warning(t("run-cut", limit=TIME_LIMIT_S, models=models))
-        run_in_background(key, lambda progress: dp.sweep(one_depth, reuse, progress=progress.part(reserve_s=5.0)),
-                          t("run-label", depth=depth, models=models, steps=cfg.steps), time_limit_s=TIME_LIMIT_S,
-                          button=t("run-button", models=models, seconds=plan["seconds"]))
+        run_in_background(
+            key,
+            lambda progress: dp.sweep(one_depth, reuse, progress=progress.part(reserve_s=5.0)),
+            t("run-label", depth=depth, models=models, steps=cfg.steps),
+            time_limit_s=TIME_LIMIT_S,
+            button=t("run-button", models=models, seconds=plan["seconds"]),
+        )
     ready_keys = view.ready_keys(swept)
     analysis_key, analysis = (steps, n_seeds, width, ready_keys, STAMP), None
     if ready_keys:
@@ -67,13 +72,16 @@ with figure_col:
     # the wiring and, beside it, the measured answer at this depth seed by seed (stacked on a phone)
     wiring_col, answer_col = st.columns(2) if here is not None else (st.container(), None)
     with wiring_col:
-        wiring = render.built_once(("depth-wiring", depth),
-                                   lambda: figs.wiring_schematic(depth, max_height=FIRST_SCREEN_HEIGHT))
+        wiring = render.built_once(
+            ("depth-wiring", depth), lambda: figs.wiring_schematic(depth, max_height=FIRST_SCREEN_HEIGHT)
+        )
         render.figure(wiring, key="depth-wiring", notice=t("wiring-notice"))
     if answer_col is not None:
         with answer_col:
-            answer = render.built_once(("depth-answer", analysis_key, depth),
-                                       lambda: figs.paired_seeds(analysis, depth, height=FIRST_SCREEN_HEIGHT))
+            answer = render.built_once(
+                ("depth-answer", analysis_key, depth),
+                lambda: figs.paired_seeds(analysis, depth, height=FIRST_SCREEN_HEIGHT),
+            )
             render.figure(answer, key="depth-answer", notice=t("answer-notice"))
     if analysis is not None and here is None:
         say("takeaway-none", depth=depth)
@@ -82,17 +90,19 @@ with figure_col:
 if analysis is None:
     st.stop()
 
-layout.show_sections({
-    t("tab-results"): lambda: sections.results(analysis, here, cfg, depth, meanwhile),
-    t("tab-depths"): lambda: sections.depths(analysis, analysis_key, depth),
-    t("tab-control"): lambda: sections.control(SHIPPED["control"], STAMP),
-    t("tab-lr"): lambda: sections.learning_rate(SHIPPED["lr"], STAMP),
-    t("tab-curves"): lambda: sections.curves(analysis, analysis_key, depth, cfg, SHIPPED["runs"]),
-    t("tab-probes"): lambda: sections.probes(analysis, analysis_key, depth),
-    t("tab-errors"): lambda: sections.errors(analysis, depth),
-    t("tab-task"): sections.task,
-    t("tab-how"): lambda: sections.how(analysis, depth, SHIPPED["by_preset"], STAMP),
-    t("tab-ladder"): lambda: ladder.hold_at_scale("depth"),
-})
+layout.show_sections(
+    {
+        t("tab-results"): lambda: sections.results(analysis, here, cfg, depth, meanwhile),
+        t("tab-depths"): lambda: sections.depths(analysis, analysis_key, depth),
+        t("tab-control"): lambda: sections.control(SHIPPED["control"], STAMP),
+        t("tab-lr"): lambda: sections.learning_rate(SHIPPED["lr"], STAMP),
+        t("tab-curves"): lambda: sections.curves(analysis, analysis_key, depth, cfg, SHIPPED["runs"]),
+        t("tab-probes"): lambda: sections.probes(analysis, analysis_key, depth),
+        t("tab-errors"): lambda: sections.errors(analysis, depth),
+        t("tab-task"): sections.task,
+        t("tab-how"): lambda: sections.how(analysis, depth, SHIPPED["by_preset"], STAMP),
+        t("tab-ladder"): lambda: ladder.hold_at_scale("depth"),
+    }
+)
 
 page_link("four-steps", t("link-four-steps"))

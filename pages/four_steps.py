@@ -41,21 +41,34 @@ except ValueError as err:
 # what steps 4 and 5 change; stacked on a phone
 weights_col, masks_col = st.columns(2)
 with weights_col:
-    render.figure(render.built_once(("weights", step, depth), lambda: figs.weights(
-        **view.weights(step, depth), height=FIRST_SCREEN_HEIGHT)), key="four-steps-weights",
-        notice=t("weights-notice"))
+    render.figure(
+        render.built_once(
+            ("weights", step, depth), lambda: figs.weights(**view.weights(step, depth), height=FIRST_SCREEN_HEIGHT)
+        ),
+        key="four-steps-weights",
+        notice=t("weights-notice"),
+    )
 with masks_col:
-    render.figure(render.built_once(("mask", step), lambda: figs.mask_against_decoder(
-        *view.mask_first_screen(step), height=FIRST_SCREEN_HEIGHT + MASK_LEGEND_PX)), key="four-steps-mask",
-        notice=t("mask-notice"))
+    render.figure(
+        render.built_once(
+            ("mask", step),
+            lambda: figs.mask_against_decoder(
+                *view.mask_first_screen(step), height=FIRST_SCREEN_HEIGHT + MASK_LEGEND_PX
+            ),
+        ),
+        key="four-steps-mask",
+        notice=t("mask-notice"),
+    )
 say("takeaway", **view.takeaway(step), text=t(f"step-{step}"))
 
-layout.show_sections({
-    t("tab-why"): sections.why,
-    t("tab-table"): lambda: sections.comparison(step, base, counts, sizes, refused),
-    t("tab-check"): lambda: sections.numeric_check(step, base, counts, refused),
-    t("tab-ablation"): lambda: sections.ablation(sizes),
-    t("tab-shared"): sections.shared_parameters,
-    t("tab-ladder"): lambda: ladder.hold_at_scale("four-steps"),
-    t("tab-ladder-shared"): lambda: ladder.hold_at_scale("shared-params"),
-})
+layout.show_sections(
+    {
+        t("tab-why"): sections.why,
+        t("tab-table"): lambda: sections.comparison(step, base, counts, sizes, refused),
+        t("tab-check"): lambda: sections.numeric_check(step, base, counts, refused),
+        t("tab-ablation"): lambda: sections.ablation(sizes),
+        t("tab-shared"): sections.shared_parameters,
+        t("tab-ladder"): lambda: ladder.hold_at_scale("four-steps"),
+        t("tab-ladder-shared"): lambda: ladder.hold_at_scale("shared-params"),
+    }
+)

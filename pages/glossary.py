@@ -21,8 +21,11 @@ with controls_col:
 found = glossary.find(query)
 with figure_col:
     units = PHONE_LINE_UNITS if appearance.current_frame().kind == PHONE else MAP_LINE_UNITS  # rows a phone holds
-    render.figure(glossary_map(list(glossary.terms()), {term.key for term in found}, units), key="glossary-map",
-                  notice=t("map-notice"))
+    render.figure(
+        glossary_map(list(glossary.terms()), {term.key for term in found}, units),
+        key="glossary-map",
+        notice=t("map-notice"),
+    )
 
 st.caption(t("found", shown=len(found), total=len(glossary.terms())))
 if not found:

@@ -49,8 +49,9 @@ def analysis_of(recipe: str, show: str) -> dict | None:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def first_figure(recipe: str, show: str, budget: float, lang: str):
-    return figs.frontier_curves(analysis_of(recipe, show), budget, height=FIRST_SCREEN_HEIGHT,
-                                badge_chars=FIRST_SCREEN_BADGE)
+    return figs.frontier_curves(
+        analysis_of(recipe, show), budget, height=FIRST_SCREEN_HEIGHT, badge_chars=FIRST_SCREEN_BADGE
+    )
 
 
 def takeaway(analysis: dict, budget: float) -> dict | None:
@@ -76,30 +77,60 @@ def watch() -> None:
     """Train the quick preset here and watch its frontiers grow and cross."""
     seconds = xo.estimate_seconds(QUICK, seconds_per_model_step=xo.measured_rate(shipped()) if shipped() else None)
     models = len(QUICK.runs) * len(QUICK.seeds)
-    say("watch", models=models, widths=", ".join(map(str, QUICK.widths)), steps=QUICK.steps, lr=QUICK.lrs[0],
-        seconds=seconds)
+    say(
+        "watch",
+        models=models,
+        widths=", ".join(map(str, QUICK.widths)),
+        steps=QUICK.steps,
+        lr=QUICK.lrs[0],
+        seconds=seconds,
+    )
     key = "crossover-quick-" + results.result_key("crossover-quick", QUICK.to_dict())
     cut = was_cut(key)
-    run = run_in_background(key, lambda progress: xo.sweep(QUICK, use_cache=False, progress=progress.part(reserve_s=3)), t("run-label", seconds=seconds), time_limit_s=TIME_LIMIT_S, live=live_figure,
-                            button=t("run-button", models=models, seconds=seconds)) or cut
+    run = (
+        run_in_background(
+            key,
+            lambda progress: xo.sweep(QUICK, use_cache=False, progress=progress.part(reserve_s=3)),
+            t("run-label", seconds=seconds),
+            time_limit_s=TIME_LIMIT_S,
+            live=live_figure,
+            button=t("run-button", models=models, seconds=seconds),
+        )
+        or cut
+    )
     if run is None:
         return
     if run["stopped"] != "steps":
         st.warning(t("run-cut", limit=TIME_LIMIT_S, done=run["steps_done"], steps=QUICK.steps))
     quick = xo.analyse(run)
     c = quick["crossovers"][0]
-    render.figure(figs.frontier_curves(quick), key="crossover-quick", notice=t(
-        "watch-notice", seconds=run["seconds"], crossed=c["seeds_with_crossover"], seeds=c["seeds"],
-        at=view.quick_crossing(c)))
+    render.figure(
+        figs.frontier_curves(quick),
+        key="crossover-quick",
+        notice=t(
+            "watch-notice",
+            seconds=run["seconds"],
+            crossed=c["seeds_with_crossover"],
+            seeds=c["seeds"],
+            at=view.quick_crossing(c),
+        ),
+    )
 
 
 def how_measured(analysis: dict) -> None:
     data = shipped()
     w2 = xo.window_kernel_flops(MAIN, 2, MAIN.widths[-1]) / xo.window_kernel_flops(MAIN, MAIN.length, MAIN.widths[-1])
-    say("how-measured", widths=", ".join(map(str, MAIN.widths)), lrs=", ".join(f"{lr:g}" for lr in MAIN.lrs),
-        seeds=", ".join(map(str, analysis["seeds"])), steps=MAIN.steps, eval_size=MAIN.eval_size,
+    say(
+        "how-measured",
+        widths=", ".join(map(str, MAIN.widths)),
+        lrs=", ".join(f"{lr:g}" for lr in MAIN.lrs),
+        seeds=", ".join(map(str, analysis["seeds"])),
+        steps=MAIN.steps,
+        eval_size=MAIN.eval_size,
         **{k: getattr(MAIN, k) for k in ("n_layers", "n_heads", "n_symbols", "warmup", "batch_size", "grad_clip")},
-        flops=", ".join(sci(MAIN.flops_per_step(d), 2) for d in MAIN.widths), share_w2=w2)
+        flops=", ".join(sci(MAIN.flops_per_step(d), 2) for d in MAIN.widths),
+        share_w2=w2,
+    )
     if analysis["top_share"]:
         say("how-bootstrap", min_lead=xo.MIN_LEAD, **analysis["bootstrap"])
     say("limits", steps=MAIN.steps)
@@ -113,20 +144,20 @@ header("inductive-bias")
 say("lead")
 figure_col, controls_col = layout.stage()
 with controls_col:
-    show = params.choice(t("label-show"), "show", [TWO, ALL], TWO, widget="radio", help=t("help-show"),
-                         format_func=view.show_label)
-    recipe = params.choice(t("label-lr"), "lr", RECIPES, BEST, widget="radio", help=t("help-lr"),
-                           format_func=view.recipe_label)
-    budget_log = params.slider(t("label-budget"), "budget", 7.5, 11.5, DEFAULT_BUDGET, step=0.1,
-                               help=t("help-budget"))
+    show = params.choice(
+        t("label-show"), "show", [TWO, ALL], TWO, widget="radio", help=t("help-show"), format_func=view.show_label
+    )
+    recipe = params.choice(
+        t("label-lr"), "lr", RECIPES, BEST, widget="radio", help=t("help-lr"), format_func=view.recipe_label
+    )
+    budget_log = params.slider(t("label-budget"), "budget", 7.5, 11.5, DEFAULT_BUDGET, step=0.1, help=t("help-budget"))
 budget = 10 ** float(budget_log)
 analysis = analysis_of(recipe, show)
 with figure_col:
     if analysis is None:
         st.warning(t("missing-shipped", name=xo.shipped_path("main").name))
         st.stop()
-    render.figure(first_figure(recipe, show, budget, i18n.current()), key="crossover-curves",
-                  notice=t("curves-notice"))
+    render.figure(first_figure(recipe, show, budget, i18n.current()), key="crossover-curves", notice=t("curves-notice"))
     read = takeaway(analysis, budget)
 
 question_tab, best_tab, watch_tab, how_tab, ladder_tab = layout.sections([*view.section_labels(), t("tab-ladder")])

@@ -44,35 +44,66 @@ def _horizons(mass_g: float, area_cm2: float, cd: float, rho: float, wind: float
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _fall_figure(name: str, mass_g: float, area_cm2: float, cd: float, rho: float, v0: float, height: float,
-                 lang: str):
+def _fall_figure(name: str, mass_g: float, area_cm2: float, cd: float, rho: float, v0: float, height: float, lang: str):
     return figures.fall_position(_fall(mass_g, area_cm2, cd, rho, v0, height), name, v0, height=FIRST_SCREEN_HEIGHT)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _gravity_figures(name: str, mass_g: float, area_cm2: float, cd: float, rho: float, v0: float, height: float,
-                     tol_abs: float, tol_rel: float, lang: str):
+def _gravity_figures(
+    name: str,
+    mass_g: float,
+    area_cm2: float,
+    cd: float,
+    rho: float,
+    v0: float,
+    height: float,
+    tol_abs: float,
+    tol_rel: float,
+    lang: str,
+):
     """The formula's error over this drop, and where it leaves the tolerance for every object."""
     edited = view.custom_object(mass_g, area_cm2, cd)
     rows = view.object_heights(name, edited, rho, v0, tol_abs, tol_rel)
-    return (figures.fall_error(_fall(mass_g, area_cm2, cd, rho, v0, height), tol_abs, tol_rel,
-                               *_crossings(mass_g, area_cm2, cd, rho, v0, tol_abs, tol_rel)),
-            figures.tolerance_heights(rows, tol_abs, tol_rel, height, physics.MAX_HEIGHT))
+    return (
+        figures.fall_error(
+            _fall(mass_g, area_cm2, cd, rho, v0, height),
+            tol_abs,
+            tol_rel,
+            *_crossings(mass_g, area_cm2, cd, rho, v0, tol_abs, tol_rel),
+        ),
+        figures.tolerance_heights(rows, tol_abs, tol_rel, height, physics.MAX_HEIGHT),
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _system_figures(mass_g: float, area_cm2: float, cd: float, rho: float, wind: float, t_fit: float, tol_m: float,
-                    n_forces: int, lang: str):
+def _system_figures(
+    mass_g: float,
+    area_cm2: float,
+    cd: float,
+    rho: float,
+    wind: float,
+    t_fit: float,
+    tol_m: float,
+    n_forces: int,
+    lang: str,
+):
     trajectories, horizons = _horizons(mass_g, area_cm2, cd, rho, wind, t_fit, tol_m)
-    return (figures.horizon_bars(horizons, n_forces),
-            figures.system_prediction(trajectories[n_forces - 1], horizons[n_forces - 1]),
-            figures.prediction_errors(trajectories[0].t, horizons, n_forces))
+    return (
+        figures.horizon_bars(horizons, n_forces),
+        figures.system_prediction(trajectories[n_forces - 1], horizons[n_forces - 1]),
+        figures.prediction_errors(trajectories[0].t, horizons, n_forces),
+    )
 
 
 def _tiles(tiles: list[Tile]) -> None:
     for col, tile in zip(st.columns(len(tiles)), tiles):
-        col.metric(tile.label, tile.value, delta=tile.delta, delta_color="off",
-                   help=t(f"help-{tile.help}", **tile.values) if tile.help else None)
+        col.metric(
+            tile.label,
+            tile.value,
+            delta=tile.delta,
+            delta_color="off",
+            help=t(f"help-{tile.help}", **tile.values) if tile.help else None,
+        )
 
 
 def _forces_section(name: str, obj: tuple[float, float, float], rho: float) -> None:
@@ -80,12 +111,10 @@ def _forces_section(name: str, obj: tuple[float, float, float], rho: float) -> N
     say("forces-intro", name=figures.object_name(name))
     with st.container(border=True):
         c1, c2, c3, c4 = st.columns(4)
-        n_forces = params.slider(t("label-forces"), "forces", 1, len(physics.FORCES), len(physics.FORCES),
-                                 where=c1)
+        n_forces = params.slider(t("label-forces"), "forces", 1, len(physics.FORCES), len(physics.FORCES), where=c1)
         t_fit = params.slider(t("label-fit-s"), "fit_s", 0.1, 2.0, 0.5, step=0.05, where=c2)
         tol_m = params.select_slider(t("label-tol-m"), "tol_m", TOL_M, 0.1, where=c3)
-        wind = params.slider(t("label-wind"), "wind", 0.0, 10.0, 3.0, step=0.5, where=c4,
-                             help=t("help-wind"))
+        wind = params.slider(t("label-wind"), "wind", 0.0, 10.0, 3.0, step=0.5, where=c4, help=t("help-wind"))
         st.caption(t("acting-now", forces=view.forces_text(n_forces)))
     try:
         horizons = _horizons(*obj, rho, wind, t_fit, tol_m)[1]
@@ -93,8 +122,9 @@ def _forces_section(name: str, obj: tuple[float, float, float], rho: float) -> N
         st.warning(t("no-simulation", error=err))
         return
     _tiles(view.horizon_tiles(horizons[n_forces - 1]))
-    horizon_figure, system_figure, errors_figure = _system_figures(*obj, rho, wind, t_fit, tol_m, n_forces,
-                                                                     i18n.current())
+    horizon_figure, system_figure, errors_figure = _system_figures(
+        *obj, rho, wind, t_fit, tol_m, n_forces, i18n.current()
+    )
     render.figure(horizon_figure, key="method-horizon", notice=t("horizon-notice"))
     if gains := view.gains(horizons):
         st.info(t("gains", forces=gains))
@@ -124,8 +154,9 @@ header("method")
 say("lead")
 figure_col, controls_col = layout.stage(figure_share=FIGURE_SHARE)
 with controls_col:
-    name = params.choice(t("label-object"), "object", list(physics.OBJECTS), view.DEFAULT_OBJECT,
-                         format_func=figures.object_name)
+    name = params.choice(
+        t("label-object"), "object", list(physics.OBJECTS), view.DEFAULT_OBJECT, format_func=figures.object_name
+    )
     height = float(params.select_slider(t("label-height"), "height", HEIGHTS, view.DEFAULT_HEIGHT_M))
     tol_cm = params.select_slider(t("label-tol-cm"), "tol_cm", TOL_CM, view.DEFAULT_TOL_CM)
     base_mass, base_area, base_cd = view.textbook_units(name)
@@ -149,8 +180,7 @@ with figure_col:
     except ValueError as err:
         st.warning(t("no-simulation", error=err))
         st.stop()
-    render.figure(_fall_figure(name, *obj, rho, v0, height, i18n.current()), key="method-fall",
-                  notice=t("fall-notice"))
+    render.figure(_fall_figure(name, *obj, rho, v0, height, i18n.current()), key="method-fall", notice=t("fall-notice"))
     kind, values = view.takeaway(name, height, fall, tol_abs, cross_abs)
     say(f"takeaway-{kind}", **values)
 
@@ -159,11 +189,9 @@ if gravity_tab:
     with gravity_tab:  # identify: the formulas, the fall in numbers, the formula's error, every object
         st.latex(t("equations"))
         _tiles(view.fall_tiles(view.custom_object(*obj), rho, height, fall, tol_abs, tol_pct, cross_abs, cross_rel))
-        error_figure, heights_figure = _gravity_figures(name, *obj, rho, v0, height, tol_abs, tol_rel,
-                                                        i18n.current())
+        error_figure, heights_figure = _gravity_figures(name, *obj, rho, v0, height, tol_abs, tol_rel, i18n.current())
         render.figure(error_figure, key="method-error", notice=t("error-notice"))
-        render.figure(heights_figure, key="method-heights", notice=t("heights-notice",
-                                                                     name=figures.object_name(name)))
+        render.figure(heights_figure, key="method-heights", notice=t("heights-notice", name=figures.object_name(name)))
 if forces_tab:
     with forces_tab:
         _forces_section(name, obj, rho)

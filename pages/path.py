@@ -47,8 +47,15 @@ render.figure(path_progress(outcomes, number), key="path-progress")
 with question_box:
     st.markdown(f"#### {number}. {' '.join(t(f'q{number}').split())}")  # one heading, however the text wraps
     options = lp.choices(number)
-    picked = st.radio(t("pick"), range(len(options)), index=_prediction(number), format_func=lambda i: options[i],
-                      key=f"pick-{number}", on_change=_record, args=(number,))
+    picked = st.radio(
+        t("pick"),
+        range(len(options)),
+        index=_prediction(number),
+        format_func=lambda i: options[i],
+        key=f"pick-{number}",
+        on_change=_record,
+        args=(number,),
+    )
     if picked is None:
         st.caption(t("waiting"))
     else:

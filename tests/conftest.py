@@ -9,6 +9,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+# the store fixtures (`store`, on SQLite and PostgreSQL, and `postgres_url`), for every test that names them
+pytest_plugins = ("tests.store",)
+
 
 @pytest.fixture(autouse=True, scope="session")
 def _private_result_cache(tmp_path_factory):

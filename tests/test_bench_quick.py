@@ -17,8 +17,14 @@ from tests.conftest import ROOT
 def test_every_benchmark_runs_and_reports_in_quick_mode(tmp_path):
     report = tmp_path / "bench.json"
     env = {**os.environ, "EXPLORER_CACHE_DIR": str(tmp_path / "results"), "EXPLORER_JOBS_DIR": str(tmp_path / "jobs")}
-    run = subprocess.run([sys.executable, "-m", "bench", "--quick", "--json", str(report)], cwd=ROOT, env=env,
-                         capture_output=True, text=True, timeout=1700)
+    run = subprocess.run(
+        [sys.executable, "-m", "bench", "--quick", "--json", str(report)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1700,
+    )
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-3000:]
     outcomes = json.loads(report.read_text())
     files = {p.stem for p in (ROOT / "bench").glob("bench_*.py")}

@@ -35,7 +35,10 @@ export default function(component) {
   report();
   if (!window.__explorerFrameResize) {
     let timer = null;
-    window.__explorerFrameResize = () => { clearTimeout(timer); timer = setTimeout(window.__explorerFrameReport, 300); };
+    window.__explorerFrameResize = () => {
+      clearTimeout(timer);
+      timer = setTimeout(window.__explorerFrameReport, 300);
+    };
     window.addEventListener("resize", () => window.__explorerFrameResize());
   }
   window.__explorerFrameReport = report;
@@ -54,10 +57,16 @@ def probe() -> None:
     if _component is None:
         _component = st.components.v2.component("explorer_frame_probe", js=_JS)
     st.html(_CSS)
-    result = _component(key=_KEY, data={"seen": st.session_state.get(_SEEN, ""), "phone": PHONE_MAX_PX,
-                                        "always": bool(st.context.is_embedded or lecture.presentation()
-                                                              or lecture.figure_mode())},
-                        on_size_change=lambda: None, height=0)
+    result = _component(
+        key=_KEY,
+        data={
+            "seen": st.session_state.get(_SEEN, ""),
+            "phone": PHONE_MAX_PX,
+            "always": bool(st.context.is_embedded or lecture.presentation() or lecture.figure_mode()),
+        },
+        on_size_change=lambda: None,
+        height=0,
+    )
     size = getattr(result, "size", None)
     if isinstance(size, str) and parse_frame(size):
         st.session_state[_SEEN] = size

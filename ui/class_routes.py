@@ -76,8 +76,15 @@ def _secure(request: Request) -> bool:
 
 
 def _set(response: Response, request: Request, name: str, value: str) -> None:
-    response.set_cookie(name, value, max_age=classroom.CLASS_HOURS * 3600, path="/", httponly=True,
-                        samesite="lax", secure=_secure(request))
+    response.set_cookie(
+        name,
+        value,
+        max_age=classroom.CLASS_HOURS * 3600,
+        path="/",
+        httponly=True,
+        samesite="lax",
+        secure=_secure(request),
+    )
 
 
 async def start(request: Request) -> Response:
@@ -103,8 +110,9 @@ async def join(request: Request) -> Response:
     try:
         token = await run_in_threadpool(classroom.join, room, client_address(request), known)
     except classroom.ClassError as err:
-        return RedirectResponse(_page(request, **{"class": room.code, "refused": err.reason, "lang": lang}),
-                                status_code=303)
+        return RedirectResponse(
+            _page(request, **{"class": room.code, "refused": err.reason, "lang": lang}), status_code=303
+        )
     response = RedirectResponse(_page(request, **{"class": room.code, "lang": lang}), status_code=303)
     if token != known:
         _set(response, request, device_cookie(room.code), token)
@@ -114,8 +122,10 @@ async def join(request: Request) -> Response:
 def routes(base_path: str = "") -> list[Route]:
     """The routes under the server's base path (Streamlit's `server.baseUrlPath`)."""
     prefix = "/" + base_path.strip("/") if base_path.strip("/") else ""
-    return [Route(f"{prefix}/class/start", start, methods=["POST"]),
-            Route(f"{prefix}/class/join", join, methods=["GET"])]
+    return [
+        Route(f"{prefix}/class/start", start, methods=["POST"]),
+        Route(f"{prefix}/class/join", join, methods=["GET"]),
+    ]
 
 
 def install() -> None:

@@ -54,7 +54,7 @@ def my_classes() -> list[classroom.Room]:
     rooms = []
     for name in list(_cookies())[:20]:
         if name.startswith(HOST_COOKIE):
-            room = classroom.find(name[len(HOST_COOKIE):])
+            room = classroom.find(name[len(HOST_COOKIE) :])
             if room is not None and is_lecturer(room):
                 rooms.append(room)
     return rooms
@@ -102,10 +102,12 @@ def refusal_from_url() -> None:
     """A refusal the routes sent back (`refused=<reason>`), shown in the page's language."""
     reason = st.query_params.get(REFUSED_KEY, "")
     if reason in REFUSALS:
-        limits = {"too-many-classes": {"limit": classroom.MAX_LIVE_CLASSES, "hours": classroom.CLASS_HOURS},
-                  "start-rate": {"limit": classroom.STARTS_PER_HOUR},
-                  "join-rate": {"limit": classroom.JOINS_PER_MINUTE},
-                  "class-full": {"limit": classroom.MAX_STUDENTS}}.get(reason, {})
+        limits = {
+            "too-many-classes": {"limit": classroom.MAX_LIVE_CLASSES, "hours": classroom.CLASS_HOURS},
+            "start-rate": {"limit": classroom.STARTS_PER_HOUR},
+            "join-rate": {"limit": classroom.JOINS_PER_MINUTE},
+            "class-full": {"limit": classroom.MAX_STUDENTS},
+        }.get(reason, {})
         refused(classroom.ClassError(reason, **limits))
 
 
@@ -120,8 +122,10 @@ def as_markdown_text(text: str) -> str:
 
 def typed_text_html(text: str, size_rem: float = 1.3, weight: int = 600) -> str:
     """A line of typed text as HTML that shows it as text: everything escaped, never Markdown or markup."""
-    return (f'<div style="font-size:{float(size_rem):.2f}rem;font-weight:{int(weight)};line-height:1.35;'
-            f'overflow-wrap:anywhere">{html.escape(text)}</div>')
+    return (
+        f'<div style="font-size:{float(size_rem):.2f}rem;font-weight:{int(weight)};line-height:1.35;'
+        f'overflow-wrap:anywhere">{html.escape(text)}</div>'
+    )
 
 
 def plain(text: str, size_rem: float = 1.3, weight: int = 600) -> None:
@@ -130,12 +134,16 @@ def plain(text: str, size_rem: float = 1.3, weight: int = 600) -> None:
 
 def button_html(href_or_action: str, label: str, post: bool = False) -> str:
     """A link (or a one-button form that posts) styled as the app's primary button."""
-    style = ("display:inline-block;padding:0.55rem 1.1rem;border-radius:0.5rem;border:none;font-size:1.05rem;"
-             "font-weight:600;background:#0072B2;color:#fff;text-decoration:none;cursor:pointer")
+    style = (
+        "display:inline-block;padding:0.55rem 1.1rem;border-radius:0.5rem;border:none;font-size:1.05rem;"
+        "font-weight:600;background:#0072B2;color:#fff;text-decoration:none;cursor:pointer"
+    )
     label = html.escape(label)
     if post:
-        return (f'<form method="post" action="{html.escape(href_or_action)}">'
-                f'<button type="submit" style="{style}">{label}</button></form>')
+        return (
+            f'<form method="post" action="{html.escape(href_or_action)}">'
+            f'<button type="submit" style="{style}">{label}</button></form>'
+        )
     return f'<a href="{html.escape(href_or_action)}" style="{style}">{label}</a>'
 
 
@@ -147,16 +155,31 @@ def qr_png(link: str) -> bytes:
     return out.getvalue()
 
 
-def answers(room: classroom.Room, question: classroom.Question, mine: classroom.Mine | None = None,
-            height: int | None = None, phone: bool = False, large: bool = False) -> None:
+def answers(
+    room: classroom.Room,
+    question: classroom.Question,
+    mine: classroom.Mine | None = None,
+    height: int | None = None,
+    phone: bool = False,
+    large: bool = False,
+) -> None:
     """The class's answers (live until the reveal; then the right answer green and, on a phone, this device's
     own bar outlined) with the count of answers."""
     title, choices = wording(question)
     tally = classroom.tally(question)
-    fig = answers_figure(title, choices, tally, question.correct if question.revealed else None,
-                         question.value if question.revealed else None, question.unit,
-                         mine=None if mine is None else mine.choice, revealed=question.revealed, height=height,
-                         letters_only=phone, large=large)
+    fig = answers_figure(
+        title,
+        choices,
+        tally,
+        question.correct if question.revealed else None,
+        question.value if question.revealed else None,
+        question.unit,
+        mine=None if mine is None else mine.choice,
+        revealed=question.revealed,
+        height=height,
+        letters_only=phone,
+        large=large,
+    )
     render.live_figure(fig, key=f"class-answers-{question.id}")
     count = content.text(BOOK, "answer-count", n=tally.answers, joined=classroom.joined(room))
     if large:  # the room view: read from the back of the hall

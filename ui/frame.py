@@ -29,8 +29,9 @@ def page_link(slug: str, label: str | None = None) -> None:
     info = page(slug)
     if not info.exists:
         return
-    text = label or common("link-other-page", title=info.title, slides=slides_label(info.slides),
-                           question=info.question)
+    text = label or common(
+        "link-other-page", title=info.title, slides=slides_label(info.slides), question=info.question
+    )
     try:
         st.page_link(info.file, label=text)
     except StreamlitPageNotFoundError:
@@ -49,9 +50,13 @@ def guide(url_path: str) -> None:
     left, right = st.columns(2)
     if i > 0:
         with left:
-            page_link(pages[i - 1].slug, common("link-previous", title=pages[i - 1].title,
-                                                slides=slides_label(pages[i - 1].slides)))
+            page_link(
+                pages[i - 1].slug,
+                common("link-previous", title=pages[i - 1].title, slides=slides_label(pages[i - 1].slides)),
+            )
     if i < len(pages) - 1:
         with right:
-            page_link(pages[i + 1].slug, common("link-next", title=pages[i + 1].title,
-                                                slides=slides_label(pages[i + 1].slides)))
+            page_link(
+                pages[i + 1].slug,
+                common("link-next", title=pages[i + 1].title, slides=slides_label(pages[i + 1].slides)),
+            )

@@ -27,7 +27,13 @@ from ui.render import live_figure
 from ui.text import common
 
 POLL_SECONDS = 0.5
-_RESULT, _ENDED, _ASKED, _CANCELLED, _LAST = "_run-result-", "_run-ended-", "_run-asked-", "_run-cancelled-", "_run-last-"
+_RESULT, _ENDED, _ASKED, _CANCELLED, _LAST = (
+    "_run-result-",
+    "_run-ended-",
+    "_run-asked-",
+    "_run-cancelled-",
+    "_run-last-",
+)
 _LOCAL = "this machine"  # the address of visitors on the server's own machine (no proxy in front)
 _LOOPBACK = ("127.0.0.1", "::1")  # a local peer (st.context.ip_address already gives None for these)
 
@@ -85,8 +91,11 @@ def _progress_panel(key: str, live: Callable[[dict], go.Figure] | None = None) -
             st.rerun(scope="app")
         return  # it ended during this very run (a cache hit): the next poll reruns the page, keeping this run's notices
     position = QUEUE.position(job)
-    text = (common("run-progress", label=job.label, message=job.message) if position == 0
-            else common("run-queued", label=job.label, ahead=position))
+    text = (
+        common("run-progress", label=job.label, message=job.message)
+        if position == 0
+        else common("run-queued", label=job.label, ahead=position)
+    )
     st.progress(job.fraction, text=text)
     if st.button(common("run-cancel"), key=f"cancel-{key}"):
         job.cancel()
@@ -116,14 +125,22 @@ def _show_ended(key: str, label: str) -> bool:
 def _in_language(work: Callable[[Progress], dict], lang: str) -> Callable[[Progress], dict]:
     """`work` run in `lang`: a run's thread starts in English, and its progress messages should speak the
     language of the student who started it."""
+
     def run(progress: Progress) -> dict:
         with i18n.using(lang):
             return work(progress)
+
     return run
 
 
-def run_in_background(key: str, work: Callable[[Progress], dict], label: str, time_limit_s: float = 90.0,
-                      button: str | None = None, live: Callable[[dict], go.Figure] | None = None) -> dict | None:
+def run_in_background(
+    key: str,
+    work: Callable[[Progress], dict],
+    label: str,
+    time_limit_s: float = 90.0,
+    button: str | None = None,
+    live: Callable[[dict], go.Figure] | None = None,
+) -> dict | None:
     """The result of the run for `key` once it is done; until then its button, or its progress, and None.
 
     `button`: the run starts only when a person presses it (every training run asks; a timing run may start
@@ -149,8 +166,15 @@ def run_in_background(key: str, work: Callable[[Progress], dict], label: str, ti
             return None
     state[_ASKED + key] = True
     try:
-        job = QUEUE.submit(key, _in_language(work, i18n.current()), label=label, owner=session_id, time_limit_s=time_limit_s,
-                           address=client_address(), alive=alive)
+        job = QUEUE.submit(
+            key,
+            _in_language(work, i18n.current()),
+            label=label,
+            owner=session_id,
+            time_limit_s=time_limit_s,
+            address=client_address(),
+            alive=alive,
+        )
     except QueueFull as err:
         state.pop(_ASKED + key, None)  # pressing again later retries
         st.warning(common("run-not-started", label=label, reason=err))

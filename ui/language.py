@@ -15,8 +15,11 @@ _SWITCH = "_language_switch"
 
 def resolve() -> str:
     """Decide this run's language and make it the ambient one (`explorer.i18n`); called first on every run."""
-    lang = (i18n.parse(st.query_params.get("lang")) or st.session_state.get(_CHOSEN)
-            or i18n.from_locale(getattr(st.context, "locale", None)))
+    lang = (
+        i18n.parse(st.query_params.get("lang"))
+        or st.session_state.get(_CHOSEN)
+        or i18n.from_locale(getattr(st.context, "locale", None))
+    )
     st.session_state[_CHOSEN] = lang
     i18n.set_current(lang)
     return lang
@@ -42,5 +45,11 @@ def _switched() -> None:
 def switch(where=st.sidebar) -> None:
     """English / 简体中文, in both languages' own words (a student who reads only one still finds it)."""
     st.session_state[_SWITCH] = i18n.current()
-    where.segmented_control("Language · 语言", list(i18n.LANGUAGES), format_func=i18n.LANGUAGES.get, key=_SWITCH,
-                            on_change=_switched, required=True)
+    where.segmented_control(
+        "Language · 语言",
+        list(i18n.LANGUAGES),
+        format_func=i18n.LANGUAGES.get,
+        key=_SWITCH,
+        on_change=_switched,
+        required=True,
+    )

@@ -29,7 +29,8 @@ _FIGURE_ONLY_CSS = """
 <style>
 [data-testid="stHeader"], [data-testid="stToolbar"], [data-testid="stDecoration"] { display: none !important; }
 [data-testid="stMainBlockContainer"] { padding: 0.5rem 0.75rem !important; max-width: 100% !important; }
-[data-testid="stVerticalBlock"]:not(.st-key-lecture-message) > *:not(:has([data-testid="stPlotlyChart"], .st-key-lecture-message, .figure-head)),
+[data-testid="stVerticalBlock"]:not(.st-key-lecture-message)
+  > *:not(:has([data-testid="stPlotlyChart"], .st-key-lecture-message, .figure-head)),
 [data-testid="stHorizontalBlock"] > *:not(:has([data-testid="stPlotlyChart"], .st-key-lecture-message, .figure-head))
     { display: none !important; }
 </style>
@@ -107,8 +108,14 @@ def report_missing_figure() -> None:
     if wanted and wanted not in drawn:
         with st.container(key="lecture-message"):  # its class keeps it visible under the figure-only CSS
             shown = inline_code(wanted)
-            st.info(content.text("common", "no-such-figure", wanted=shown,
-                                 drawn=", ".join(inline_code(f) for f in drawn) or content.text("common", "none")))
+            st.info(
+                content.text(
+                    "common",
+                    "no-such-figure",
+                    wanted=shown,
+                    drawn=", ".join(inline_code(f) for f in drawn) or content.text("common", "none"),
+                )
+            )
 
 
 def current_page() -> str:

@@ -32,8 +32,13 @@ def _echo(raw: str) -> str:
     return inline_code(raw, _MAX_ECHO)
 
 
-def _from_url(key: str, default: T, coerce: Callable[[list[str]], tuple[T | None, str | None]], where,
-              shown: Callable[[T], list[str]] | None = None) -> T:
+def _from_url(
+    key: str,
+    default: T,
+    coerce: Callable[[list[str]], tuple[T | None, str | None]],
+    where,
+    shown: Callable[[T], list[str]] | None = None,
+) -> T:
     """The value this widget starts from: session state, else a usable URL value, else the default.
 
     A URL value that needed correcting (clamped, cut, partly unknown, or replaced by the default) is written
@@ -55,7 +60,7 @@ def _from_url(key: str, default: T, coerce: Callable[[list[str]], tuple[T | None
         if not controls_hidden():  # the caption may sit in a closed "More settings" expander: say it on top too
             st.toast(common("url-problem-toast", key=key, problem=problem))
         st.session_state[key] = value
-    elif shown is not None and shown(value) != raws[-len(shown(value)):]:
+    elif shown is not None and shown(value) != raws[-len(shown(value)) :]:
         st.session_state[key] = value
     return value
 
@@ -92,9 +97,13 @@ def _number_coercer(lo: float, hi: float, kind: type) -> Callable[[list[str]], t
             return None, common("url-infinite", value=_echo(raw))
         clamped = min(max(x, lo), hi)
         value = kind(round(clamped)) if kind is int else kind(clamped)
-        note = None if clamped == x else common("url-outside", value=_echo(raw), lo=f"{lo:g}", hi=f"{hi:g}",
-                                                used=f"{value:g}")
+        note = (
+            None
+            if clamped == x
+            else common("url-outside", value=_echo(raw), lo=f"{lo:g}", hi=f"{hi:g}", used=f"{value:g}")
+        )
         return value, note
+
     return coerce
 
 
@@ -116,19 +125,23 @@ def _labels(format_func: Callable | None, many: bool = False) -> Callable | None
     return (lambda values: [format_func(v) for v in values]) if many else (lambda value: [format_func(value)])
 
 
-def _choice_coercer(options: Sequence[T], format_func: Callable[[T], str] | None = None,
-                    ) -> Callable[[list[str]], tuple[T | None, str | None]]:
+def _choice_coercer(
+    options: Sequence[T],
+    format_func: Callable[[T], str] | None = None,
+) -> Callable[[list[str]], tuple[T | None, str | None]]:
     by_text = _by_text(options, format_func)
 
     def coerce(raws: list[str]) -> tuple[T | None, str | None]:
         if raws[-1] in by_text:
             return by_text[raws[-1]], None
         return None, common("url-not-an-option", value=_echo(raws[-1]), options=", ".join(by_text))
+
     return coerce
 
 
-def slider(label: str, key: str, min_value: T, max_value: T, default: T, step: T | None = None,
-           where=st, **kwargs) -> T:
+def slider(
+    label: str, key: str, min_value: T, max_value: T, default: T, step: T | None = None, where=st, **kwargs
+) -> T:
     """A numeric slider bound to the URL parameter `key`."""
     kind = type(default)
     value = _from_url(key, default, _number_coercer(min_value, max_value, kind), where)
@@ -139,18 +152,21 @@ def slider(label: str, key: str, min_value: T, max_value: T, default: T, step: T
 
 def select_slider(label: str, key: str, options: Sequence[T], default: T, where=st, **kwargs) -> T:
     """A slider over discrete options (log-spaced sizes, named levels) bound to the URL."""
-    value = _from_url(key, default, _choice_coercer(options, kwargs.get("format_func")), where,
-                      _labels(kwargs.get("format_func")))
+    value = _from_url(
+        key, default, _choice_coercer(options, kwargs.get("format_func")), where, _labels(kwargs.get("format_func"))
+    )
     if controls_hidden():
         return value
     return where.select_slider(label, options=list(options), value=default, key=key, bind="query-params", **kwargs)
 
 
-def choice(label: str, key: str, options: Sequence[T], default: T, where=st, widget: str = "segmented_control",
-           **kwargs) -> T:
+def choice(
+    label: str, key: str, options: Sequence[T], default: T, where=st, widget: str = "segmented_control", **kwargs
+) -> T:
     """One of several options (`widget` = "segmented_control", "radio" or "selectbox") bound to the URL."""
-    value = _from_url(key, default, _choice_coercer(options, kwargs.get("format_func")), where,
-                      _labels(kwargs.get("format_func")))
+    value = _from_url(
+        key, default, _choice_coercer(options, kwargs.get("format_func")), where, _labels(kwargs.get("format_func"))
+    )
     if controls_hidden():
         return value
     options = list(options)
@@ -161,10 +177,16 @@ def choice(label: str, key: str, options: Sequence[T], default: T, where=st, wid
         empty_in_url = st.query_params.get_all(key) == [""]
         if empty_in_url:
             del st.query_params[key]
-        return where.segmented_control(label, options, default=default, key=key, required=True,
-                                       bind=None if empty_in_url else "query-params", **kwargs)
-    return getattr(where, widget)(label, options, index=options.index(default), key=key, bind="query-params",
-                                  **kwargs)
+        return where.segmented_control(
+            label,
+            options,
+            default=default,
+            key=key,
+            required=True,
+            bind=None if empty_in_url else "query-params",
+            **kwargs,
+        )
+    return getattr(where, widget)(label, options, index=options.index(default), key=key, bind="query-params", **kwargs)
 
 
 def toggle(label: str, key: str, default: bool = False, where=st, **kwargs) -> bool:
@@ -202,6 +224,7 @@ def multiselect(label: str, key: str, options: Sequence[T], default: Sequence[T]
 
 def text(label: str, key: str, default: str, max_chars: int, where=st, **kwargs) -> str:
     """Free text bound to the URL; longer URL text is cut to `max_chars` with a notice."""
+
     def coerce(raws: list[str]) -> tuple[str, str | None]:
         raw = raws[-1]
         if len(raw) > max_chars:

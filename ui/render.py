@@ -78,8 +78,12 @@ def built_once(key: tuple, build: Callable[[], Any]) -> Any:
     return _unpacked(_built(lecture.current_page(), i18n.current(), key, build))
 
 
-def _as_shown(fig: go.Figure, dark: bool, frame: Frame = Frame(), fill: int | None = None,
-              ) -> tuple[go.Figure, Header]:
+def _as_shown(
+    fig: go.Figure,
+    dark: bool,
+    frame: Frame = Frame(),
+    fill: int | None = None,
+) -> tuple[go.Figure, Header]:
     """The figure as the page draws it: in the dark theme's colours, its title and badge taken out to be written
     as text, styled for the frame it is seen in (`fill`: the height of the frame to fill, see `_fill_height`).
     Theming a figure is slower than drawing it (for_dark: 0.1 s for the depth schematic), so each distinct figure
@@ -98,8 +102,12 @@ def _themed_spec(spec: str, dark: bool, frame: Frame, fill: int | None, _fig: go
     return chart.to_dict(), header
 
 
-def _themed(fig: go.Figure, dark: bool, frame: Frame = Frame(), fill: int | None = None,
-            ) -> tuple[go.Figure, Header]:
+def _themed(
+    fig: go.Figure,
+    dark: bool,
+    frame: Frame = Frame(),
+    fill: int | None = None,
+) -> tuple[go.Figure, Header]:
     chart, header = split_header(for_dark(fig) if dark else fig)
     height = _fill_height(header, frame, fill) if fill or frame.fills_height else None
     try:
@@ -140,8 +148,11 @@ def figure(fig: go.Figure, key: str, notice: str = "", slides: str | None = None
     fill = lecture.figure_height() if alone else None
     name = f"{slug}-{key}"
     width, height = SLIDE_SIZE
-    config = {"displaylogo": False, "responsive": True,
-              "toImageButtonOptions": {"format": "svg", "filename": name, "width": width, "height": height}}
+    config = {
+        "displaylogo": False,
+        "responsive": True,
+        "toImageButtonOptions": {"format": "svg", "filename": name, "width": width, "height": height},
+    }
     # the export below keeps the light original with its title and badge inside; on screen they are text above
     # the chart (text wraps, a figure's title does not), and the chart is styled for the frame it is seen in
     chart, header = _as_shown(fig, _dark(), shown_in, fill)
@@ -189,14 +200,23 @@ def header_html(header: Header, frame: Frame | None = None) -> str:
     lecture hall's back row on a projector). Safe for st.html: all text is escaped (`_plotly_text`) and the colour
     must be a hex colour."""
     frame = frame if isinstance(frame, Frame) else Frame()
-    title = _plotly_text(header.title).replace(
-        "<sup>", '<span style="font-size:0.75em;font-weight:400;opacity:0.8">').replace("</sup>", "</span>")
+    title = (
+        _plotly_text(header.title)
+        .replace("<sup>", '<span style="font-size:0.75em;font-weight:400;opacity:0.8">')
+        .replace("</sup>", "</span>")
+    )
     color = header.color if _COLOR.fullmatch(header.color or "") else "#666666"
-    badge = (f'<span class="figure-badge" style="display:inline-block;margin-top:0.3rem;padding:0.1rem 0.5rem;'
-             f'border-radius:0.25rem;background:{color};color:white;font-size:{frame.badge_px}px;line-height:1.35">'
-             f'{_plotly_text(header.badge)}</span>' if header.badge else "")
-    return (f'<div class="figure-head"><div class="figure-title" style="font-size:{frame.title_px}px;'
-            f'font-weight:600;line-height:1.3">{title}</div>{badge}</div>')
+    badge = (
+        f'<span class="figure-badge" style="display:inline-block;margin-top:0.3rem;padding:0.1rem 0.5rem;'
+        f'border-radius:0.25rem;background:{color};color:white;font-size:{frame.badge_px}px;line-height:1.35">'
+        f"{_plotly_text(header.badge)}</span>"
+        if header.badge
+        else ""
+    )
+    return (
+        f'<div class="figure-head"><div class="figure-title" style="font-size:{frame.title_px}px;'
+        f'font-weight:600;line-height:1.3">{title}</div>{badge}</div>'
+    )
 
 
 def _dark() -> bool:
@@ -220,16 +240,30 @@ def _share_and_export(fig: go.Figure, key: str, name: str, slug: str) -> None:
         link = lecture.view_link(key, embed="true", controls="hidden")
         st.markdown(common("share-alone"))
         st.code(link, language=None, wrap_lines=True)
-        st.code(f'<iframe src="{link}" width="960" height="600" style="border:0"></iframe>', language="html",
-                wrap_lines=True)
+        st.code(
+            f'<iframe src="{link}" width="960" height="600" style="border:0"></iframe>',
+            language="html",
+            wrap_lines=True,
+        )
         st.markdown(common("share-projector"))
-        st.code(lecture.view_link(key, embed="true", controls="hidden", presentation="true",
-                                  embed_options="light_theme"), language=None, wrap_lines=True)
+        st.code(
+            lecture.view_link(key, embed="true", controls="hidden", presentation="true", embed_options="light_theme"),
+            language=None,
+            wrap_lines=True,
+        )
         st.caption(common("share-downloads"))
         cols = st.columns(3)
-        for col, fmt, mime in ((cols[0], "svg", "image/svg+xml"), (cols[1], "png", "image/png"),
-                               (cols[2], "csv", "text/csv")):
-            col.download_button(fmt.upper(), data=lambda fmt=fmt: export.render(fig, fmt, slug, key),  # built on click:
-                                # outside this run, so the page is passed in, not read from the session
-                                file_name=f"{name}.{fmt}", mime=mime, key=f"download-{fmt}-{key}",
-                                on_click="ignore")
+        for col, fmt, mime in (
+            (cols[0], "svg", "image/svg+xml"),
+            (cols[1], "png", "image/png"),
+            (cols[2], "csv", "text/csv"),
+        ):
+            col.download_button(
+                fmt.upper(),
+                data=lambda fmt=fmt: export.render(fig, fmt, slug, key),  # built on click:
+                # outside this run, so the page is passed in, not read from the session
+                file_name=f"{name}.{fmt}",
+                mime=mime,
+                key=f"download-{fmt}-{key}",
+                on_click="ignore",
+            )

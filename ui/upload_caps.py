@@ -70,8 +70,14 @@ class Refusal:
 
     def message(self, lang: str | None = None) -> str:
         """The refusal in the page's words (content/<lang>/common.md, `upload-cap-<scope>`)."""
-        return content.text("common", f"upload-cap-{self.scope}", lang=lang, files=self.files, mb=f"{self.mb:g}",
-                            minutes=f"{self.minutes:g}")
+        return content.text(
+            "common",
+            f"upload-cap-{self.scope}",
+            lang=lang,
+            files=self.files,
+            mb=f"{self.mb:g}",
+            minutes=f"{self.minutes:g}",
+        )
 
 
 def session_address(session_id: str) -> str:
@@ -101,14 +107,23 @@ def _rerun(session_id: str) -> None:
 class CappedUploadManager(MemoryUploadedFileManager):
     """Streamlit's in-memory upload store, with the caps above checked before a file is kept."""
 
-    def __init__(self, upload_endpoint: str, caps: Caps | None = None,
-                 address_of: Callable[[str], str] = session_address,
-                 is_connected: Callable[[str], bool] = _is_connected,
-                 on_refused: Callable[[str], None] = _rerun, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        upload_endpoint: str,
+        caps: Caps | None = None,
+        address_of: Callable[[str], str] = session_address,
+        is_connected: Callable[[str], bool] = _is_connected,
+        on_refused: Callable[[str], None] = _rerun,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         super().__init__(upload_endpoint)
         self.caps = caps or Caps.from_env()
         self._address_of, self._is_connected, self._on_refused, self._clock = (
-            address_of, is_connected, on_refused, clock)
+            address_of,
+            is_connected,
+            on_refused,
+            clock,
+        )
         self._addresses: dict[str, str] = {}  # session id -> its client address, for the sessions holding files
         self._sent: dict[str, deque[float]] = defaultdict(deque)  # address -> when its recent files came
         self._refused: dict[str, Refusal] = {}  # session id -> the last refusal not yet shown
@@ -146,8 +161,12 @@ class CappedUploadManager(MemoryUploadedFileManager):
         if over([session_id], caps.tab_files, caps.tab_bytes):
             return Refusal("tab", caps.tab_files, caps.tab_bytes / MB)
         self._forget_old_sends()
-        if over([sid for sid, a in self._addresses.items() if a == address], caps.address_files,
-                caps.address_bytes, files_sent=len(self._sent.get(address, ()))):
+        if over(
+            [sid for sid, a in self._addresses.items() if a == address],
+            caps.address_files,
+            caps.address_bytes,
+            files_sent=len(self._sent.get(address, ())),
+        ):
             return Refusal("address", caps.address_files, caps.address_bytes / MB, caps.window_s / 60)
         if over(held, caps.server_files, caps.server_bytes):
             return Refusal("server", caps.server_files, caps.server_bytes / MB)
@@ -191,6 +210,7 @@ class CappedUploadManager(MemoryUploadedFileManager):
 def install() -> None:
     """Make the next Streamlit server keep its uploads in a `CappedUploadManager` (call before it starts)."""
     import streamlit.web.server.server as server
+
     server.MemoryUploadedFileManager = CappedUploadManager
 
 

@@ -29,8 +29,15 @@ def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def decide(budget: float, crossover: float | None, lo: float | None, hi: float | None,
-           measured_range: tuple[float, float], more: str, less: str) -> Decision:
+def decide(
+    budget: float,
+    crossover: float | None,
+    lo: float | None,
+    hi: float | None,
+    measured_range: tuple[float, float],
+    more: str,
+    less: str,
+) -> Decision:
     """Ship the structured method below the crossover, validate the less-structured one above it.
 
     `lo`..`hi` is the crossover's uncertainty (the seeds' spread; `hi` is inf when some seeds never cross
@@ -47,10 +54,14 @@ def decide(budget: float, crossover: float | None, lo: float | None, hi: float |
     where = say("where", lo=sci(r_lo), hi=sci(r_hi))
     if crossover is None:
         if not r_lo <= budget <= r_hi:
-            return Decision("extrapolation", "extrapolation", say("provisionally"), say("measure-there"),
-                            say("no-crossover-outside", where=where))
-        return Decision("no-crossover", MEASURED, more, say("extend", hi=sci(r_hi)),
-                        say("no-crossover", where=where))
+            return Decision(
+                "extrapolation",
+                "extrapolation",
+                say("provisionally"),
+                say("measure-there"),
+                say("no-crossover-outside", where=where),
+            )
+        return Decision("no-crossover", MEASURED, more, say("extend", hi=sci(r_hi)), say("no-crossover", where=where))
     lo = crossover if lo is None else lo
     hi = crossover if hi is None else hi
     years = YEARS_PER_10X * math.log10(crossover / budget) if budget < crossover else None
@@ -61,18 +72,36 @@ def decide(budget: float, crossover: float | None, lo: float | None, hi: float |
         side = say("side-below") if budget < lo else say("side-above") if budget > hi else say("side-inside")
         what = _capital(outside[0] if len(outside) == 1 else say("both", first=outside[0], second=outside[1]))
         return Decision(
-            "extrapolation", "extrapolation",
+            "extrapolation",
+            "extrapolation",
             say("provisionally") if budget <= hi else say("nothing-new"),
             say("measure-before"),
-            say("outside-one" if len(outside) == 1 else "outside-two", what=what, where=where, side=side), years)
-    span = (say("span", lo=sci(lo), hi=sci(hi)) if hi < math.inf
-            else say("span-open", lo=sci(lo), hi=sci(r_hi)))
+            say("outside-one" if len(outside) == 1 else "outside-two", what=what, where=where, side=side),
+            years,
+        )
+    span = say("span", lo=sci(lo), hi=sci(hi)) if hi < math.inf else say("span-open", lo=sci(lo), hi=sci(r_hi))
     if budget < lo:
-        return Decision("below", MEASURED, more, say("below-validate", lo=sci(lo)),
-                        say("below-reason", crossover=sci(crossover), span=span), years)
+        return Decision(
+            "below",
+            MEASURED,
+            more,
+            say("below-validate", lo=sci(lo)),
+            say("below-reason", crossover=sci(crossover), span=span),
+            years,
+        )
     if budget <= hi:
-        return Decision("inside", MEASURED, say("for-now"), say("inside-validate", span=span),
-                        say("inside-reason", span=span), years)
-    return Decision("above", MEASURED, say("once-validated"), say("above-validate"),
-                    say("above-reason", crossover=sci(crossover), span=span))
-
+        return Decision(
+            "inside",
+            MEASURED,
+            say("for-now"),
+            say("inside-validate", span=span),
+            say("inside-reason", span=span),
+            years,
+        )
+    return Decision(
+        "above",
+        MEASURED,
+        say("once-validated"),
+        say("above-validate"),
+        say("above-reason", crossover=sci(crossover), span=span),
+    )

@@ -32,15 +32,23 @@ def apply_edits(workbook: list[Row], edits: dict, measured: dict[str, Measured])
             continue
         for col, value in (changes or {}).items():
             if col in COLUMNS:
-                rows[i].typed[col] = _clean(value, content.text(BOOK, "where-cell", row=i + 1,
-                                                                column=column_label(col)), notes)
+                rows[i].typed[col] = _clean(
+                    value, content.text(BOOK, "where-cell", row=i + 1, column=column_label(col)), notes
+                )
     deleted = {int(i) for i in edits.get("deleted_rows") or []}
     rows = [r for i, r in enumerate(rows) if i not in deleted]
     for added in edits.get("added_rows") or []:
         if len(rows) >= MAX_ROWS:
             notes.append(content.text(BOOK, "note-rows-dropped", limit=MAX_ROWS))
             break
-        rows.append(Row(None, {c: _clean(v, content.text(BOOK, "where-new-cell", column=column_label(c)), notes)
-                               for c, v in (added or {}).items() if c in COLUMNS}))
+        rows.append(
+            Row(
+                None,
+                {
+                    c: _clean(v, content.text(BOOK, "where-new-cell", column=column_label(c)), notes)
+                    for c, v in (added or {}).items()
+                    if c in COLUMNS
+                },
+            )
+        )
     return [canonical(r, measured) for r in rows], notes
-

@@ -9,9 +9,25 @@ import json
 import re
 
 from explorer import content, shapes
-from explorer.audit.workbook import (CLAIM, COLUMNS, FORMAT, MAX_CELL_CHARS, MAX_ROWS, MEASURED, PENDING, SOURCES,
-                                     TEMPLATE_BY_ID, TYPED, VERSION, AuditError, Measured, Row, canonical, source_label,
-                                     spec_of)
+from explorer.audit.workbook import (
+    CLAIM,
+    COLUMNS,
+    FORMAT,
+    MAX_CELL_CHARS,
+    MAX_ROWS,
+    MEASURED,
+    PENDING,
+    SOURCES,
+    TEMPLATE_BY_ID,
+    TYPED,
+    VERSION,
+    AuditError,
+    Measured,
+    Row,
+    canonical,
+    source_label,
+    spec_of,
+)
 
 BOOK = "audit"  # the refusals and notes a student reads: content/<lang>/audit.md
 
@@ -42,8 +58,15 @@ def _check_parts(raw: bytes) -> None:
 
 def type_name(value: object) -> str:
     """A JSON value's kind in the words of an error message."""
-    kinds = {dict: "object", list: "list", str: "text", bool: "boolean", int: "number", float: "number",
-             type(None): "null"}
+    kinds = {
+        dict: "object",
+        list: "list",
+        str: "text",
+        bool: "boolean",
+        int: "number",
+        float: "number",
+        type(None): "null",
+    }
     kind = kinds.get(type(value))
     return content.text(BOOK, f"json-{kind}") if kind else type(value).__name__
 
@@ -52,8 +75,11 @@ def expect(value: object, kind: type, where: str, what: str) -> None:
     """AuditError at `where` unless `value` is a `kind` (a bool is not a number); `what` names the expected kind
     (`expected-<what>` in the content book)."""
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise AuditError(content.text(BOOK, "error-expected", where=where, what=content.text(BOOK, f"expected-{what}"),
-                                      got=type_name(value)))
+        raise AuditError(
+            content.text(
+                BOOK, "error-expected", where=where, what=content.text(BOOK, f"expected-{what}"), got=type_name(value)
+            )
+        )
 
 
 def cell_text(value: object, where: str) -> str:
@@ -89,8 +115,9 @@ def parse_file(raw: bytes) -> dict:
 def _refusal(err: shapes.ParseError) -> AuditError:
     """What a student reads when the strict decoder refuses a file, by the rule it broke."""
     if err.kind == "length":
-        return AuditError(content.text(BOOK, "error-file-large", bytes=str(err).split(" ")[0],
-                                       limit=f"{MAX_IMPORT_BYTES:,}"))
+        return AuditError(
+            content.text(BOOK, "error-file-large", bytes=str(err).split(" ")[0], limit=f"{MAX_IMPORT_BYTES:,}")
+        )
     if err.kind == "depth":
         return AuditError(content.text(BOOK, "error-too-deep"))
     if err.kind == "number":
@@ -99,8 +126,11 @@ def _refusal(err: shapes.ParseError) -> AuditError:
         return AuditError(content.text(BOOK, "error-lone-surrogate"))
     if err.kind == "encoding":
         return AuditError(content.text(BOOK, "error-file-not-utf8"))
-    return AuditError(content.text(BOOK, "error-not-json", message=str(err).split(" at line ")[0],
-                                   line=err.line or 1, column=err.column or 1))
+    return AuditError(
+        content.text(
+            BOOK, "error-not-json", message=str(err).split(" at line ")[0], line=err.line or 1, column=err.column or 1
+        )
+    )
 
 
 def _import_cell(row_id: str | None, col: str, cell: object, where: str, notes: list[str]) -> str | None:
@@ -109,8 +139,15 @@ def _import_cell(row_id: str | None, col: str, cell: object, where: str, notes: 
     text = cell_text(cell.get("text"), f"{where}.text")
     source = cell.get("source")
     if not isinstance(source, str) or source not in SOURCES:  # a list or object is not even hashable
-        raise AuditError(content.text(BOOK, "error-source", where=where, sources=", ".join(SOURCES),
-                                      got=json.dumps(source)[:40] if isinstance(source, str) else type_name(source)))
+        raise AuditError(
+            content.text(
+                BOOK,
+                "error-source",
+                where=where,
+                sources=", ".join(SOURCES),
+                got=json.dumps(source)[:40] if isinstance(source, str) else type_name(source),
+            )
+        )
     spec = spec_of(row_id, col)
     if source == TYPED:
         return text
@@ -128,11 +165,16 @@ def import_json(raw: bytes, measured: dict[str, Measured]) -> tuple[list[Row], d
     doc = parse_file(raw)
     if doc.get("format") != FORMAT:
         found = doc.get("format")
-        raise AuditError(content.text(BOOK, "error-format", format=FORMAT,
-                                      got=json.dumps(found)[:40] if isinstance(found, str) else type_name(found)))
+        raise AuditError(
+            content.text(
+                BOOK,
+                "error-format",
+                format=FORMAT,
+                got=json.dumps(found)[:40] if isinstance(found, str) else type_name(found),
+            )
+        )
     if doc.get("version") != VERSION:
-        raise AuditError(content.text(BOOK, "error-version", version=VERSION,
-                                      got=json.dumps(doc.get("version"))[:20]))
+        raise AuditError(content.text(BOOK, "error-version", version=VERSION, got=json.dumps(doc.get("version"))[:20]))
     rows = doc.get("rows")
     expect(rows, list, "rows", "rows")
     if len(rows) > MAX_ROWS:
@@ -154,8 +196,11 @@ def import_json(raw: bytes, measured: dict[str, Measured]) -> tuple[list[Row], d
         expect(row_cells, dict, f"{where}.cells", "cells")
         unknown = [c for c in row_cells if c not in COLUMNS]
         if unknown:
-            raise AuditError(content.text(BOOK, "error-column", where=where, column=json.dumps(unknown[0])[:40],
-                                          columns=", ".join(COLUMNS)))
+            raise AuditError(
+                content.text(
+                    BOOK, "error-column", where=where, column=json.dumps(unknown[0])[:40], columns=", ".join(COLUMNS)
+                )
+            )
         typed = {}
         for col, cell in row_cells.items():
             text = _import_cell(row_id, col, cell, f"{where}.cells.{col}", notes)
@@ -163,4 +208,3 @@ def import_json(raw: bytes, measured: dict[str, Measured]) -> tuple[list[Row], d
                 typed[col] = text
         workbook.append(canonical(Row(row_id, typed), measured))
     return workbook, controls, notes
-

@@ -13,8 +13,16 @@ import zlib
 
 from explorer import content, shapes
 from explorer.audit.importing import cell_text, expect
-from explorer.audit.workbook import (COLUMNS, MAX_ROWS, TEMPLATE_BY_ID, VERSION, AuditError, Row, column_label,
-                                     default_workbook)
+from explorer.audit.workbook import (
+    COLUMNS,
+    MAX_ROWS,
+    TEMPLATE_BY_ID,
+    VERSION,
+    AuditError,
+    Row,
+    column_label,
+    default_workbook,
+)
 
 BOOK = "audit"  # what a damaged link's notice says: content/<lang>/audit.md
 

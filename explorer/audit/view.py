@@ -14,8 +14,22 @@ from explorer.audit.decision import Decision
 from explorer.audit.importing import MAX_IMPORT_BYTES, import_json
 from explorer.audit.measured import CACHE_DEPTH, LONG_SHARE
 from explorer.audit.url_state import MAX_URL_CHARS, decode_state
-from explorer.audit.workbook import (CLAIM, EMPTY, MAX_CELL_CHARS, MAX_ROWS, MEASURED, PENDING, TEMPLATE_BY_ID, TYPED,
-                                     AuditError, Cell, Row, column_label, default_workbook, source_label)
+from explorer.audit.workbook import (
+    CLAIM,
+    EMPTY,
+    MAX_CELL_CHARS,
+    MAX_ROWS,
+    MEASURED,
+    PENDING,
+    TEMPLATE_BY_ID,
+    TYPED,
+    AuditError,
+    Cell,
+    Row,
+    column_label,
+    default_workbook,
+    source_label,
+)
 from explorer.experiments import cache as cache_exp
 
 BOOK = "audit"  # the page's book: content/<lang>/audit.md
@@ -27,8 +41,13 @@ N_OPTIONS = list(range(1, 17)) + [24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 7
 M_OPTIONS = list(range(1, 17)) + [24, 32, 48, 64, 96, 128, 192, 256]
 BUDGET_RANGE = (6.0, 30.0)  # log10 training FLOPs; the shipped crossover run covers about 7.9 to 11.1
 CROSSOVER_SOURCES = ("measured here", "my own numbers")  # the crossover control's URL values (`crossover_source`)
-BADGE_COLORS = {MEASURED: "green", CLAIM: "blue", TYPED: "orange", PENDING: "gray",
-                EMPTY: "violet"}  # by a cell's kind (its source, or empty)
+BADGE_COLORS = {
+    MEASURED: "green",
+    CLAIM: "blue",
+    TYPED: "orange",
+    PENDING: "gray",
+    EMPTY: "violet",
+}  # by a cell's kind (its source, or empty)
 _MARKDOWN_SPECIALS = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=^&])")
 
 
@@ -39,8 +58,11 @@ def quick_timing(n: int, m: int) -> dict | None:
         cache_exp.check_measurable(n, m, CACHE_DEPTH)
     except ValueError:
         return None
-    return None if cache_exp.planned_seconds(n, m, CACHE_DEPTH) > cache_exp.INLINE_SECONDS else \
-        cache_exp.measure(n, m, CACHE_DEPTH)
+    return (
+        None
+        if cache_exp.planned_seconds(n, m, CACHE_DEPTH) > cache_exp.INLINE_SECONDS
+        else cache_exp.measure(n, m, CACHE_DEPTH)
+    )
 
 
 def escape(text: str) -> str:
@@ -55,10 +77,18 @@ def typed_crossing(xc: float, xu: float, xlo: float, xhi: float, more: str, less
     whether the range was given the wrong way round (it is swapped then)."""
     reversed_range = xlo > xhi
     lo, hi = (xhi, xlo) if reversed_range else (xlo, xhi)
-    return ({"crossover": 10 ** xc, "lo": 10 ** (xc - xu), "hi": 10 ** (xc + xu), "per_seed": [],
-             "range": (10 ** lo, 10 ** hi), "more": more.strip() or content.text(BOOK, "default-more"),
-             "less": less.strip() or content.text(BOOK, "default-less")},
-            reversed_range)
+    return (
+        {
+            "crossover": 10**xc,
+            "lo": 10 ** (xc - xu),
+            "hi": 10 ** (xc + xu),
+            "per_seed": [],
+            "range": (10**lo, 10**hi),
+            "more": more.strip() or content.text(BOOK, "default-more"),
+            "less": less.strip() or content.text(BOOK, "default-less"),
+        },
+        reversed_range,
+    )
 
 
 def restore_controls(controls: dict, allowed: dict[str, list], budget_range: tuple[float, float]) -> tuple[dict, list]:
@@ -78,8 +108,9 @@ def restore_controls(controls: dict, allowed: dict[str, list], budget_range: tup
     return values, refused
 
 
-def import_file(raw: bytes, measured: dict, allowed: dict[str, list],
-                budget_range: tuple[float, float]) -> tuple[list[Row], dict, list[str], list]:
+def import_file(
+    raw: bytes, measured: dict, allowed: dict[str, list], budget_range: tuple[float, float]
+) -> tuple[list[Row], dict, list[str], list]:
     """An exported JSON file read back: (its workbook, the controls to set, notes on cells, controls refused as in
     `restore_controls`); AuditError naming the problem when the file cannot be read."""
     workbook, controls, notes = import_json(raw, measured)
@@ -89,8 +120,12 @@ def import_file(raw: bytes, measured: dict, allowed: dict[str, list],
 
 def editor_rows(rows: list[dict], workbook: list[Row], columns: dict[str, str]) -> list[dict]:
     """The editor's rows: what kind of row it is (slide 67, the example, or the student's), then each cell's text."""
-    kinds = [(content.text(BOOK, "row-example") if TEMPLATE_BY_ID[r.id].example else content.text(BOOK, "row-slide"))
-             if r.id else content.text(BOOK, "row-yours") for r in workbook]
+    kinds = [
+        (content.text(BOOK, "row-example") if TEMPLATE_BY_ID[r.id].example else content.text(BOOK, "row-slide"))
+        if r.id
+        else content.text(BOOK, "row-yours")
+        for r in workbook
+    ]
     return [{"row": kind, **{c: row["cells"][c].text for c in columns}} for kind, row in zip(kinds, rows)]
 
 
@@ -124,8 +159,9 @@ def link_note(state: str) -> tuple[str, str]:
     status, values = link_status(state), {"used": f"{len(state):,}", "chars": f"{MAX_URL_CHARS:,}"}
     if status == "too-long":
         return "info", content.text(BOOK, "link-too-long", **values)
-    return "caption", (content.text(BOOK, "link-empty", **values) if status == "empty"
-                       else content.text(BOOK, "link-holds", **values))
+    return "caption", (
+        content.text(BOOK, "link-empty", **values) if status == "empty" else content.text(BOOK, "link-holds", **values)
+    )
 
 
 def has_edits(edits: object) -> bool:
@@ -133,8 +169,9 @@ def has_edits(edits: object) -> bool:
     return isinstance(edits, dict) and any(edits.get(k) for k in ("edited_rows", "added_rows", "deleted_rows"))
 
 
-def read_upload(name: str, raw: bytes, measured: dict, pairs: list[str]
-                ) -> tuple[list[Row] | None, dict, tuple[str, str, list[str]]]:
+def read_upload(
+    name: str, raw: bytes, measured: dict, pairs: list[str]
+) -> tuple[list[Row] | None, dict, tuple[str, str, list[str]]]:
     """An uploaded file read as `import_file` does, its controls checked against the page's options (`pairs`:
     the crossover run's window pairs): (its workbook, the controls to set, what to say as (kind, message,
     notes)); no workbook when the file cannot be read, the message then says why. A refused control becomes a
@@ -175,8 +212,14 @@ def own_inputs(xc: float, xu: float, xlo: float, xhi: float, budget_log: float) 
 
 def measured_inputs(crossing: dict, budget_log: float) -> str:
     """The rule's inputs line for a measured crossover (`crossover_input`): which windows, and its config."""
-    return content.text(BOOK, "measured-inputs", less=crossing["less"], more=crossing["more"],
-                        config=crossing["config"], budget=budget_log)
+    return content.text(
+        BOOK,
+        "measured-inputs",
+        less=crossing["less"],
+        more=crossing["more"],
+        config=crossing["config"],
+        budget=budget_log,
+    )
 
 
 def badge(kind: str) -> str:
@@ -208,12 +251,19 @@ def later_link(cell: Cell, row_page: str | None) -> str | None:
 def rule_line(decision: Decision) -> str:
     """The rule's verdict: a measured badge, or a red one where the budget or the crossover lies outside the
     measured range, then the reason."""
-    shown = badge(MEASURED) if decision.evidence == MEASURED else \
-        f":red-badge[{content.text(BOOK, 'badge-extrapolation')}]"
+    shown = (
+        badge(MEASURED) if decision.evidence == MEASURED else f":red-badge[{content.text(BOOK, 'badge-extrapolation')}]"
+    )
     return f"{shown} {escape(decision.reason)}"
 
 
 def how_numbers() -> dict:
     """The limits and settings the how-it-works section quotes."""
-    return {"share": LONG_SHARE, "depth": CACHE_DEPTH, "rows": MAX_ROWS, "chars": MAX_CELL_CHARS,
-            "bytes": f"{MAX_IMPORT_BYTES:,}", "url": f"{MAX_URL_CHARS:,}"}
+    return {
+        "share": LONG_SHARE,
+        "depth": CACHE_DEPTH,
+        "rows": MAX_ROWS,
+        "chars": MAX_CELL_CHARS,
+        "bytes": f"{MAX_IMPORT_BYTES:,}",
+        "url": f"{MAX_URL_CHARS:,}",
+    }

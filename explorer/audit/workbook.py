@@ -22,8 +22,7 @@ COLUMNS = {  # key -> heading (a file's machine-read keys; the English headings)
     "cost": "System cost",
 }
 MEASURED, CLAIM, TYPED, PENDING = "measured", "claim", "typed", "pending"
-SOURCES = {MEASURED: "measured", CLAIM: "lecture's claim", TYPED: "typed by the student",
-           PENDING: "not measured yet"}
+SOURCES = {MEASURED: "measured", CLAIM: "lecture's claim", TYPED: "typed by the student", PENDING: "not measured yet"}
 
 MAX_ROWS = 20  # rows in a workbook (the editor, an import and the URL state)
 MAX_CELL_CHARS = 600  # characters in one cell
@@ -59,6 +58,7 @@ class Measured:
     `source` is PENDING when the app's results exist but do not cover the cell (a budget outside a run):
     the text then says why it is not measured.
     """
+
     text: str
     config: str
     values: dict = field(default_factory=dict, compare=False)
@@ -69,6 +69,7 @@ class Measured:
 class Spec:
     """A pre-filled cell: a claim, a measurement (ref) or a pending note; `key` names a claim's or a pending
     note's text in the content book (`claim-<row>-<col>`, `pending-<key>`), so it is shown in either language."""
+
     source: str
     key: str = ""
     ref: str = ""
@@ -109,6 +110,7 @@ class Cell:
 @dataclass
 class Row:
     """One row of the workbook: `id` of a pre-filled row (None for the student's own) and typed cells."""
+
     id: str | None = None
     typed: dict[str, str] = field(default_factory=dict)
 
@@ -135,34 +137,55 @@ def _pending(key: str, link: str) -> Spec:
 
 
 TEMPLATES = (
-    Template("separate", "four-steps", {
-        **_claims("separate"),
-        "gain": _ref("four_steps.separate", "four-steps"),
-        "crossover": _pending("no-curve", "four-steps"),
-        "cost": _ref("four_steps.parameters", "four-steps"),
-    }),
-    Template("final-layer", "depth", {
-        **_claims("final-layer"),
-        "gain": _ref("four_steps.final_layer", "four-steps"),
-        "crossover": _ref("depth.final_layer", "depth"),
-        "cost": _ref("depth.cost", "depth"),
-    }),
-    Template("bidirectional", "cache", {
-        **_claims("bidirectional"),
-        "gain": _ref("four_steps.bidirectional", "four-steps"),
-        "crossover": _pending("bidirectional", "cache"),
-        "cost": _ref("cache.turn", "cache"),
-    }),
-    Template("labels", "four-steps", {
-        **_claims("labels"),
-        "gain": _ref("four_steps.verdict", "four-steps"),
-        "crossover": _pending("no-curve", "four-steps"),
-    }),
-    Template("locality", "inductive-bias", {
-        **_claims("locality"),
-        "gain": _ref("crossover.gain", "inductive-bias"),
-        "crossover": _ref("crossover.pair", "inductive-bias"),
-    }, example=True),
+    Template(
+        "separate",
+        "four-steps",
+        {
+            **_claims("separate"),
+            "gain": _ref("four_steps.separate", "four-steps"),
+            "crossover": _pending("no-curve", "four-steps"),
+            "cost": _ref("four_steps.parameters", "four-steps"),
+        },
+    ),
+    Template(
+        "final-layer",
+        "depth",
+        {
+            **_claims("final-layer"),
+            "gain": _ref("four_steps.final_layer", "four-steps"),
+            "crossover": _ref("depth.final_layer", "depth"),
+            "cost": _ref("depth.cost", "depth"),
+        },
+    ),
+    Template(
+        "bidirectional",
+        "cache",
+        {
+            **_claims("bidirectional"),
+            "gain": _ref("four_steps.bidirectional", "four-steps"),
+            "crossover": _pending("bidirectional", "cache"),
+            "cost": _ref("cache.turn", "cache"),
+        },
+    ),
+    Template(
+        "labels",
+        "four-steps",
+        {
+            **_claims("labels"),
+            "gain": _ref("four_steps.verdict", "four-steps"),
+            "crossover": _pending("no-curve", "four-steps"),
+        },
+    ),
+    Template(
+        "locality",
+        "inductive-bias",
+        {
+            **_claims("locality"),
+            "gain": _ref("crossover.gain", "inductive-bias"),
+            "crossover": _ref("crossover.pair", "inductive-bias"),
+        },
+        example=True,
+    ),
 )
 TEMPLATE_BY_ID = {t.id: t for t in TEMPLATES}
 
@@ -176,6 +199,7 @@ def default_workbook() -> list[Row]:
 
 
 # --- cells ----------------------------------------------------------------------------------------------
+
 
 def template_of(row_id: str | None) -> Template | None:
     """The pre-filled row called `row_id`; None for the student's own rows and unknown ids."""
@@ -205,8 +229,9 @@ def default_cell(row_id: str | None, col: str, measured: dict[str, Measured]) ->
 
 def cells(row: Row, measured: dict[str, Measured]) -> dict[str, Cell]:
     """Every cell of a row: the student's text where typed, else the pre-filled or measured one."""
-    return {col: Cell(row.typed[col], TYPED) if col in row.typed else default_cell(row.id, col, measured)
-            for col in COLUMNS}
+    return {
+        col: Cell(row.typed[col], TYPED) if col in row.typed else default_cell(row.id, col, measured) for col in COLUMNS
+    }
 
 
 def is_prefilled(row_id: str | None, col: str, text: str, measured: dict[str, Measured]) -> bool:
@@ -224,4 +249,3 @@ def canonical(row: Row, measured: dict[str, Measured]) -> Row:
 def page_of(row: Row) -> str | None:
     template = template_of(row.id)
     return template.page if template else None
-

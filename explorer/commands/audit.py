@@ -18,7 +18,9 @@ def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
     p.add_argument("--format", choices=("markdown", "csv", "json"), default="markdown", help="what to print")
     p.add_argument("--n", type=int, default=48, help="chat history tokens for the cache-cost cell")
     p.add_argument("--m", type=int, default=8, help="new message tokens for the cache-cost cell")
-    p.add_argument("--budget", type=float, default=audit.DEFAULT_BUDGET_LOG, help="deployment budget, log10 of training FLOPs")
+    p.add_argument(
+        "--budget", type=float, default=audit.DEFAULT_BUDGET_LOG, help="deployment budget, log10 of training FLOPs"
+    )
     p.add_argument("--pair", default="2-48", help="window pair 'more-less' of the inductive-bias run")
     p.set_defaults(handler=run)
     return [p]
@@ -31,18 +33,27 @@ def run(args: argparse.Namespace) -> dict:
     crossover = audit.shipped_crossover()
     if crossover is not None and args.pair not in audit.crossover_pairs(crossover):
         raise ValueError(f"--pair must be one of {', '.join(audit.crossover_pairs(crossover))}")
-    budget = 10 ** args.budget
-    measured = audit.measurements(args.n, args.m, budget, args.pair, ablation, parameters, crossover,
-                                  audit.shipped_depth())
+    budget = 10**args.budget
+    measured = audit.measurements(
+        args.n, args.m, budget, args.pair, ablation, parameters, crossover, audit.shipped_depth()
+    )
     workbook = audit.default_workbook()
     decision = None
     if crossover is not None:
         x = audit.crossover_input(crossover, args.pair)
         decision = audit.decide(budget, x["crossover"], x["lo"], x["hi"], x["range"], x["more"], x["less"])
     controls = {"n": args.n, "m": args.m, "budget": args.budget, "pair": args.pair}
-    exported = {"markdown": lambda: audit.to_markdown(workbook, measured, decision, f"Budget 10^{args.budget:g}."),
-                "csv": lambda: audit.to_csv(workbook, measured),
-                "json": lambda: audit.to_json(workbook, measured, controls, decision)}[args.format]()
-    return {"format": args.format, "controls": controls, "rows": len(workbook),
-            "measured": sorted(measured), "workbook": json.loads(audit.to_json(workbook, measured, controls, decision)),
-            "text": exported, "_text": lambda result: result["text"].rstrip()}
+    exported = {
+        "markdown": lambda: audit.to_markdown(workbook, measured, decision, f"Budget 10^{args.budget:g}."),
+        "csv": lambda: audit.to_csv(workbook, measured),
+        "json": lambda: audit.to_json(workbook, measured, controls, decision),
+    }[args.format]()
+    return {
+        "format": args.format,
+        "controls": controls,
+        "rows": len(workbook),
+        "measured": sorted(measured),
+        "workbook": json.loads(audit.to_json(workbook, measured, controls, decision)),
+        "text": exported,
+        "_text": lambda result: result["text"].rstrip(),
+    }

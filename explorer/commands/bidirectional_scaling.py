@@ -25,33 +25,47 @@ from explorer.lab import options
 
 
 def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
-    p = sub.add_parser("bidirectional-scaling",
-                       help="prefix-LM vs decoder-only (same parameters, only the mask differs) over model sizes")
+    p = sub.add_parser(
+        "bidirectional-scaling",
+        help="prefix-LM vs decoder-only (same parameters, only the mask differs) over model sizes",
+    )
     p.add_argument("--preset", choices=sorted(bs.PRESETS), default="quick")
     p.add_argument("--widths", type=_csv(int), default=None, help="comma-separated d_model values, e.g. 16,32,64")
     p.add_argument("--seeds", type=int, default=None, help="number of seeds (seeds 0 .. n-1)")
-    p.add_argument("--budgets", type=_csv(int), default=None,
-                   help="comma-separated steps at which the gap is read; the last is the run's length")
+    p.add_argument(
+        "--budgets",
+        type=_csv(int),
+        default=None,
+        help="comma-separated steps at which the gap is read; the last is the run's length",
+    )
     options.add(p, "data/bidirectional_scaling/main.json (--preset main)")
     p.set_defaults(handler=run)
     return [p]
 
 
 def _text(result: dict) -> str:
-    lines = [f"{len(result['runs'])} runs, {result['wall_seconds']:.0f} s wall"
-             + (f", saved to {result['saved_to']}" if result.get("saved_to") else ""),
-             "gap = decoder-only minus prefix-LM held-out loss per target token (positive: bidirectional helps)",
-             f"{'width':>5} {'steps':>5} {'FLOPs':>7} {'gap':>8} {'seed range':>19} {'p':>7}"]
+    lines = [
+        f"{len(result['runs'])} runs, {result['wall_seconds']:.0f} s wall"
+        + (f", saved to {result['saved_to']}" if result.get("saved_to") else ""),
+        "gap = decoder-only minus prefix-LM held-out loss per target token (positive: bidirectional helps)",
+        f"{'width':>5} {'steps':>5} {'FLOPs':>7} {'gap':>8} {'seed range':>19} {'p':>7}",
+    ]
     for p in result["points"]:
-        lines.append(f"{p['width']:>5} {p['steps']:>5} {si(p['flops']):>7} {p['gap']:>+8.4f} "
-                     f"[{p['gap_low']:+.4f}, {p['gap_high']:+.4f}] {p_text(p['p']):>7}")
+        lines.append(
+            f"{p['width']:>5} {p['steps']:>5} {si(p['flops']):>7} {p['gap']:>+8.4f} "
+            f"[{p['gap_low']:+.4f}, {p['gap_high']:+.4f}] {p_text(p['p']):>7}"
+        )
     for axis, t in result["trend"].items():
-        lines.append(f"trend over {axis}: mean slope {t['mean_slope']:+.4f} nats per doubling "
-                     f"({t['negative']} of {t['seeds']} seeds negative), exact sign-flip {p_label(t['p'])}, "
-                     f"Holm {p_text(t['p_holm'])} (smallest possible {t['smallest_p']:.3g})")
+        lines.append(
+            f"trend over {axis}: mean slope {t['mean_slope']:+.4f} nats per doubling "
+            f"({t['negative']} of {t['seeds']} seeds negative), exact sign-flip {p_label(t['p'])}, "
+            f"Holm {p_text(t['p_holm'])} (smallest possible {t['smallest_p']:.3g})"
+        )
     last = result["serving"][-1]
-    lines.append(f"serving {last['turn']} turns of {last['m']} tokens: re-encoding {si(last['cum_reencode'])} FLOPs, "
-                 f"cached {si(last['cum_cached'])} ({last['ratio']:.1f}x)")
+    lines.append(
+        f"serving {last['turn']} turns of {last['m']} tokens: re-encoding {si(last['cum_reencode'])} FLOPs, "
+        f"cached {si(last['cum_cached'])} ({last['ratio']:.1f}x)"
+    )
     return "\n".join(lines)
 
 
@@ -62,8 +76,11 @@ def report(swept: dict) -> dict:
 
 def run(args: argparse.Namespace) -> dict:
     preset = bs.PRESETS[args.preset]
-    overrides = {"widths": args.widths, "budgets": args.budgets,
-                 "seeds": tuple(range(args.seeds)) if args.seeds is not None else None}
+    overrides = {
+        "widths": args.widths,
+        "budgets": args.budgets,
+        "seeds": tuple(range(args.seeds)) if args.seeds is not None else None,
+    }
     cfg = bs.with_recipe(replace(preset, **{k: v for k, v in overrides.items() if v is not None}), args.recipe)
     swept = shipped.timed(lambda: bs.sweep(cfg, use_cache=False))  # the CLI always trains: it makes shipped data
     out = {**report(swept), "wall_seconds": swept["wall_seconds"], "recipe": swept["recipe"], "device": swept["device"]}

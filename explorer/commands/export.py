@@ -28,10 +28,17 @@ def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
     which.add_argument("--all", action="store_true", help="every page")
     which.add_argument("--pages", nargs="+", choices=[i.slug for i in available_pages()], help="these pages only")
     p.add_argument("--out", type=Path, required=True, help="folder to write into (one subfolder per page)")
-    p.add_argument("--lang", choices=list(i18n.LANGUAGES), default=i18n.DEFAULT,
-                   help="the language of the figures' text (en or zh; zh needs a CJK font, e.g. Debian's fonts-noto-cjk)")
-    p.add_argument("--format", default=DEFAULT_FORMATS,
-                   help=f"comma-separated, from {', '.join(export.FORMATS)} (default {DEFAULT_FORMATS})")
+    p.add_argument(
+        "--lang",
+        choices=list(i18n.LANGUAGES),
+        default=i18n.DEFAULT,
+        help="the language of the figures' text (en or zh; zh needs a CJK font, e.g. Debian's fonts-noto-cjk)",
+    )
+    p.add_argument(
+        "--format",
+        default=DEFAULT_FORMATS,
+        help=f"comma-separated, from {', '.join(export.FORMATS)} (default {DEFAULT_FORMATS})",
+    )
     p.set_defaults(handler=run)
     return [p]
 
@@ -46,8 +53,13 @@ def _formats(text: str) -> list[str]:
 
 def collect_figures(pages: list[str] | None, lang: str = i18n.DEFAULT) -> list[dict]:
     """The pages' default-view figures in `lang`, rendered by Streamlit's test runner in a child process."""
-    out = subprocess.run([sys.executable, "-m", "ui.collect_figures", "--lang", lang, *(pages or [])], cwd=ROOT,
-                         capture_output=True, text=True, timeout=1800)
+    out = subprocess.run(
+        [sys.executable, "-m", "ui.collect_figures", "--lang", lang, *(pages or [])],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     if out.returncode != 0:
         raise ValueError(f"rendering the pages failed: {out.stderr.strip().splitlines()[-1:]}")
     return json.loads(out.stdout)
@@ -55,8 +67,10 @@ def collect_figures(pages: list[str] | None, lang: str = i18n.DEFAULT) -> list[d
 
 def _text(result: dict) -> str:
     lines = [f"{f['path']}  ({f['bytes']:,} bytes)" for f in result["files"]]
-    lines.append(f"{len(result['files'])} files from {result['figures']} figures on {result['pages']} pages "
-                 f"in {result['seconds']:.1f} s")
+    lines.append(
+        f"{len(result['files'])} files from {result['figures']} figures on {result['pages']} pages "
+        f"in {result['seconds']:.1f} s"
+    )
     return "\n".join(lines)
 
 
@@ -72,7 +86,20 @@ def run(args: argparse.Namespace) -> dict:
         for fmt in formats:
             path = folder / f"{item['figure_id']}.{fmt}"
             path.write_bytes(export.render(fig, fmt, item["page"], item["figure_id"]))
-            files.append({"path": str(path), "page": item["page"], "figure_id": item["figure_id"], "format": fmt,
-                          "bytes": path.stat().st_size})
-    return {"files": files, "lang": args.lang, "figures": len(figures), "pages": len({f["page"] for f in figures}),
-            "seconds": time.perf_counter() - start, "_text": _text}
+            files.append(
+                {
+                    "path": str(path),
+                    "page": item["page"],
+                    "figure_id": item["figure_id"],
+                    "format": fmt,
+                    "bytes": path.stat().st_size,
+                }
+            )
+    return {
+        "files": files,
+        "lang": args.lang,
+        "figures": len(figures),
+        "pages": len({f["page"] for f in figures}),
+        "seconds": time.perf_counter() - start,
+        "_text": _text,
+    }

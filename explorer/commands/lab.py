@@ -27,8 +27,10 @@ def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
 def _list_text(result: dict) -> str:
     lines = [f"{'experiment':<22} {'units':>5} {'shipped':>7} {'cached':>6} {'missing':>7} {'est. seconds':>12}"]
     for e in result["experiments"]:
-        lines.append(f"{e['name']:<22} {e['units']:>5} {e['shipped']:>7} {e['cached']:>6} {e['missing']:>7} "
-                     f"{e['estimated_seconds']:>12.0f}")
+        lines.append(
+            f"{e['name']:<22} {e['units']:>5} {e['shipped']:>7} {e['cached']:>6} {e['missing']:>7} "
+            f"{e['estimated_seconds']:>12.0f}"
+        )
     return "\n".join(lines)
 
 
@@ -50,12 +52,17 @@ def run_label(args: argparse.Namespace) -> dict:
         config = record.get("config", record.get("settings"))
         if isinstance(config, dict) and isinstance(record.get("lrs"), list):  # a rate sweep: its grid is the config's
             config = {**config, "lrs": record["lrs"]}
-        labelled = {**record, "recipe": record.get("recipe") or of_config(config),
-                    "device": record.get("device", "cpu")}
+        labelled = {
+            **record,
+            "recipe": record.get("recipe") or of_config(config),
+            "device": record.get("device", "cpu"),
+        }
         changed.append(str(path.relative_to(options.DATA_DIR.parent)))
         if args.save:
             write_json_atomic(path, labelled)
             path.chmod(0o644)
-    return {"files": changed, "saved": bool(args.save),
-            "_text": lambda r: "\n".join(r["files"]) + ("\n(written)" if r["saved"] else "\n(add --save to write)")}
-
+    return {
+        "files": changed,
+        "saved": bool(args.save),
+        "_text": lambda r: "\n".join(r["files"]) + ("\n(written)" if r["saved"] else "\n(add --save to write)"),
+    }

@@ -32,11 +32,15 @@ def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
 
 
 def _text(result: dict) -> str:
-    lines = [f"{result['claim']}: {result['verdict']}  (effect: {result['effect']})",
-             f"{'rung':>8} {'params':>8} {'FLOPs':>8} {'effect':>9} {'seed range':>21} {'same sign':>9} device"]
+    lines = [
+        f"{result['claim']}: {result['verdict']}  (effect: {result['effect']})",
+        f"{'rung':>8} {'params':>8} {'FLOPs':>8} {'effect':>9} {'seed range':>21} {'same sign':>9} device",
+    ]
     for r in result["rungs"]:
-        lines.append(f"{r['label']:>8} {si(r['params']):>8} {si(r['flops']):>8} {r['effect']:>+9.4f} "
-                     f"[{r['low']:+.4f}, {r['high']:+.4f}] {r['same_sign']:>4}/{r['seeds']:<4} {r['device']}")
+        lines.append(
+            f"{r['label']:>8} {si(r['params']):>8} {si(r['flops']):>8} {r['effect']:>+9.4f} "
+            f"[{r['low']:+.4f}, {r['high']:+.4f}] {r['same_sign']:>4}/{r['seeds']:<4} {r['device']}"
+        )
     lines.append(f"lecture: {result['prediction']}")
     return "\n".join(lines)
 
@@ -45,8 +49,10 @@ def run(args: argparse.Namespace) -> dict:
     if args.from_shipped:
         found = ladder.load_shipped(args.claim)
         if found is None:
-            raise ValueError(f"no shipped ladder for {args.claim} yet: run `python -m explorer ladder {args.claim} "
-                             "--preset main --save`")
+            raise ValueError(
+                f"no shipped ladder for {args.claim} yet: run `python -m explorer ladder {args.claim} "
+                "--preset main --save`"
+            )
         return {**found, "_text": _text}
     if args.top is not None and args.top < 1:
         raise ValueError(f"--top must be >= 1, got {args.top}")

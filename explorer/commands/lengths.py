@@ -52,15 +52,23 @@ def _ratios(text: str) -> tuple[tuple[int, int], ...]:
 
 
 def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
-    p = sub.add_parser("lengths", help="length asymmetry: encoder-decoder vs decoder-only at several Lx:Ly ratios",
-                       description=__doc__, epilog=KEYS, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "lengths",
+        help="length asymmetry: encoder-decoder vs decoder-only at several Lx:Ly ratios",
+        description=__doc__,
+        epilog=KEYS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--preset", choices=sorted(ln.PRESETS), default="quick")
     p.add_argument("--ratios", type=_ratios, default=None, help="input:target lengths, e.g. 20:4,12:12,4:20")
     p.add_argument("--seeds", type=int, default=None, help="number of seeds (seeds 0 .. n-1)")
     p.add_argument("--steps", type=int, default=None, help="optimizer steps per model (a multiple of eval_every)")
     p.add_argument("--metric", choices=sorted(ln.METRICS), default="curve", help="the loss `rows` compares")
-    p.add_argument("--from-shipped", action="store_true",
-                   help="train nothing: the tests on the preset's shipped results (data/lengths/<preset>.json)")
+    p.add_argument(
+        "--from-shipped",
+        action="store_true",
+        help="train nothing: the tests on the preset's shipped results (data/lengths/<preset>.json)",
+    )
     p.add_argument("--progress", action="store_true", help="print one line per model on stderr")
     options.add(p, f"data/lengths/<preset>.json (presets {', '.join(ln.SHIPPED_PRESETS)})")
     p.set_defaults(handler=run)
@@ -68,30 +76,51 @@ def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
 
 
 def _per_ratio(claims: dict) -> list[dict]:
-    return [{"lx": r["lx"], "ly": r["ly"], "matching": r["matching"], "metric": r["metric"], "n_seeds": r["n"],
-             "gap_mean": r["gap_mean"], "gap_percent": ln.percent(r["gap_mean"]), "encdec_lower": r["encdec_lower"],
-             "p": r["p"], "holm_p": r["holm_p"]} for a in claims["by_metric"].values() for r in a["rows"]]
+    return [
+        {
+            "lx": r["lx"],
+            "ly": r["ly"],
+            "matching": r["matching"],
+            "metric": r["metric"],
+            "n_seeds": r["n"],
+            "gap_mean": r["gap_mean"],
+            "gap_percent": ln.percent(r["gap_mean"]),
+            "encdec_lower": r["encdec_lower"],
+            "p": r["p"],
+            "holm_p": r["holm_p"],
+        }
+        for a in claims["by_metric"].values()
+        for r in a["rows"]
+    ]
 
 
 def _text(out: dict) -> str:
     d = out["design"]
-    lines = [f"gap = ln(encoder-decoder / decoder-only loss) as a % change, negative = encoder-decoder lower; "
-             f"{d['n_seeds']} seeds, exact sign-flip p (lowest possible {p_text(d['ratio_smallest_p'])}), "
-             f"Holm over {d['ratio_tests']} tests (lowest possible {p_text(d['ratio_smallest_holm_p'])})",
-             f"{'metric':>6} {'Lx->Ly':>7} {'matching':>10} {'gap':>8} {'lower':>6} {'p':>6} {'Holm p':>7}"]
+    lines = [
+        f"gap = ln(encoder-decoder / decoder-only loss) as a % change, negative = encoder-decoder lower; "
+        f"{d['n_seeds']} seeds, exact sign-flip p (lowest possible {p_text(d['ratio_smallest_p'])}), "
+        f"Holm over {d['ratio_tests']} tests (lowest possible {p_text(d['ratio_smallest_holm_p'])})",
+        f"{'metric':>6} {'Lx->Ly':>7} {'matching':>10} {'gap':>8} {'lower':>6} {'p':>6} {'Holm p':>7}",
+    ]
     for r in out["per_ratio"]:
-        lines.append(f"{r['metric']:>6} {r['lx']:>3}->{r['ly']:<3} {r['matching']:>10} {r['gap_percent']:>+7.1f}% "
-                     f"{r['encdec_lower']:>2} of {r['n_seeds']} {p_text(r['p']):>6} {p_text(r['holm_p']):>7}")
+        lines.append(
+            f"{r['metric']:>6} {r['lx']:>3}->{r['ly']:<3} {r['matching']:>10} {r['gap_percent']:>+7.1f}% "
+            f"{r['encdec_lower']:>2} of {r['n_seeds']} {p_text(r['p']):>6} {p_text(r['holm_p']):>7}"
+        )
     for t in out["trends"]:
-        lines.append(f"trend {t['metric']}/{t['matching']}: per-seed slope {ln.percent(t['slope_mean']):+.1f}% per "
-                     f"doubling of Lx/Ly, {t['negative']} of {t['n_seeds']} negative, p {p_text(t['seed_p'])} "
-                     f"(Holm {p_text(t['seed_holm_p'])}); over {t['n_ratios']} ratios p {p_text(t['ratio_p'])} "
-                     f"(lowest possible {p_text(t['ratio_smallest_p'])})")
+        lines.append(
+            f"trend {t['metric']}/{t['matching']}: per-seed slope {ln.percent(t['slope_mean']):+.1f}% per "
+            f"doubling of Lx/Ly, {t['negative']} of {t['n_seeds']} negative, p {p_text(t['seed_p'])} "
+            f"(Holm {p_text(t['seed_holm_p'])}); over {t['n_ratios']} ratios p {p_text(t['ratio_p'])} "
+            f"(lowest possible {p_text(t['ratio_smallest_p'])})"
+        )
     for metric, spread in d["difficulty"].items():
         lines.append(f"decoder-only loss ({metric}) spans {spread['span']:.1f}x across the ratios")
-    lines.append(f"{out['trained']} models trained in {out['wall_seconds']:.0f} s"
-                 + (f"; saved to {out['saved_to']}" if out.get("saved_to") else "")
-                 + (f"; analysed {out['source']}" if out.get("source") else ""))
+    lines.append(
+        f"{out['trained']} models trained in {out['wall_seconds']:.0f} s"
+        + (f"; saved to {out['saved_to']}" if out.get("saved_to") else "")
+        + (f"; analysed {out['source']}" if out.get("source") else "")
+    )
     return "\n".join(lines)
 
 
@@ -103,25 +132,39 @@ def _swept(args: argparse.Namespace, cfg: ln.ToyConfig) -> dict:
         raise ValueError("--from-shipped analyses the shipped file as it is; drop --ratios, --seeds and --steps")
     record = ln.load_shipped(args.preset)
     if record is None:
-        raise ValueError(f"{ln.shipped_path(args.preset)} is missing or unreadable; presets that ship results: "
-                         f"{', '.join(ln.SHIPPED_PRESETS)}")
+        raise ValueError(
+            f"{ln.shipped_path(args.preset)} is missing or unreadable; presets that ship results: "
+            f"{', '.join(ln.SHIPPED_PRESETS)}"
+        )
     return {**record, "trained": 0}
 
 
 def run(args: argparse.Namespace) -> dict:
     cfg = ln.PRESETS[args.preset]
-    overrides = {"ratios": args.ratios, "steps": args.steps,
-                 "seeds": tuple(range(args.seeds)) if args.seeds is not None else None}
+    overrides = {
+        "ratios": args.ratios,
+        "steps": args.steps,
+        "seeds": tuple(range(args.seeds)) if args.seeds is not None else None,
+    }
     cfg = replace(cfg, **{k: v for k, v in overrides.items() if v is not None}, recipe=args.recipe)
     start = time.perf_counter()
     swept = _swept(args, cfg)
     wall = time.perf_counter() - start
     claims = ln.claims(swept)
     analysis = claims["by_metric"][args.metric]
-    out = {"config": swept["config"], "arms": ln.arm_table(ln.ToyConfig.from_dict(swept["config"])),
-           "metric": args.metric, "metric_text": analysis["metric_text"], "rows": analysis["rows"],
-           "per_ratio": _per_ratio(claims), "trends": claims["trends"], "design": claims["design"],
-           "trained": swept["trained"], "wall_seconds": wall, "records": swept["records"]}
+    out = {
+        "config": swept["config"],
+        "arms": ln.arm_table(ln.ToyConfig.from_dict(swept["config"])),
+        "metric": args.metric,
+        "metric_text": analysis["metric_text"],
+        "rows": analysis["rows"],
+        "per_ratio": _per_ratio(claims),
+        "trends": claims["trends"],
+        "design": claims["design"],
+        "trained": swept["trained"],
+        "wall_seconds": wall,
+        "records": swept["records"],
+    }
     if args.from_shipped:
         out["source"] = str(ln.shipped_path(args.preset))
     elif args.preset in ln.SHIPPED_PRESETS and replace(cfg, recipe="old") == ln.PRESETS[args.preset] and args.save:

@@ -9,8 +9,11 @@ from explorer import physics
 
 
 def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
-    p = sub.add_parser("method", help="falling objects: tolerance heights of the gravity-only formula and "
-                                      "prediction horizons vs number of forces")
+    p = sub.add_parser(
+        "method",
+        help="falling objects: tolerance heights of the gravity-only formula and "
+        "prediction horizons vs number of forces",
+    )
     p.add_argument("--objects", nargs="+", choices=list(physics.OBJECTS), default=list(physics.OBJECTS))
     p.add_argument("--tol-cm", type=float, default=1.0, help="absolute tolerance of the formula, in cm")
     p.add_argument("--tol-pct", type=float, default=1.0, help="relative tolerance of the formula, in %% of the fall")
@@ -30,14 +33,18 @@ def _crossing(c: physics.Crossing | None) -> dict | None:
 
 def _text(result: dict) -> str:
     s = result["settings"]
-    lines = [f"{'object':<8} {'v_t m/s':>8} {'off by ' + str(s['tol_cm']) + ' cm after':>22} "
-             f"{'off by ' + str(s['tol_pct']) + '% after':>20}   horizon (s) with 1..{len(physics.FORCES)} forces"]
+    lines = [
+        f"{'object':<8} {'v_t m/s':>8} {'off by ' + str(s['tol_cm']) + ' cm after':>22} "
+        f"{'off by ' + str(s['tol_pct']) + '% after':>20}   horizon (s) with 1..{len(physics.FORCES)} forces"
+    ]
     for name, row in result["objects"].items():
         cells = [f"{row[k]['height_m']:.4g} m" if row[k] else "never" for k in ("absolute", "relative")]
         horizons = " ".join(("≥" if h["censored"] else "") + f"{h['horizon_s']:.3f}" for h in row["horizons"])
         lines.append(f"{name:<8} {row['terminal_velocity_m_s']:>8.3g} {cells[0]:>22} {cells[1]:>20}   {horizons}")
-    lines.append(f"forces, added in order: {', '.join(physics.FORCES)}; fitted part {s['fit_window_s']:g} s, "
-                 f"model tolerance {s['horizon_tol_m']:g} m, wind {s['wind_m_s']:g} m/s")
+    lines.append(
+        f"forces, added in order: {', '.join(physics.FORCES)}; fitted part {s['fit_window_s']:g} s, "
+        f"model tolerance {s['horizon_tol_m']:g} m, wind {s['wind_m_s']:g} m/s"
+    )
     return "\n".join(lines)
 
 
@@ -50,15 +57,29 @@ def run(args: argparse.Namespace) -> dict:
         system = physics.ForceSystem(obj, rho=args.rho, wind=args.wind)
         horizons = physics.horizons_by_forces(system, args.fit_window, args.horizon_tol, args.duration)
         objects[name] = {
-            "mass_kg": obj.mass, "area_m2": obj.area, "cd": obj.cd, "source": obj.source,
+            "mass_kg": obj.mass,
+            "area_m2": obj.area,
+            "cd": obj.cd,
+            "source": obj.source,
             "terminal_velocity_m_s": obj.terminal_velocity(args.rho),
             "absolute": _crossing(physics.tolerance_height(obj, args.tol_cm / 100, v0=args.v0, rho=args.rho)),
-            "relative": _crossing(physics.tolerance_height(obj, args.tol_pct / 100, relative=True, v0=args.v0,
-                                                           rho=args.rho)),
-            "horizons": [{"forces": list(physics.FORCES[:h.n_forces]), "horizon_s": h.horizon,
-                          "censored": h.censored} for h in horizons],
+            "relative": _crossing(
+                physics.tolerance_height(obj, args.tol_pct / 100, relative=True, v0=args.v0, rho=args.rho)
+            ),
+            "horizons": [
+                {"forces": list(physics.FORCES[: h.n_forces]), "horizon_s": h.horizon, "censored": h.censored}
+                for h in horizons
+            ],
         }
-    settings = {"tol_cm": args.tol_cm, "tol_pct": args.tol_pct, "v0_m_s": args.v0, "rho_kg_m3": args.rho,
-                "fit_window_s": args.fit_window, "horizon_tol_m": args.horizon_tol, "wind_m_s": args.wind,
-                "duration_s": args.duration, "g_m_s2": physics.G}
+    settings = {
+        "tol_cm": args.tol_cm,
+        "tol_pct": args.tol_pct,
+        "v0_m_s": args.v0,
+        "rho_kg_m3": args.rho,
+        "fit_window_s": args.fit_window,
+        "horizon_tol_m": args.horizon_tol,
+        "wind_m_s": args.wind,
+        "duration_s": args.duration,
+        "g_m_s2": physics.G,
+    }
     return {"settings": settings, "objects": objects, "_text": _text}

@@ -10,13 +10,19 @@ from explorer.realtext import corpus, objectives, reading, training
 
 
 def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
-    p = sub.add_parser("real-text", help="real-text models: corpus, training, attention on a sentence",
-                       description="Four equal-size Transformers (decoder, encoder, prefix-LM, encoder-decoder) "
-                                   "trained on a shipped public-domain corpus; their attention on your sentence.")
+    p = sub.add_parser(
+        "real-text",
+        help="real-text models: corpus, training, attention on a sentence",
+        description="Four equal-size Transformers (decoder, encoder, prefix-LM, encoder-decoder) "
+        "trained on a shipped public-domain corpus; their attention on your sentence.",
+    )
     actions = p.add_subparsers(dest="action", metavar="action", required=True)
     c = actions.add_parser("corpus", help="build (--save) or describe the shipped corpus excerpt")
-    c.add_argument("--save", action="store_true",
-                   help="rebuild data/realtext/corpus_*.txt from the Debian packages bible-kjv and fortunes-zh")
+    c.add_argument(
+        "--save",
+        action="store_true",
+        help="rebuild data/realtext/corpus_*.txt from the Debian packages bible-kjv and fortunes-zh",
+    )
     c.add_argument("--out", type=Path, default=corpus.DATA_DIR)
     c.set_defaults(handler=_corpus)
     t = actions.add_parser("train", help="train one model on the corpus and report its held-out loss")
@@ -36,8 +42,12 @@ def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
 
 def _corpus(args: argparse.Namespace) -> dict:
     built = corpus.build(args.out) if args.save else None
-    return {"built": built, "summary": corpus.summary(args.out), "english_books": list(corpus.EN_BOOKS),
-            "chinese_files": [str(p) for p in corpus.ZH_FILES]}
+    return {
+        "built": built,
+        "summary": corpus.summary(args.out),
+        "english_books": list(corpus.EN_BOOKS),
+        "chinese_files": [str(p) for p in corpus.ZH_FILES],
+    }
 
 
 def _train(args: argparse.Namespace) -> dict:
@@ -45,8 +55,19 @@ def _train(args: argparse.Namespace) -> dict:
     tok = training.train_tokenizer()
     shown = SILENT if args.quiet else Printed().part(prefix=f"{args.arch}: ")
     model, record = training.train(args.arch, recipe, shown, objectives.Streams(tok))
-    out = {k: record[k] for k in ("arch", "steps_done", "seconds", "held_out_loss", "parameters", "vocab_size",
-                                  "samples", "forward_ms_64_tokens")}
+    out = {
+        k: record[k]
+        for k in (
+            "arch",
+            "steps_done",
+            "seconds",
+            "held_out_loss",
+            "parameters",
+            "vocab_size",
+            "samples",
+            "forward_ms_64_tokens",
+        )
+    }
     if args.save:
         out["bytes"] = training.save(model, record, tok, args.out)["bytes"]
         out["path"] = str(training.weights_path(args.arch, args.out))

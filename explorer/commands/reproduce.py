@@ -14,8 +14,9 @@ from explorer.reproduce import reproduce
 
 
 def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
-    p = sub.add_parser("reproduce", help="rerun the shipped results: exact where the environment matches, "
-                                         "else within the seed spread")
+    p = sub.add_parser(
+        "reproduce", help="rerun the shipped results: exact where the environment matches, else within the seed spread"
+    )
     p.add_argument("--quick", action="store_true", help="rerun a slice of each result (seconds each)")
     p.add_argument("--only", nargs="+", default=None, metavar="NAME", help="only these results, e.g. depth/main")
     p.set_defaults(handler=run)

@@ -24,8 +24,12 @@ from explorer.lab import options
 
 def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
     p = sub.add_parser("shared-params", help="separate vs shared encoder/decoder parameters, matched (slides 53-55)")
-    p.add_argument("--preset", choices=sorted(sp.PRESETS), default="quick",
-                   help="quick: 2 seeds, 150 steps; main: 8 seeds, 300 steps, writes the shipped result")
+    p.add_argument(
+        "--preset",
+        choices=sorted(sp.PRESETS),
+        default="quick",
+        help="quick: 2 seeds, 150 steps; main: 8 seeds, 300 steps, writes the shipped result",
+    )
     p.add_argument("--seeds", type=int, default=None, help="number of seeds (seeds 0 .. n-1)")
     p.add_argument("--steps", type=int, default=None, help="optimizer steps per run")
     p.add_argument("--out", type=Path, default=None, help="where --preset main writes (default: its shipped file)")
@@ -35,20 +39,28 @@ def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
 
 
 def _text(result: dict) -> str:
-    lines = [f"{len(result['runs'])} runs, {result['wall_seconds']:.0f} s wall"
-             + (f", saved to {result['saved_to']}" if result.get("saved_to") else ""),
-             f"{'task':<15} {'variant':<9} {'params':>8} {'width':>5} {'loss (seed range)':>26}"]
+    lines = [
+        f"{len(result['runs'])} runs, {result['wall_seconds']:.0f} s wall"
+        + (f", saved to {result['saved_to']}" if result.get("saved_to") else ""),
+        f"{'task':<15} {'variant':<9} {'params':>8} {'width':>5} {'loss (seed range)':>26}",
+    ]
     for r in result["rows"]:
-        lines.append(f"{r['task']:<15} {r['variant']:<9} {r['params']:>8,} {r['width']:>5} "
-                     f"{r['loss']:>8.4f} ({r['loss_low']:.4f}-{r['loss_high']:.4f})")
+        lines.append(
+            f"{r['task']:<15} {r['variant']:<9} {r['params']:>8,} {r['width']:>5} "
+            f"{r['loss']:>8.4f} ({r['loss_low']:.4f}-{r['loss_high']:.4f})"
+        )
     for t in result["tests"]:
-        lines.append(f"{t['test']}: {t['what']} {t['mean_diff']:+.4f}, exact paired p {p_text(t['p'])}, Holm "
-                     f"{p_text(t['holm_p'])}, equivalence (±{result['margin']}) p {p_text(t['tost_p'])} "
-                     f"({t['n']} seeds)")
+        lines.append(
+            f"{t['test']}: {t['what']} {t['mean_diff']:+.4f}, exact paired p {p_text(t['p'])}, Holm "
+            f"{p_text(t['holm_p'])}, equivalence (±{result['margin']}) p {p_text(t['tost_p'])} "
+            f"({t['n']} seeds)"
+        )
     for t in result.get("flop_matched", []):
-        lines.append(f"{t['test']} at equal training FLOPs (shared at step {t['shared_step']}): separate minus shared "
-                     f"{t['mean_diff']:+.4f}, {t['n'] - t['positive']} of {t['n']} seeds lower, exact p "
-                     f"{p_text(t['p'])}, Holm {p_text(t['holm_p'])}")
+        lines.append(
+            f"{t['test']} at equal training FLOPs (shared at step {t['shared_step']}): separate minus shared "
+            f"{t['mean_diff']:+.4f}, {t['n'] - t['positive']} of {t['n']} seeds lower, exact p "
+            f"{p_text(t['p'])}, Holm {p_text(t['holm_p'])}"
+        )
     return "\n".join(lines)
 
 

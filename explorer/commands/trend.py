@@ -34,30 +34,48 @@ def register(sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:
 
 def _selection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--start", type=float, default=1950, help="first year of the window")
-    parser.add_argument("--series", nargs="+", default=list(trend.MAIN_SERIES), choices=list(trend.SERIES_BY_KEY),
-                        help="source series to pool (default: the main set, Nordhaus 2001 + Epoch AI)")
-    parser.add_argument("--precision", choices=list(trend.PRECISIONS), default=trend.FP32,
-                        help="GPU-era precision: fp32, or the best of FP32/FP16/tensor-FP16")
+    parser.add_argument(
+        "--series",
+        nargs="+",
+        default=list(trend.MAIN_SERIES),
+        choices=list(trend.SERIES_BY_KEY),
+        help="source series to pool (default: the main set, Nordhaus 2001 + Epoch AI)",
+    )
+    parser.add_argument(
+        "--precision",
+        choices=list(trend.PRECISIONS),
+        default=trend.FP32,
+        help="GPU-era precision: fp32, or the best of FP32/FP16/tensor-FP16",
+    )
     parser.add_argument("--data", type=Path, default=trend.DATA_CSV, help="the data file")
 
 
 def _text(result: dict) -> str:
-    boot = (f", bootstrap [{result['boot_low']:.2f}, {result['boot_high']:.2f}] ({result['n_boot']} resamples, "
-            f"seed {result['seed']})" if result.get("n_boot") else "")
+    boot = (
+        f", bootstrap [{result['boot_low']:.2f}, {result['boot_high']:.2f}] ({result['n_boot']} resamples, "
+        f"seed {result['seed']})"
+        if result.get("n_boot")
+        else ""
+    )
     if result["years_per_10x"] is None:
         return f"no growth: slope {result['slope_log10_per_year']:.4f} orders of magnitude per year"
     high = "inf" if result["ci_high"] is None else f"{result['ci_high']:.2f}"
-    return (f"{', '.join(result['series'])} ({result['precision']}), {result['start']:g}-{result['end']:g}: "
-            f"{result['n_points']} points, {result['first_year']:.1f}-{result['last_year']:.1f}\n"
-            f"years per 10x: {result['years_per_10x']:.2f}, 95% interval [{result['ci_low']:.2f}, {high}]{boot}\n"
-            f"slope {result['slope_log10_per_year']:.4f} ± {result['slope_se']:.4f} orders of magnitude per year, "
-            f"R² {result['r2']:.3f}\n"
-            f"{result['robust']['method']}: [{_end(result['robust']['ci_low'])}, {_end(result['robust']['ci_high'])}]\n"
-            f"series fixed effects (the jump between series is a level, not growth): "
-            f"{_end(result['fixed_effects']['years_per_10x'])} [{_end(result['fixed_effects']['ci_low'])}, "
-            f"{_end(result['fixed_effects']['ci_high'])}]\n"
-            + "\n".join(f"{r['series']} alone: {_end(r['years_per_10x'])} [{_end(r['ci_low'])}, {_end(r['ci_high'])}], "
-                        f"{r['n']} points" for r in result["by_series"]))
+    return (
+        f"{', '.join(result['series'])} ({result['precision']}), {result['start']:g}-{result['end']:g}: "
+        f"{result['n_points']} points, {result['first_year']:.1f}-{result['last_year']:.1f}\n"
+        f"years per 10x: {result['years_per_10x']:.2f}, 95% interval [{result['ci_low']:.2f}, {high}]{boot}\n"
+        f"slope {result['slope_log10_per_year']:.4f} ± {result['slope_se']:.4f} orders of magnitude per year, "
+        f"R² {result['r2']:.3f}\n"
+        f"{result['robust']['method']}: [{_end(result['robust']['ci_low'])}, {_end(result['robust']['ci_high'])}]\n"
+        f"series fixed effects (the jump between series is a level, not growth): "
+        f"{_end(result['fixed_effects']['years_per_10x'])} [{_end(result['fixed_effects']['ci_low'])}, "
+        f"{_end(result['fixed_effects']['ci_high'])}]\n"
+        + "\n".join(
+            f"{r['series']} alone: {_end(r['years_per_10x'])} [{_end(r['ci_low'])}, {_end(r['ci_high'])}], "
+            f"{r['n']} points"
+            for r in result["by_series"]
+        )
+    )
 
 
 def _end(value: float | None) -> str:
@@ -69,26 +87,37 @@ def run_fit(args: argparse.Namespace) -> dict:
         raise ValueError("--boot must be 0 or more")
     if args.start > args.end:
         raise ValueError(f"--start {args.start:g} is after --end {args.end:g}")
-    rows, fit, boot = trend.fit_window(trend.load(args.data), args.series, args.precision, args.start, args.end,
-                                       n_boot=args.boot, seed=args.seed)
+    rows, fit, boot = trend.fit_window(
+        trend.load(args.data), args.series, args.precision, args.start, args.end, n_boot=args.boot, seed=args.seed
+    )
     models = trend_models.compare(rows)
-    return {**trend.summary(fit, boot), "start": args.start, "end": args.end, "series": args.series,
-            "precision": args.precision, "by_series": models["by_series"], "fixed_effects": {
-                k: models["fixed_effects"][k] for k in ("years_per_10x", "ci_low", "ci_high")},
-            "robust": {k: models["robust"][k] for k in ("ci_low", "ci_high", "method")}, "_text": _text}
+    return {
+        **trend.summary(fit, boot),
+        "start": args.start,
+        "end": args.end,
+        "series": args.series,
+        "precision": args.precision,
+        "by_series": models["by_series"],
+        "fixed_effects": {k: models["fixed_effects"][k] for k in ("years_per_10x", "ci_low", "ci_high")},
+        "robust": {k: models["robust"][k] for k in ("ci_low", "ci_high", "method")},
+        "_text": _text,
+    }
 
 
 def _backtest_text(result: dict) -> str:
-    return (f"fitted up to {result['train_end']:g}: {result['years_per_10x']:.2f} years per 10x; the "
-            f"{result['n_forecast']} machines after it lie a median {result['median_error_decades']:+.2f} "
-            "decades from the forecast (positive: the fit under-predicted)")
+    return (
+        f"fitted up to {result['train_end']:g}: {result['years_per_10x']:.2f} years per 10x; the "
+        f"{result['n_forecast']} machines after it lie a median {result['median_error_decades']:+.2f} "
+        "decades from the forecast (positive: the fit under-predicted)"
+    )
 
 
 def run_backtest(args: argparse.Namespace) -> dict:
     rows = trend.fit_rows(trend.load(args.data), args.series, args.precision, args.start)
     result = trend_models.backtest(rows, args.train_end)
     return {k: result[k] for k in ("train_end", "years_per_10x", "median_error_decades", "n_forecast")} | {
-        "_text": _backtest_text}
+        "_text": _backtest_text
+    }
 
 
 def run_build(args: argparse.Namespace) -> dict:

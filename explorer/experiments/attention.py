@@ -38,12 +38,22 @@ ROOT = Path(__file__).resolve().parents[2]
 SHIPPED_DIR = ROOT / "data" / "demo_models"
 MAX_CHARS = 16  # the longest text the demo models were trained on
 ARCHS = ("encoder_decoder", "encoder", "decoder", "prefix_lm")  # the lecture's order (slides 22-37)
-ARCH_NAMES = {"encoder_decoder": "Encoder-decoder", "encoder": "Encoder-only", "decoder": "Decoder-only",
-              "prefix_lm": "Prefix-LM"}
-ROLE_NAMES = {"encoder_self": "encoder self-attention", "decoder_self": "decoder self-attention",
-              "cross": "cross-attention (target reads input)"}
-SINGLE_STACK_ROLE = {"decoder": "self-attention over [input ; target]",
-                     "prefix_lm": "self-attention over [input ; target]", "encoder": "self-attention over the input"}
+ARCH_NAMES = {
+    "encoder_decoder": "Encoder-decoder",
+    "encoder": "Encoder-only",
+    "decoder": "Decoder-only",
+    "prefix_lm": "Prefix-LM",
+}
+ROLE_NAMES = {
+    "encoder_self": "encoder self-attention",
+    "decoder_self": "decoder self-attention",
+    "cross": "cross-attention (target reads input)",
+}
+SINGLE_STACK_ROLE = {
+    "decoder": "self-attention over [input ; target]",
+    "prefix_lm": "self-attention over [input ; target]",
+    "encoder": "self-attention over the input",
+}
 CATEGORIES = ("bidirectional", "causal", "cross", "blocked")  # code i = CATEGORIES[i]
 BI, CAUSAL, CROSS, BLOCKED = range(4)
 RECIPE_STEPS = {"encoder_decoder": 4000, "encoder": 600, "decoder": 4000, "prefix_lm": 8000}  # to near-full accuracy
@@ -78,8 +88,9 @@ class ReverseTask:
 
     def sample(self, batch_size: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
         if self.window:  # every string its own length, padded into the window
-            x = torch.randint(tokenizer.FIRST_SYMBOL, tokenizer.VOCAB_SIZE, (batch_size, self.max_chars),
-                              generator=generator)
+            x = torch.randint(
+                tokenizer.FIRST_SYMBOL, tokenizer.VOCAB_SIZE, (batch_size, self.max_chars), generator=generator
+            )
             n = torch.randint(self.min_chars, self.max_chars + 1, (batch_size, 1), generator=generator)
             x = x.masked_fill(torch.arange(self.max_chars) >= n, tokenizer.PAD)
             return x, x.flip(dims=[1])
@@ -106,10 +117,12 @@ def demo_spec(arch: str, steps: int | None = None) -> DemoSpec:
     if arch not in ARCHS:
         raise ValueError(f"architecture must be one of {', '.join(ARCHS)}, got {arch!r}")
     task = ReverseTask(window=arch == "encoder")
-    model = TransformerConfig(arch=arch, vocab_size=tokenizer.VOCAB_SIZE, d_model=64, n_heads=4, n_layers=2,
-                              d_ff=128, max_len=2 * MAX_CHARS)
-    full = TrainConfig(steps=RECIPE_STEPS[arch], batch_size=64, lr=2e-3, warmup=100, seed=0, eval_every=200,
-                       eval_size=256)
+    model = TransformerConfig(
+        arch=arch, vocab_size=tokenizer.VOCAB_SIZE, d_model=64, n_heads=4, n_layers=2, d_ff=128, max_len=2 * MAX_CHARS
+    )
+    full = TrainConfig(
+        steps=RECIPE_STEPS[arch], batch_size=64, lr=2e-3, warmup=100, seed=0, eval_every=200, eval_size=256
+    )
     if steps is not None and steps < 1:
         raise ValueError(f"steps must be >= 1, got {steps}")
     return DemoSpec(arch, model, full if steps is None else replace(full, steps=steps), task)
@@ -135,8 +148,9 @@ def generate(model: Transformer, x: torch.Tensor, n: int) -> torch.Tensor:
 
 
 @torch.no_grad()
-def reversal_accuracy(model: Transformer, per_length: int = EVAL_PER_LENGTH, seed: int = EVAL_SEED,
-                      max_chars: int = MAX_CHARS) -> dict:
+def reversal_accuracy(
+    model: Transformer, per_length: int = EVAL_PER_LENGTH, seed: int = EVAL_SEED, max_chars: int = MAX_CHARS
+) -> dict:
     """Greedy-decoded accuracy on fresh random strings of every length 1..max_chars (what the page claims)."""
     arch = model.cfg.arch
     g = torch.Generator().manual_seed(seed)
@@ -148,17 +162,30 @@ def reversal_accuracy(model: Transformer, per_length: int = EVAL_PER_LENGTH, see
         right, total = right + int(hits.sum()), total + hits.numel()
         exact += int(hits.all(dim=1).sum())
         per[n] = float(hits.float().mean())
-    return {"char_accuracy": right / total, "exact_match": exact / (per_length * max_chars),
-            "per_length": per, "strings": per_length * max_chars, "seed": seed}
+    return {
+        "char_accuracy": right / total,
+        "exact_match": exact / (per_length * max_chars),
+        "per_length": per,
+        "strings": per_length * max_chars,
+        "seed": seed,
+    }
 
 
 def train_demo(spec: DemoSpec, progress: Progress = SILENT) -> tuple[Transformer, dict]:
     """Train one demo model and measure it; return (model, meta)."""
     result = train(spec.model, spec.task, spec.train, progress)
     accuracy = reversal_accuracy(result.model)
-    meta = shipped.stamp({"arch": spec.arch, "config": spec.config(), "tokenizer": tokenizer.NAME,
-                          "accuracy": accuracy, "training": result.summary(), "history": result.history,
-                          "parameters": result.model.num_parameters()})
+    meta = shipped.stamp(
+        {
+            "arch": spec.arch,
+            "config": spec.config(),
+            "tokenizer": tokenizer.NAME,
+            "accuracy": accuracy,
+            "training": result.summary(),
+            "history": result.history,
+            "parameters": result.model.num_parameters(),
+        }
+    )
     return result.model, meta
 
 
@@ -273,8 +300,11 @@ def layout_labels(arch: str, input_ids, target_side_ids) -> tuple[list[str], lis
     """Tick labels of the input side, the target side, and (rows, columns) of every role's matrix."""
     inputs, targets = _labels(input_ids), _labels(target_side_ids)
     seq = inputs + targets
-    axes = {"encoder_self": (inputs, inputs), "cross": (targets, inputs),
-            "decoder_self": (targets, targets) if arch == "encoder_decoder" else (seq, seq)}
+    axes = {
+        "encoder_self": (inputs, inputs),
+        "cross": (targets, inputs),
+        "decoder_self": (targets, targets) if arch == "encoder_decoder" else (seq, seq),
+    }
     return inputs, targets, axes
 
 
@@ -313,15 +343,28 @@ def read_text(model: Transformer, ids: list[int] | tuple[int, ...]) -> dict:
     for role, mask in role_masks(arch, n, m, model.cfg.causal_encoder).items():
         rows, cols = axes[role]
         weights = torch.stack(out.attentions[role])[:, 0]  # [L, H, Tq, Tk]
-        roles[role] = {"weights": weights.numpy().astype(np.float64), "allowed": masks.allowed(mask).numpy(),
-                       "rows": rows, "cols": cols}
+        roles[role] = {
+            "weights": weights.numpy().astype(np.float64),
+            "allowed": masks.allowed(mask).numpy(),
+            "rows": rows,
+            "cols": cols,
+        }
     expected = list(reversed(ids))
     got = output[0].tolist()
-    return {"arch": arch, "input_ids": list(ids), "output_ids": got, "expected_ids": expected,
-            "output": tokenizer.decode(got), "expected": tokenizer.decode(expected),
-            "wrong_positions": [i for i, (a, b) in enumerate(zip(got, expected)) if a != b],
-            "input_labels": inputs, "target_labels": targets, "roles": roles,
-            "n_layers": model.cfg.n_layers, "n_heads": model.cfg.n_heads}
+    return {
+        "arch": arch,
+        "input_ids": list(ids),
+        "output_ids": got,
+        "expected_ids": expected,
+        "output": tokenizer.decode(got),
+        "expected": tokenizer.decode(expected),
+        "wrong_positions": [i for i, (a, b) in enumerate(zip(got, expected)) if a != b],
+        "input_labels": inputs,
+        "target_labels": targets,
+        "roles": roles,
+        "n_layers": model.cfg.n_layers,
+        "n_heads": model.cfg.n_heads,
+    }
 
 
 @torch.no_grad()
@@ -329,8 +372,12 @@ def embedding_rows(model: Transformer, ids: list[int] | tuple[int, ...]) -> dict
     """h^(0)_t = E[i_t] + p_t for the student's tokens (slide 21): the three [n, d] matrices."""
     tok = model.tok_emb.weight[torch.tensor(list(ids), dtype=torch.long)]
     pos = model.pos_emb.weight[: len(ids)]
-    return {"token": tok.numpy().astype(np.float64), "position": pos.numpy().astype(np.float64),
-            "sum": (tok + pos).numpy().astype(np.float64), "labels": _labels(ids)}
+    return {
+        "token": tok.numpy().astype(np.float64),
+        "position": pos.numpy().astype(np.float64),
+        "sum": (tok + pos).numpy().astype(np.float64),
+        "labels": _labels(ids),
+    }
 
 
 def config_text(sidecar: dict) -> str:
@@ -338,8 +385,14 @@ def config_text(sidecar: dict) -> str:
     cfg, meta = sidecar["config"], sidecar.get("meta", {})
     train_cfg = meta.get("config", {}).get("train", {})
     acc = meta.get("accuracy", {}).get("char_accuracy")
-    values = dict(arch=cfg["arch"], d=cfg["d_model"], L=cfg["n_layers"], H=cfg["n_heads"],
-                  seed=train_cfg.get("seed", "?"), steps=meta.get("training", {}).get("steps_done", "?"))
+    values = dict(
+        arch=cfg["arch"],
+        d=cfg["d_model"],
+        L=cfg["n_layers"],
+        H=cfg["n_heads"],
+        seed=train_cfg.get("seed", "?"),
+        steps=meta.get("training", {}).get("steps_done", "?"),
+    )
     if acc is not None:
         return content.text("attention", "config-text-acc", acc=acc, **values)
     return content.text("attention", "config-text", **values)

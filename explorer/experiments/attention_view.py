@@ -29,8 +29,7 @@ def mask_counts(arch: str, n_in: int, m: int, causal_input: bool) -> tuple[int, 
 
 def masks_notice(arch: str) -> str:
     """What to notice under the masks: how this architecture's masks read, and what an empty cell means."""
-    return (content.text(BOOK, f"masks-notice-{arch.replace('_', '-')}") + " "
-            + content.text(BOOK, "masks-empty-cells"))
+    return content.text(BOOK, f"masks-notice-{arch.replace('_', '-')}") + " " + content.text(BOOK, "masks-empty-cells")
 
 
 def variants_note(arch: str) -> str:
@@ -56,17 +55,31 @@ def output_summary(read: dict, meta: dict) -> dict:
     wrong, n = read["wrong_positions"], len(read["expected_ids"])
     got, want = read["output_ids"], read["expected_ids"]  # per id, so a "<pad>" stays one token
     sep = ", " if i18n.current() == "en" else "，"
-    shown = sep.join(content.text(BOOK, "wrong-item", pos=i + 1, got=repr(tokenizer.decode([got[i]])),
-                                  want=repr(tokenizer.decode([want[i]]))) for i in wrong[:WRONG_SHOWN])
+    shown = sep.join(
+        content.text(
+            BOOK, "wrong-item", pos=i + 1, got=repr(tokenizer.decode([got[i]])), want=repr(tokenizer.decode([want[i]]))
+        )
+        for i in wrong[:WRONG_SHOWN]
+    )
     accuracy = meta.get("accuracy") or None
-    return {"input": tokenizer.decode(read["input_ids"]), "expected": read["expected"], "output": read["output"],
-            "verdict": content.text(BOOK, "verdict-all") if not wrong else
-            content.text(BOOK, "verdict-some", right=n - len(wrong), n=n), "wrong": shown,
-            "more": sep + content.text(BOOK, "wrong-more", n=len(wrong) - WRONG_SHOWN) if len(wrong) > WRONG_SHOWN
-            else "",
-            "accuracy": accuracy and {"strings": accuracy["strings"], "max": att.MAX_CHARS,
-                                      "chars": accuracy["char_accuracy"], "exact": accuracy["exact_match"]},
-            "stopped_at_limit": meta.get("training", {}).get("stopped") == "time_budget"}
+    return {
+        "input": tokenizer.decode(read["input_ids"]),
+        "expected": read["expected"],
+        "output": read["output"],
+        "verdict": content.text(BOOK, "verdict-all")
+        if not wrong
+        else content.text(BOOK, "verdict-some", right=n - len(wrong), n=n),
+        "wrong": shown,
+        "more": sep + content.text(BOOK, "wrong-more", n=len(wrong) - WRONG_SHOWN) if len(wrong) > WRONG_SHOWN else "",
+        "accuracy": accuracy
+        and {
+            "strings": accuracy["strings"],
+            "max": att.MAX_CHARS,
+            "chars": accuracy["char_accuracy"],
+            "exact": accuracy["exact_match"],
+        },
+        "stopped_at_limit": meta.get("training", {}).get("stopped") == "time_budget",
+    }
 
 
 def accuracy_caption(said: dict) -> str | None:
@@ -86,8 +99,16 @@ def overview_role(arch: str, read: dict) -> str:
 def token_table(encoding: tokenizer.Encoding) -> pd.DataFrame:
     """Characters, tokens and ids, one column per position (a space shown as ␣)."""
     ids = encoding.ids
-    return pd.DataFrame([["␣" if c == " " else c for c in encoding.characters], [tokenizer.label(i) for i in ids],
-                         [str(i) for i in ids]],
-                        index=[content.text(BOOK, "table-character"), content.text(BOOK, "table-token"),
-                               content.text(BOOK, "table-id")],
-                        columns=[f"t={t}" for t in range(len(ids))])
+    return pd.DataFrame(
+        [
+            ["␣" if c == " " else c for c in encoding.characters],
+            [tokenizer.label(i) for i in ids],
+            [str(i) for i in ids],
+        ],
+        index=[
+            content.text(BOOK, "table-character"),
+            content.text(BOOK, "table-token"),
+            content.text(BOOK, "table-id"),
+        ],
+        columns=[f"t={t}" for t in range(len(ids))],
+    )

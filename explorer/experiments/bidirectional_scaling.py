@@ -51,9 +51,17 @@ POINT_KEYS = ("width", "flops", "gap", "gap_low", "gap_high")  # the CLI's `poin
 MAX_WIDTH = 512  # the scale ladder (explorer.ladder) goes to 264
 MAX_STEPS = 4000
 MAX_SEEDS = 8
-RUN_SHAPE = {"width": int, "mask": str, "seed": int, "parameters": int, "flops_per_step": int, "steps_done": int,
-             "stopped": str, "seconds": float,
-             "history": [{"step": int, "flops": float, "eval_loss": float, "eval_accuracy": float}]}
+RUN_SHAPE = {
+    "width": int,
+    "mask": str,
+    "seed": int,
+    "parameters": int,
+    "flops_per_step": int,
+    "steps_done": int,
+    "stopped": str,
+    "seconds": float,
+    "history": [{"step": int, "flops": float, "eval_loss": float, "eval_accuracy": float}],
+}
 
 
 @dataclass(frozen=True)
@@ -110,14 +118,23 @@ class ScalingConfig(Reviewable):
         if mask not in MASKS:
             raise ValueError(f"mask must be one of {', '.join(MASKS)}, got {mask!r}")
         task = self.task
-        return TransformerConfig(arch=mask, vocab_size=task.vocab_size, d_model=width, n_heads=self.n_heads,
-                                 n_layers=self.n_layers, max_len=task.input_len + task.target_len)
+        return TransformerConfig(
+            arch=mask,
+            vocab_size=task.vocab_size,
+            d_model=width,
+            n_heads=self.n_heads,
+            n_layers=self.n_layers,
+            max_len=task.input_len + task.target_len,
+        )
 
     def flops_per_step(self, width: int) -> int:
         """Training FLOPs of one step: the same for both masks (a mask hides entries, it does not remove them)."""
         task = self.task
-        return TRAIN_FLOPS_PER_FORWARD * self.batch_size * sequence_forward_flops(
-            self.model_config(width, "decoder"), task.input_len, task.target_len)
+        return (
+            TRAIN_FLOPS_PER_FORWARD
+            * self.batch_size
+            * sequence_forward_flops(self.model_config(width, "decoder"), task.input_len, task.target_len)
+        )
 
     def runs(self) -> list[tuple[int, str, int]]:
         """Every (width, mask, seed): seeds outermost and masks paired, so a cut run stays balanced."""
@@ -142,22 +159,31 @@ def run_key(cfg: ScalingConfig, width: int, mask: str, seed: int) -> dict:
     return {**replace(cfg, widths=(width,), seeds=(seed,)).to_dict(), "mask": mask}
 
 
-def pilot_loss(cfg: ScalingConfig, width: int, lr: float, device: str | None = None,
-               progress: Progress = SILENT) -> float:
+def pilot_loss(
+    cfg: ScalingConfig, width: int, lr: float, device: str | None = None, progress: Progress = SILENT
+) -> float:
     """The selection loss of `lr` at `width`: both masks trained on the pilot seed (no reported run uses it) for
     `pilot_steps` with the recipe's schedule, read on that seed's own held-out set (never a scoring set)."""
     recipe, losses = cfg.lab_recipe(), []
     steps = recipe.pilot_steps(cfg.steps)
     for mask in MASKS:
-        result = train(cfg.model_config(width, mask), cfg.task,
-                       cfg.train_config(PILOT_SEED, lr=lr, steps=steps, eval_every=steps), progress,
-                       schedule=recipe.schedule, budgets=(steps,), readout_k=recipe.k, device=device)
+        result = train(
+            cfg.model_config(width, mask),
+            cfg.task,
+            cfg.train_config(PILOT_SEED, lr=lr, steps=steps, eval_every=steps),
+            progress,
+            schedule=recipe.schedule,
+            budgets=(steps,),
+            readout_k=recipe.k,
+            device=device,
+        )
         losses.append(result.readouts[steps]["eval_loss"] if steps in result.readouts else float("nan"))
     return float(np.mean(losses))
 
 
-def choose_lrs(cfg: ScalingConfig, device: str | None = None, progress: Progress = SILENT,
-               use_cache: bool = True) -> dict[int, dict]:
+def choose_lrs(
+    cfg: ScalingConfig, device: str | None = None, progress: Progress = SILENT, use_cache: bool = True
+) -> dict[int, dict]:
     """Per width: {"lr": the rate chosen, "pilots": {rate: selection loss}} (cached per settings and width).
     The old recipe chooses nothing: its one rate serves every width."""
     if cfg.recipe == "old":
@@ -176,8 +202,15 @@ def choose_lrs(cfg: ScalingConfig, device: str | None = None, progress: Progress
     return out
 
 
-def run_one(cfg: ScalingConfig, width: int, mask: str, seed: int, progress: Progress = SILENT,
-            lr: float | None = None, device: str | None = None) -> dict:
+def run_one(
+    cfg: ScalingConfig,
+    width: int,
+    mask: str,
+    seed: int,
+    progress: Progress = SILENT,
+    lr: float | None = None,
+    device: str | None = None,
+) -> dict:
     """Train one model and return its record: held-out loss and accuracy at every budget (the old recipe: the
     checkpoints of one constant-rate run; the reviewed recipe: each budget's decayed readout)."""
     model_cfg, recipe = cfg.model_config(width, mask), cfg.lab_recipe()
@@ -186,13 +219,32 @@ def run_one(cfg: ScalingConfig, width: int, mask: str, seed: int, progress: Prog
         result = train(model_cfg, cfg.task, cfg.train_config(seed), progress, device=device)
         history = [{k: row[k] for k in ("step", "flops", "eval_loss", "eval_accuracy")} for row in result.history]
     else:
-        result = train(model_cfg, cfg.task, cfg.train_config(seed, lr=lr, eval_every=cfg.steps), progress,
-                       schedule=recipe.schedule, budgets=cfg.budgets, readout_k=recipe.k, device=device)
-        history = [{k: r[k] for k in ("step", "flops", "eval_loss", "eval_accuracy")}
-                   for _, r in sorted(result.readouts.items())]
-    return {"width": width, "mask": mask, "seed": seed, "parameters": result.model.num_parameters(),
-            "flops_per_step": cfg.flops_per_step(width), "steps_done": result.steps_done, "stopped": result.stopped,
-            "seconds": result.seconds, "history": history, **({} if cfg.recipe == "old" else {"lr": lr})}
+        result = train(
+            model_cfg,
+            cfg.task,
+            cfg.train_config(seed, lr=lr, eval_every=cfg.steps),
+            progress,
+            schedule=recipe.schedule,
+            budgets=cfg.budgets,
+            readout_k=recipe.k,
+            device=device,
+        )
+        history = [
+            {k: r[k] for k in ("step", "flops", "eval_loss", "eval_accuracy")}
+            for _, r in sorted(result.readouts.items())
+        ]
+    return {
+        "width": width,
+        "mask": mask,
+        "seed": seed,
+        "parameters": result.model.num_parameters(),
+        "flops_per_step": cfg.flops_per_step(width),
+        "steps_done": result.steps_done,
+        "stopped": result.stopped,
+        "seconds": result.seconds,
+        "history": history,
+        **({} if cfg.recipe == "old" else {"lr": lr}),
+    }
 
 
 def sweep(cfg: ScalingConfig, use_cache: bool = True, progress: Progress = SILENT, device: str | None = None) -> dict:
@@ -209,23 +261,43 @@ def sweep(cfg: ScalingConfig, use_cache: bool = True, progress: Progress = SILEN
 
     def label(run: tuple[int, str, int], i: int, n: int) -> str:
         width, mask, seed = run
-        return content.text(BOOK, "progress-scaling", width=width, seed=seed, run=i, runs=n,
-                            mask=content.text(BOOK, f"progress-mask-{mask.replace('_', '-')}"))
+        return content.text(
+            BOOK,
+            "progress-scaling",
+            width=width,
+            seed=seed,
+            run=i,
+            runs=n,
+            mask=content.text(BOOK, f"progress-mask-{mask.replace('_', '-')}"),
+        )
 
-    units = Units(keys=todo, label=label,
-                  train=lambda run, part: run_one(cfg, *run, part, lr=lr_by_width[run[0]], device=device),
-                  cache=(CACHE_KIND, lambda run: {**run_key(cfg, *run), **device_key(device)}) if use_cache else None,
-                  shape=RUN_SHAPE, weight=lambda run: cfg.flops_per_step(run[0]),
-                  publish=lambda records: {"config": cfg.to_dict(), "runs": records})
-    outcome = run_units(units, progress.part(0.15 if cfg.recipe != "old" else 0.0, 1.0),
-                        content.text(BOOK, "progress-done"))
-    recipe = cfg.lab_recipe().record({str(w): lr for w, lr in lr_by_width.items()},
-                                     pilots={str(w): c["pilots"] for w, c in choices.items()})
-    return {"config": cfg.to_dict(), "runs": outcome.records, "stopped": outcome.stopped,
-            "seconds": time.perf_counter() - start, "recipe": recipe, "device": device_label(device)}
+    units = Units(
+        keys=todo,
+        label=label,
+        train=lambda run, part: run_one(cfg, *run, part, lr=lr_by_width[run[0]], device=device),
+        cache=(CACHE_KIND, lambda run: {**run_key(cfg, *run), **device_key(device)}) if use_cache else None,
+        shape=RUN_SHAPE,
+        weight=lambda run: cfg.flops_per_step(run[0]),
+        publish=lambda records: {"config": cfg.to_dict(), "runs": records},
+    )
+    outcome = run_units(
+        units, progress.part(0.15 if cfg.recipe != "old" else 0.0, 1.0), content.text(BOOK, "progress-done")
+    )
+    recipe = cfg.lab_recipe().record(
+        {str(w): lr for w, lr in lr_by_width.items()}, pilots={str(w): c["pilots"] for w, c in choices.items()}
+    )
+    return {
+        "config": cfg.to_dict(),
+        "runs": outcome.records,
+        "stopped": outcome.stopped,
+        "seconds": time.perf_counter() - start,
+        "recipe": recipe,
+        "device": device_label(device),
+    }
 
 
 # --- analysis ------------------------------------------------------------------------------------------------
+
 
 def _loss_at(record: dict, step: int) -> float | None:
     return next((row["eval_loss"] for row in record["history"] if row["step"] == step), None)
@@ -259,11 +331,22 @@ def points(swept: dict) -> list[dict]:
         values = list(gaps.values())
         losses = {mask: float(np.mean([_loss_at(by_key[(width, mask, s)], budget) for s in gaps])) for mask in MASKS}
         run = by_key[(width, "decoder", next(iter(gaps)))]  # both masks have its parameters and FLOPs
-        out.append({"width": width, "flops": float(budget * run["flops_per_step"]), "gap": float(np.mean(values)),
-                    "gap_low": float(min(values)), "gap_high": float(max(values)), "steps": budget,
-                    "seeds": len(values), "p": sign_flip_p(values), "smallest_p": smallest_p(len(values)),
-                    "decoder_loss": losses["decoder"], "prefix_lm_loss": losses["prefix_lm"],
-                    "parameters": run["parameters"]})
+        out.append(
+            {
+                "width": width,
+                "flops": float(budget * run["flops_per_step"]),
+                "gap": float(np.mean(values)),
+                "gap_low": float(min(values)),
+                "gap_high": float(max(values)),
+                "steps": budget,
+                "seeds": len(values),
+                "p": sign_flip_p(values),
+                "smallest_p": smallest_p(len(values)),
+                "decoder_loss": losses["decoder"],
+                "prefix_lm_loss": losses["prefix_lm"],
+                "parameters": run["parameters"],
+            }
+        )
     for point, adjusted in zip(out, holm([p["p"] for p in out])):
         point["p_holm"] = adjusted  # over every width and budget shown
     return out
@@ -289,14 +372,23 @@ def trend(swept: dict) -> dict:
     if len(cfg.widths) > 1:
         out["width"] = [_slope(np.log2(cfg.widths), [gaps[(w, last)][s] for w in cfg.widths]) for s in complete]
     if len(cfg.budgets) > 1:
-        out["budget"] = [float(np.mean([_slope(np.log2(cfg.budgets), [gaps[(w, b)][s] for b in cfg.budgets])
-                                        for w in cfg.widths])) for s in complete]
-    tests = {axis: {"slopes": slopes, "mean_slope": float(np.mean(slopes)) if slopes else float("nan"),
-                    "slope_low": min(slopes, default=float("nan")), "slope_high": max(slopes, default=float("nan")),
-                    "negative": sum(v < 0 for v in slopes), "seeds": len(slopes),
-                    "p": sign_flip_p(slopes) if len(slopes) >= 2 else float("nan"),
-                    "smallest_p": smallest_p(len(slopes))}
-             for axis, slopes in out.items()}
+        out["budget"] = [
+            float(np.mean([_slope(np.log2(cfg.budgets), [gaps[(w, b)][s] for b in cfg.budgets]) for w in cfg.widths]))
+            for s in complete
+        ]
+    tests = {
+        axis: {
+            "slopes": slopes,
+            "mean_slope": float(np.mean(slopes)) if slopes else float("nan"),
+            "slope_low": min(slopes, default=float("nan")),
+            "slope_high": max(slopes, default=float("nan")),
+            "negative": sum(v < 0 for v in slopes),
+            "seeds": len(slopes),
+            "p": sign_flip_p(slopes) if len(slopes) >= 2 else float("nan"),
+            "smallest_p": smallest_p(len(slopes)),
+        }
+        for axis, slopes in out.items()
+    }
     for test, adjusted in zip(tests.values(), holm([t["p"] for t in tests.values()])):
         test["p_holm"] = adjusted
     return tests
@@ -308,8 +400,12 @@ def estimate_seconds(cfg: ScalingConfig, shipped_record: dict | None) -> float:
     the shipped runs of that width measured (the slowest measured width's where none; small models pay overheads,
     so a rate is per width), or the device's fallback rate without any."""
     runs = (shipped_record or {}).get("runs", [])
-    rates = {w: estimate.measured_rate((r["flops_per_step"] * r["steps_done"], r["seconds"]) for r in runs
-                                       if r["width"] == w and r["steps_done"]) for w in {r["width"] for r in runs}}
+    rates = {
+        w: estimate.measured_rate(
+            (r["flops_per_step"] * r["steps_done"], r["seconds"]) for r in runs if r["width"] == w and r["steps_done"]
+        )
+        for w in {r["width"] for r in runs}
+    }
     measured = [v for v in rates.values() if v]
     recipe = cfg.lab_recipe()
     steps = recipe.schedule.total_steps(cfg.budgets)
@@ -323,6 +419,7 @@ def estimate_seconds(cfg: ScalingConfig, shipped_record: dict | None) -> float:
 
 # --- serving cost ------------------------------------------------------------------------------------------------
 
+
 def serving(cfg: ScalingConfig, width: int, message: int | None = None, turns: int = 10) -> list[dict]:
     """FLOPs per turn of a chat whose turns are `message` tokens (default: one task input plus BOS), served with
     bidirectional input (every turn re-encodes the whole chat) or causally with a KV cache (only the new tokens),
@@ -333,9 +430,18 @@ def serving(cfg: ScalingConfig, width: int, message: int | None = None, turns: i
     for turn in range(turns):
         f = turn_flops(model, turn * m, m)
         reencode, cached = reencode + f["flops_reencode"], cached + f["flops_cached"]
-        rows.append({"turn": turn + 1, "history": turn * m, "m": m, "flops_reencode": f["flops_reencode"],
-                     "flops_cached": f["flops_cached"], "cum_reencode": reencode, "cum_cached": cached,
-                     "ratio": reencode / cached})
+        rows.append(
+            {
+                "turn": turn + 1,
+                "history": turn * m,
+                "m": m,
+                "flops_reencode": f["flops_reencode"],
+                "flops_cached": f["flops_cached"],
+                "cum_reencode": reencode,
+                "cum_cached": cached,
+                "ratio": reencode / cached,
+            }
+        )
     return rows
 
 
@@ -343,11 +449,16 @@ def analyse(swept: dict) -> dict:
     """What the page and the CLI show of a sweep: its points, the trend tests and the serving cost of a chat
     on its widest model."""
     cfg = ScalingConfig.from_dict(swept["config"])
-    return {"config": swept["config"], "points": points(swept), "trend": trend(swept),
-            "serving": serving(cfg, cfg.widths[-1])}
+    return {
+        "config": swept["config"],
+        "points": points(swept),
+        "trend": trend(swept),
+        "serving": serving(cfg, cfg.widths[-1]),
+    }
 
 
 # --- shipped results ---------------------------------------------------------------------------------------------
+
 
 def shipped_path(preset: str = "main") -> Path:
     return SHIPPED_DIR / f"{preset}.json"

@@ -95,9 +95,15 @@ class BitterConfig(Reviewable):  # lr_grid is the Transformer's; the hand-built 
             raise ValueError("a review needs 2 to 64 words and a 'not' rate between 0 and 0.5")
 
     def transformer(self) -> TransformerConfig:
-        return TransformerConfig(arch="encoder", vocab_size=FIRST_SYMBOL + len(WORDS), n_out=2,
-                                 d_model=self.d_model, n_heads=self.n_heads, n_layers=self.n_layers,
-                                 max_len=self.length + 1)
+        return TransformerConfig(
+            arch="encoder",
+            vocab_size=FIRST_SYMBOL + len(WORDS),
+            n_out=2,
+            d_model=self.d_model,
+            n_heads=self.n_heads,
+            n_layers=self.n_layers,
+            max_len=self.length + 1,
+        )
 
     def checkpoint_steps(self) -> list[int]:
         doublings = math.log2(max(self.steps / self.first_checkpoint, 1.0))
@@ -125,6 +131,7 @@ def shipped_path(preset: str = "main") -> Path:
 
 
 # --- the task ------------------------------------------------------------------------------------------
+
 
 def sample(cfg: BitterConfig, case: str, n: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
     """n reviews as symbol indices [n, length] and their labels [n] (1 = positive)."""
@@ -168,13 +175,16 @@ def floors(cfg: BitterConfig, case: str) -> dict[str, float]:
 def examples(cfg: BitterConfig, case: str, seed: int = 11) -> list[dict]:
     """Three reviews to show: two as drawn, then the first drawn that starts with "not" (the rule at work)."""
     words, labels = sample(cfg, case, 200, torch.Generator().manual_seed(seed))
-    found = [{"review": " ".join(WORDS[i] for i in row), "label": "positive" if y else "negative"}
-             for row, y in zip(words.tolist(), labels.tolist())]
+    found = [
+        {"review": " ".join(WORDS[i] for i in row), "label": "positive" if y else "negative"}
+        for row, y in zip(words.tolist(), labels.tolist())
+    ]
     leading = [e for e in found if e["review"].startswith(NOT + " ")]
     return [e for e in found if e not in leading][:2] + leading[:1]
 
 
 # --- the two methods --------------------------------------------------------------------------------------
+
 
 class CountsModel(nn.Module):
     """The hand-built method: what a person believes, built in. A review is a bag of words (order does not
@@ -226,8 +236,16 @@ class ReviewTask:
         return {"eval_loss": float(loss), "eval_accuracy": float(accuracy)}
 
 
-def train_one(cfg: BitterConfig, case: str, method: str, seed: int, progress: Progress = SILENT,
-              share=None, device: torch.device | str | None = None, lr: float | None = None) -> dict:
+def train_one(
+    cfg: BitterConfig,
+    case: str,
+    method: str,
+    seed: int,
+    progress: Progress = SILENT,
+    share=None,
+    device: torch.device | str | None = None,
+    lr: float | None = None,
+) -> dict:
     """One model's learning curve: held-out loss and accuracy at each checkpoint, with examples and FLOPs,
     trained by the lab's one loop (under the reviewed recipe each checkpoint is a decayed branch's readout).
     Stops early (recording where) when `progress` says so; `share(run)` is called at every checkpoint."""
@@ -239,26 +257,53 @@ def train_one(cfg: BitterConfig, case: str, method: str, seed: int, progress: Pr
     per_example = cfg.flops_per_example(method)
     checkpoints = tuple(cfg.checkpoint_steps())
     reviewed = cfg.recipe == "reviewed"
-    plan = FitPlan(budgets=checkpoints if reviewed else (cfg.steps,),
-                   lr=lr or (cfg.lr if method == "transformer" else cfg.hand_lr),
-                   schedule=recipe.schedule, batch_size=cfg.batch_size, grad_clip=cfg.grad_clip,
-                   eval_steps=frozenset() if reviewed else frozenset(checkpoints), readout_k=recipe.k,
-                   flops_per_step=cfg.batch_size * per_example)
-    run = {"case": case, "method": method, "seed": seed, "data": [], "flops": [], "loss": [], "accuracy": [],
-           "stopped": "steps", **({"lr": plan.lr} if reviewed else {})}
+    plan = FitPlan(
+        budgets=checkpoints if reviewed else (cfg.steps,),
+        lr=lr or (cfg.lr if method == "transformer" else cfg.hand_lr),
+        schedule=recipe.schedule,
+        batch_size=cfg.batch_size,
+        grad_clip=cfg.grad_clip,
+        eval_steps=frozenset() if reviewed else frozenset(checkpoints),
+        readout_k=recipe.k,
+        flops_per_step=cfg.batch_size * per_example,
+    )
+    run = {
+        "case": case,
+        "method": method,
+        "seed": seed,
+        "data": [],
+        "flops": [],
+        "loss": [],
+        "accuracy": [],
+        "stopped": "steps",
+        **({"lr": plan.lr} if reviewed else {}),
+    }
 
     def checkpoint(row: dict, fraction: float) -> None:
         if reviewed and "readout" not in row:
             return  # only a finished decay branch makes a point of the curve
         point = row.get("readout", row)
         seen = point["step"] * cfg.batch_size
-        for key, value in (("data", seen), ("flops", seen * per_example), ("loss", point["eval_loss"]),
-                           ("accuracy", point["eval_accuracy"])):
+        for key, value in (
+            ("data", seen),
+            ("flops", seen * per_example),
+            ("loss", point["eval_loss"]),
+            ("accuracy", point["eval_accuracy"]),
+        ):
             run[key].append(value)
         if share is not None:
             share(run)
-        progress.update(fraction, content.text(BOOK, "progress", method=content.text(
-            BOOK, f"method-{method}"), seed=seed, seen=seen, loss=point["eval_loss"]))
+        progress.update(
+            fraction,
+            content.text(
+                BOOK,
+                "progress",
+                method=content.text(BOOK, f"method-{method}"),
+                seed=seed,
+                seen=seen,
+                loss=point["eval_loss"],
+            ),
+        )
 
     fitted = fit(model, task, plan, data, held_out, device, progress, checkpoint)
     run["stopped"], run["seconds"] = fitted.stopped, fitted.seconds
@@ -279,8 +324,13 @@ def choose_lrs(cfg: BitterConfig, device: str | None = None, progress: Progress 
     for i, method in enumerate(METHODS):
         grid = cfg.lr_grid if method == "transformer" else tuple(v * HAND_LR_SCALE for v in cfg.lr_grid)
         part = progress.part(i / len(METHODS), (i + 1) / len(METHODS), f"pilots {method}: ")
-        lr, losses = choose_lr(grid, lambda rate: (train_one(pilot, cfg.cases[0], method, PILOT_SEED, part,
-                                                             device=device, lr=rate)["loss"] or [float("nan")])[-1])
+        lr, losses = choose_lr(
+            grid,
+            lambda rate: (
+                train_one(pilot, cfg.cases[0], method, PILOT_SEED, part, device=device, lr=rate)["loss"]
+                or [float("nan")]
+            )[-1],
+        )
         out[method] = {"lr": lr, "pilots": {repr(k): v for k, v in losses.items()}}
     return out
 
@@ -296,23 +346,40 @@ def run(cfg: BitterConfig, progress: Progress = SILENT, device: str | None = Non
 
     def one(job: tuple[str, int, str], part: Progress) -> dict:
         case, seed, method = job
-        record = train_one(cfg, case, method, seed, part, device=device, lr=choices[method]["lr"],
-                           share=lambda current: progress.share({"config": cfg.to_dict(), "runs": [*done, current]}))
+        record = train_one(
+            cfg,
+            case,
+            method,
+            seed,
+            part,
+            device=device,
+            lr=choices[method]["lr"],
+            share=lambda current: progress.share({"config": cfg.to_dict(), "runs": [*done, current]}),
+        )
         done.append(record)
         return record
 
-    units = Units(keys=[(case, seed, method) for case in cfg.cases for seed in cfg.seeds for method in METHODS],
-                  train=one, weight=lambda job: cfg.flops_per_example(job[2]),  # the Transformer's take nearly all
-                  label=lambda job, i, n: content.text(BOOK, "progress-case",
-                                                       case=content.text(BOOK, f"case-{job[0]}")))
+    units = Units(
+        keys=[(case, seed, method) for case in cfg.cases for seed in cfg.seeds for method in METHODS],
+        train=one,
+        weight=lambda job: cfg.flops_per_example(job[2]),  # the Transformer's take nearly all
+        label=lambda job, i, n: content.text(BOOK, "progress-case", case=content.text(BOOK, f"case-{job[0]}")),
+    )
     outcome = run_units(units, progress.part(pilots_share, 1.0))
-    recipe = cfg.lab_recipe().record({m: c["lr"] for m, c in choices.items()},
-                                     pilots={m: c["pilots"] for m, c in choices.items()})
-    return {"config": cfg.to_dict(), "runs": outcome.records, "stopped": outcome.stopped, "recipe": recipe,
-            "device": lab_device.label(device)}
+    recipe = cfg.lab_recipe().record(
+        {m: c["lr"] for m, c in choices.items()}, pilots={m: c["pilots"] for m, c in choices.items()}
+    )
+    return {
+        "config": cfg.to_dict(),
+        "runs": outcome.records,
+        "stopped": outcome.stopped,
+        "recipe": recipe,
+        "device": lab_device.label(device),
+    }
 
 
 # --- analysis ------------------------------------------------------------------------------------------------
+
 
 def _runs(result: dict, case: str, method: str) -> list[dict]:
     return [r for r in result["runs"] if r["case"] == case and r["method"] == method and r["loss"]]
@@ -321,9 +388,14 @@ def _runs(result: dict, case: str, method: str) -> list[dict]:
 def curves(result: dict, case: str) -> dict[str, list[dict]]:
     """Per method, every checkpoint of every seed as {data, flops, loss, accuracy, seed} (the CLI's `curves`)."""
     keys = ("data", "flops", "loss", "accuracy")
-    return {m: [{**dict(zip(keys, point)), "seed": r["seed"]}
-                for r in _runs(result, case, m) for point in zip(*(r[k] for k in keys))]
-            for m in METHODS}
+    return {
+        m: [
+            {**dict(zip(keys, point)), "seed": r["seed"]}
+            for r in _runs(result, case, m)
+            for point in zip(*(r[k] for k in keys))
+        ]
+        for m in METHODS
+    }
 
 
 def crossing(x: np.ndarray, hand: np.ndarray, general: np.ndarray) -> float | None:
@@ -364,14 +436,24 @@ def geometric_summary(values: list[float]) -> dict | None:
     if len(logs) < 2:
         return {"geomean": mean, "low": None, "high": None, "seeds": len(logs)}
     half = float(sps.t.ppf(0.975, len(logs) - 1) * logs.std(ddof=1) / np.sqrt(len(logs)))
-    return {"geomean": mean, "low": float(np.exp(logs.mean() - half)), "high": float(np.exp(logs.mean() + half)),
-            "seeds": len(logs)}
+    return {
+        "geomean": mean,
+        "low": float(np.exp(logs.mean() - half)),
+        "high": float(np.exp(logs.mean() + half)),
+        "seeds": len(logs),
+    }
 
 
 def _paired(diffs: np.ndarray) -> dict:
-    return {"mean_diff": float(diffs.mean()), "low": float(diffs.min()), "high": float(diffs.max()),
-            "hand_leads": int((diffs > 0).sum()), "pairs": len(diffs), "p": sign_flip_p(diffs),
-            "smallest_p": smallest_p(len(diffs))}
+    return {
+        "mean_diff": float(diffs.mean()),
+        "low": float(diffs.min()),
+        "high": float(diffs.max()),
+        "hand_leads": int((diffs > 0).sum()),
+        "pairs": len(diffs),
+        "p": sign_flip_p(diffs),
+        "smallest_p": smallest_p(len(diffs)),
+    }
 
 
 def analyse_case(result: dict, case: str) -> dict | None:
@@ -387,29 +469,65 @@ def analyse_case(result: dict, case: str) -> dict | None:
     methods = {}
     for m in METHODS:
         loss = np.array([by_method[m][s]["loss"][:n] for s in seeds])  # [seeds, checkpoints]
-        methods[m] = {"flops": data * cfg.flops_per_example(m), "loss": loss, "mean": loss.mean(0),
-                      "low": loss.min(0), "high": loss.max(0),
-                      "accuracy": np.array([by_method[m][s]["accuracy"][:n] for s in seeds]).mean(0)}
-    per_seed = [_crossover(data, {"flops": methods["hand-built"]["flops"], "loss": methods["hand-built"]["loss"][i]},
-                           {"flops": methods["transformer"]["flops"], "loss": methods["transformer"]["loss"][i]})
-                for i in range(len(seeds))]
-    mean = _crossover(data, {"flops": methods["hand-built"]["flops"], "loss": methods["hand-built"]["mean"]},
-                      {"flops": methods["transformer"]["flops"], "loss": methods["transformer"]["mean"]})
+        methods[m] = {
+            "flops": data * cfg.flops_per_example(m),
+            "loss": loss,
+            "mean": loss.mean(0),
+            "low": loss.min(0),
+            "high": loss.max(0),
+            "accuracy": np.array([by_method[m][s]["accuracy"][:n] for s in seeds]).mean(0),
+        }
+    per_seed = [
+        _crossover(
+            data,
+            {"flops": methods["hand-built"]["flops"], "loss": methods["hand-built"]["loss"][i]},
+            {"flops": methods["transformer"]["flops"], "loss": methods["transformer"]["loss"][i]},
+        )
+        for i in range(len(seeds))
+    ]
+    mean = _crossover(
+        data,
+        {"flops": methods["hand-built"]["flops"], "loss": methods["hand-built"]["mean"]},
+        {"flops": methods["transformer"]["flops"], "loss": methods["transformer"]["mean"]},
+    )
     crossed = [c for c in per_seed if c[0] is not None and c[1] is not None]
-    crossover = None if mean[0] is None or mean[1] is None else {
-        "flops": mean[0], "data": mean[1], "seeds_crossed": len(crossed), "seeds": len(seeds),
-        "flops_range": [min(c[0] for c in crossed), max(c[0] for c in crossed)] if crossed else None,
-        "data_range": [min(c[1] for c in crossed), max(c[1] for c in crossed)] if crossed else None,
-        **{f"{axis}_per_seed": geometric_summary([c[j] for c in crossed]) for j, axis in ((0, "flops"), (1, "data"))}}
+    crossover = (
+        None
+        if mean[0] is None or mean[1] is None
+        else {
+            "flops": mean[0],
+            "data": mean[1],
+            "seeds_crossed": len(crossed),
+            "seeds": len(seeds),
+            "flops_range": [min(c[0] for c in crossed), max(c[0] for c in crossed)] if crossed else None,
+            "data_range": [min(c[1] for c in crossed), max(c[1] for c in crossed)] if crossed else None,
+            **{
+                f"{axis}_per_seed": geometric_summary([c[j] for c in crossed])
+                for j, axis in ((0, "flops"), (1, "data"))
+            },
+        }
+    )
     small = int(np.searchsorted(data, SMALL_BUDGET)) if data[-1] >= SMALL_BUDGET else 0
     gaps = methods["transformer"]["loss"] - methods["hand-built"]["loss"]  # > 0: the hand-built method leads
-    tests = {"small": {"at": small, "data": float(data[small]), **_paired(gaps[:, small])},
-             "large": {"at": len(data) - 1, "data": float(data[-1]), **_paired(gaps[:, -1])}}
-    tests["equivalence"] = tost_sign_flip(methods["transformer"]["loss"][:, -1], methods["hand-built"]["loss"][:, -1],
-                                          EQUIVALENCE_MARGIN)
-    return {"case": case, "seeds": seeds, "data": data, "methods": methods, "crossover": crossover,
-            "per_seed": per_seed, "tests": tests, "floors": floors(cfg, case), "counts_floor": counts_floor(cfg),
-            "complete": result.get("stopped", "steps") == "steps" and n == len(cfg.checkpoint_steps())}
+    tests = {
+        "small": {"at": small, "data": float(data[small]), **_paired(gaps[:, small])},
+        "large": {"at": len(data) - 1, "data": float(data[-1]), **_paired(gaps[:, -1])},
+    }
+    tests["equivalence"] = tost_sign_flip(
+        methods["transformer"]["loss"][:, -1], methods["hand-built"]["loss"][:, -1], EQUIVALENCE_MARGIN
+    )
+    return {
+        "case": case,
+        "seeds": seeds,
+        "data": data,
+        "methods": methods,
+        "crossover": crossover,
+        "per_seed": per_seed,
+        "tests": tests,
+        "floors": floors(cfg, case),
+        "counts_floor": counts_floor(cfg),
+        "complete": result.get("stopped", "steps") == "steps" and n == len(cfg.checkpoint_steps()),
+    }
 
 
 def analyse(result: dict) -> dict[str, dict]:

@@ -23,8 +23,12 @@ def axis_label(option: str) -> str:
 
 def section_labels() -> list[str]:
     """The four sections under the first screen, in order."""
-    return [content.text(BOOK, "tab-method"), content.text(BOOK, "tab-counts"), content.text(BOOK, "tab-limits"),
-            content.text(BOOK, "tab-data")]
+    return [
+        content.text(BOOK, "tab-method"),
+        content.text(BOOK, "tab-counts"),
+        content.text(BOOK, "tab-limits"),
+        content.text(BOOK, "tab-data"),
+    ]
 
 
 def case_name(case: str) -> str:
@@ -48,45 +52,86 @@ def takeaway(a: dict) -> str:
     small, large, c = a["tests"]["small"], a["tests"]["large"], a["crossover"]
     hand, general = a["methods"]["hand-built"]["mean"], a["methods"]["transformer"]["mean"]
     if c is None:
-        return content.text(BOOK, "takeaway-none", large=large["data"], hand_large=hand[-1],
-                            general_large=general[-1], seeds=len(a["seeds"]))
+        return content.text(
+            BOOK,
+            "takeaway-none",
+            large=large["data"],
+            hand_large=hand[-1],
+            general_large=general[-1],
+            seeds=len(a["seeds"]),
+        )
     i = small["at"]
     low, high = c["data_range"] or (c["data"], c["data"])
-    return content.text(BOOK, "takeaway", small=small["data"], hand_small=hand[i], general_small=general[i],
-                        hand_leads=small["hand_leads"], seeds=len(a["seeds"]), data=c["data"],
-                        flops=sci(c["flops"], 2), data_low=low, data_high=high, crossed=c["seeds_crossed"],
-                        general_large=general[-1], floor=a["counts_floor"]["loss"])
+    return content.text(
+        BOOK,
+        "takeaway",
+        small=small["data"],
+        hand_small=hand[i],
+        general_small=general[i],
+        hand_leads=small["hand_leads"],
+        seeds=len(a["seeds"]),
+        data=c["data"],
+        flops=sci(c["flops"], 2),
+        data_low=low,
+        data_high=high,
+        crossed=c["seeds_crossed"],
+        general_large=general[-1],
+        floor=a["counts_floor"]["loss"],
+    )
 
 
 def counts_verdict(a: dict) -> str:
     """The second case's verdict at the largest budget: the paired gap, its test and the equivalence test."""
     large, tost = a["tests"]["large"], a["tests"]["equivalence"]
-    return content.text(BOOK, "counts-verdict", large=large["data"], diff=large["mean_diff"], low=large["low"],
-                        high=large["high"], hand_leads=large["hand_leads"], seeds=large["pairs"],
-                        p=p_label(large["p"]), holm=p_label(large["holm_p"]), margin=bl.EQUIVALENCE_MARGIN,
-                        tost=p_label(tost["p"]), floor_p=1 / 2 ** large["pairs"])
+    return content.text(
+        BOOK,
+        "counts-verdict",
+        large=large["data"],
+        diff=large["mean_diff"],
+        low=large["low"],
+        high=large["high"],
+        hand_leads=large["hand_leads"],
+        seeds=large["pairs"],
+        p=p_label(large["p"]),
+        holm=p_label(large["holm_p"]),
+        margin=bl.EQUIVALENCE_MARGIN,
+        tost=p_label(tost["p"]),
+        floor_p=1 / 2 ** large["pairs"],
+    )
 
 
 def tests_table(analysis: dict[str, dict]) -> pd.DataFrame:
     """One row per paired test (each case at its small and its largest budget), columns in the run's language."""
     col = {k: content.text(BOOK, f"col-{k}") for k in ("comparison", "seeds", "gap", "range", "ahead", "p", "holm")}
-    return pd.DataFrame([{
-        col["comparison"]: content.text(BOOK, "test-row", case=case_name(case), data=test["data"]),
-        col["seeds"]: test["pairs"], col["gap"]: f"{test['mean_diff']:+.3f}",
-        col["range"]: content.text(BOOK, "cell-range", low=test["low"], high=test["high"]),
-        col["ahead"]: content.text(BOOK, "cell-of", k=test["hand_leads"], n=test["pairs"]),
-        col["p"]: p_text(test["p"]), col["holm"]: p_text(test["holm_p"])}
-        for case, a in analysis.items() for test in (a["tests"]["small"], a["tests"]["large"])])
+    return pd.DataFrame(
+        [
+            {
+                col["comparison"]: content.text(BOOK, "test-row", case=case_name(case), data=test["data"]),
+                col["seeds"]: test["pairs"],
+                col["gap"]: f"{test['mean_diff']:+.3f}",
+                col["range"]: content.text(BOOK, "cell-range", low=test["low"], high=test["high"]),
+                col["ahead"]: content.text(BOOK, "cell-of", k=test["hand_leads"], n=test["pairs"]),
+                col["p"]: p_text(test["p"]),
+                col["holm"]: p_text(test["holm_p"]),
+            }
+            for case, a in analysis.items()
+            for test in (a["tests"]["small"], a["tests"]["large"])
+        ]
+    )
 
 
 def data_table(a: dict) -> pd.DataFrame:
     """The seed-mean held-out loss and the FLOPs spent at each checkpoint of one case, for both methods."""
     hand, general = a["methods"]["hand-built"], a["methods"]["transformer"]
-    return pd.DataFrame({content.text(BOOK, "col-examples"): a["data"].astype(int),
-                         content.text(BOOK, "col-hand-loss"): hand["mean"],
-                         content.text(BOOK, "col-hand-flops"): [sci(f, 2) for f in hand["flops"]],
-                         content.text(BOOK, "col-general-loss"): general["mean"],
-                         content.text(BOOK, "col-general-flops"): [sci(f, 2) for f in general["flops"]]}).round(3)
+    return pd.DataFrame(
+        {
+            content.text(BOOK, "col-examples"): a["data"].astype(int),
+            content.text(BOOK, "col-hand-loss"): hand["mean"],
+            content.text(BOOK, "col-hand-flops"): [sci(f, 2) for f in hand["flops"]],
+            content.text(BOOK, "col-general-loss"): general["mean"],
+            content.text(BOOK, "col-general-flops"): [sci(f, 2) for f in general["flops"]],
+        }
+    ).round(3)
 
 
 def method_texts(config: dict, analysis: dict[str, dict]) -> list[str]:
@@ -94,19 +139,44 @@ def method_texts(config: dict, analysis: dict[str, dict]) -> list[str]:
     and the statistics (the test table follows them)."""
     cfg = bl.BitterConfig.from_dict(config)
     floor = bl.counts_floor(cfg)
-    examples = "\n".join(content.text(BOOK, "example", review=e["review"],
-                                       label=content.text(BOOK, f"label-{e['label']}"))
-                         for e in bl.examples(cfg, "order"))
+    examples = "\n".join(
+        content.text(BOOK, "example", review=e["review"], label=content.text(BOOK, f"label-{e['label']}"))
+        for e in bl.examples(cfg, "order")
+    )
     return [
-        content.text(BOOK, "task", length=cfg.length, positive=", ".join(bl.POSITIVE),
-                     negative=", ".join(bl.NEGATIVE), neutral=", ".join(bl.NEUTRAL), not_rate=cfg.not_rate),
+        content.text(
+            BOOK,
+            "task",
+            length=cfg.length,
+            positive=", ".join(bl.POSITIVE),
+            negative=", ".join(bl.NEGATIVE),
+            neutral=", ".join(bl.NEUTRAL),
+            not_rate=cfg.not_rate,
+        ),
         examples,
-        content.text(BOOK, "methods", hand_width=cfg.hand_width, hand_lr=cfg.hand_lr,
-                     hand_flops=cfg.flops_per_example("hand-built"), layers=cfg.n_layers, d_model=cfg.d_model,
-                     heads=cfg.n_heads, lr=cfg.lr, general_flops=cfg.flops_per_example("transformer"),
-                     batch=cfg.batch_size, steps=cfg.steps, eval_size=cfg.eval_size,
-                     checkpoints=len(cfg.checkpoint_steps())),
+        content.text(
+            BOOK,
+            "methods",
+            hand_width=cfg.hand_width,
+            hand_lr=cfg.hand_lr,
+            hand_flops=cfg.flops_per_example("hand-built"),
+            layers=cfg.n_layers,
+            d_model=cfg.d_model,
+            heads=cfg.n_heads,
+            lr=cfg.lr,
+            general_flops=cfg.flops_per_example("transformer"),
+            batch=cfg.batch_size,
+            steps=cfg.steps,
+            eval_size=cfg.eval_size,
+            checkpoints=len(cfg.checkpoint_steps()),
+        ),
         content.text(BOOK, "floor", length=cfg.length, floor=floor["loss"], accuracy=floor["accuracy"]),
-        content.text(BOOK, "statistics", seeds=len(cfg.seeds), floor_p=2 / 2 ** len(cfg.seeds),
-                     small_budget=bl.SMALL_BUDGET, tests=2 * len(analysis)),
+        content.text(
+            BOOK,
+            "statistics",
+            seeds=len(cfg.seeds),
+            floor_p=2 / 2 ** len(cfg.seeds),
+            small_budget=bl.SMALL_BUDGET,
+            tests=2 * len(analysis),
+        ),
     ]

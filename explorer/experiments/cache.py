@@ -121,7 +121,13 @@ def reuse_pattern(n: int, m: int, turns: int, layer: int, max_cells: int = MAX_C
         axis = [f"{labels[s]}–{labels[min(s + block, total) - 1]}" for s in starts]
     segment_starts = [0, n] + [history_at(n, m, t) + m for t in range(1, turns)]  # opening, then each turn
     return {
-        "n": n, "m": m, "turns": turns, "layer": layer, "history": history, "total": total, "block": block,
+        "n": n,
+        "m": m,
+        "turns": turns,
+        "layer": layer,
+        "history": history,
+        "total": total,
+        "block": block,
         "labels": axis,
         "causal": cell_codes(q, k, history, causal=True, layer=layer),
         "bidirectional": cell_codes(q, k, history, causal=False, layer=layer),
@@ -141,8 +147,9 @@ LARGE_MODEL = SimpleNamespace(n_layers=96, d_model=12288, name="96 layers, d=122
 
 def model_config(depth: int, max_len: int, arch: str = "decoder", d_model: int = MEASURE_WIDTH) -> TransformerConfig:
     """The measured model: d=64 in heads of 16, vocab 64, `depth` layers, positions for the whole chat."""
-    return TransformerConfig(arch=arch, vocab_size=64, d_model=d_model, n_heads=max(1, d_model // 16),
-                             n_layers=depth, max_len=max_len)
+    return TransformerConfig(
+        arch=arch, vocab_size=64, d_model=d_model, n_heads=max(1, d_model // 16), n_layers=depth, max_len=max_len
+    )
 
 
 def turn_flops(cfg: TransformerConfig, history: int, m: int) -> dict[str, int]:
@@ -153,8 +160,8 @@ def turn_flops(cfg: TransformerConfig, history: int, m: int) -> dict[str, int]:
         "flops_cached": stack_forward_flops(cfg, m, total),
         "flops_cached_causal_only": stack_forward_flops(cfg, m, total, causal_only=True),
         # the lecture's leading terms with the attention constant of the exact count (4 d L per entry)
-        "lecture_reencode": 4 * cfg.d_model * cfg.n_layers * total ** 2,
-        "lecture_cached": 4 * cfg.d_model * cfg.n_layers * (history * m + m ** 2),
+        "lecture_reencode": 4 * cfg.d_model * cfg.n_layers * total**2,
+        "lecture_cached": 4 * cfg.d_model * cfg.n_layers * (history * m + m**2),
     }
 
 
@@ -166,18 +173,43 @@ def turn_table(n: int, m: int, turns: int, depth: int) -> pd.DataFrame:
     _check_sizes(n, m, turns)
     cfg = model_config(depth, n + turns * m)
     opening = stack_forward_flops(cfg, n, n)
-    rows = [{"turn": 0, "history": 0, "new": n, "total": n, "flops_reencode": opening, "flops_cached": opening,
-             "flops_cached_causal_only": stack_forward_flops(cfg, n, n, causal_only=True),
-             "lecture_reencode": 4 * cfg.d_model * depth * n ** 2, "lecture_cached": 4 * cfg.d_model * depth * n ** 2,
-             "causal_reused": 0, "causal_computed": n * (n + 1) // 2, "bidirectional_recomputed": n * n}]
+    rows = [
+        {
+            "turn": 0,
+            "history": 0,
+            "new": n,
+            "total": n,
+            "flops_reencode": opening,
+            "flops_cached": opening,
+            "flops_cached_causal_only": stack_forward_flops(cfg, n, n, causal_only=True),
+            "lecture_reencode": 4 * cfg.d_model * depth * n**2,
+            "lecture_cached": 4 * cfg.d_model * depth * n**2,
+            "causal_reused": 0,
+            "causal_computed": n * (n + 1) // 2,
+            "bidirectional_recomputed": n * n,
+        }
+    ]
     for t in range(1, turns + 1):
         h = history_at(n, m, t)
         counts = entry_counts(h, m)
-        rows.append({"turn": t, "history": h, "new": m, "total": h + m, **turn_flops(cfg, h, m),
-                     **{k: counts[k] for k in ("causal_reused", "causal_computed", "bidirectional_recomputed")}})
+        rows.append(
+            {
+                "turn": t,
+                "history": h,
+                "new": m,
+                "total": h + m,
+                **turn_flops(cfg, h, m),
+                **{k: counts[k] for k in ("causal_reused", "causal_computed", "bidirectional_recomputed")},
+            }
+        )
     df = pd.DataFrame(rows)
-    for col in ("flops_reencode", "flops_cached", "flops_cached_causal_only", "causal_computed",
-                "bidirectional_recomputed"):
+    for col in (
+        "flops_reencode",
+        "flops_cached",
+        "flops_cached_causal_only",
+        "causal_computed",
+        "bidirectional_recomputed",
+    ):
         df[f"cum_{col}"] = df[col].cumsum()
     df["flop_ratio"] = df["flops_reencode"] / df["flops_cached"]
     df["kv_cache_bytes"] = [kv_cache_bytes(cfg, int(t)) for t in df["total"]]
@@ -192,9 +224,15 @@ def cost_curves(m: int, depth: int, max_history: int = 4096, points: int = 64) -
     rows = []
     for h in hs:
         h = int(h)
-        rows.append({"history": h, "total": h + m, **turn_flops(cfg, h, m),
-                     "kv_cache_bytes": kv_cache_bytes(cfg, h + m),
-                     "kv_cache_bytes_large": kv_cache_bytes(LARGE_MODEL, h + m, bytes_per_value=2)})
+        rows.append(
+            {
+                "history": h,
+                "total": h + m,
+                **turn_flops(cfg, h, m),
+                "kv_cache_bytes": kv_cache_bytes(cfg, h + m),
+                "kv_cache_bytes_large": kv_cache_bytes(LARGE_MODEL, h + m, bytes_per_value=2),
+            }
+        )
     df = pd.DataFrame(rows)
     df["flop_ratio"] = df["flops_reencode"] / df["flops_cached"]
     return df
@@ -214,6 +252,8 @@ PLAN_LAYER_S = 0.6e-3
 PLAN_CALL_S = 0.4e-3
 
 _TIMING_LOCK = threading.Lock()  # one timing at a time: concurrent timings would distort each other
+
+
 @contextmanager
 def timing() -> Iterator[None]:
     """One timing at a time (torch runs on one thread per op: see explorer.model)."""
@@ -225,8 +265,10 @@ def planned_seconds(n: int, m: int, depth: int, repeats: int = MIN_REPEATS, d_mo
     """A pessimistic estimate of `measure`'s wall time, used to pick repeats and to refuse big sizes."""
     cfg = model_config(depth, n + m, d_model=d_model)
     f = turn_flops(cfg, n, m)
+
     def call(flops: int) -> float:
         return flops / PLAN_FLOPS_PER_S + depth * PLAN_LAYER_S + PLAN_CALL_S
+
     # the bidirectional path adds an N x N mask to every score, about doubling its attention time
     one_round = 2 * call(f["flops_reencode"]) + call(f["flops_cached"])
     return (repeats + 2) * one_round + call(stack_forward_flops(cfg, n, n))
@@ -236,14 +278,16 @@ def check_measurable(n: int, m: int, depth: int, d_model: int = MEASURE_WIDTH) -
     """Raise ValueError, naming the limit, when a measurement would be too big to run here."""
     _check_sizes(n, m)
     if n + m > MAX_MEASURE_TOKENS:
-        raise ValueError(content.text(BOOK, "measure-error-tokens", limit=f"{MAX_MEASURE_TOKENS:,}",
-                                      tokens=f"{n + m:,}"))
+        raise ValueError(
+            content.text(BOOK, "measure-error-tokens", limit=f"{MAX_MEASURE_TOKENS:,}", tokens=f"{n + m:,}")
+        )
     if (s := planned_seconds(n, m, depth, d_model=d_model)) > MAX_MEASURE_SECONDS:
         raise ValueError(content.text(BOOK, "measure-error-seconds", seconds=s, limit=MAX_MEASURE_SECONDS))
 
 
-def build_models(depth: int, max_len: int, seed: int = 0,
-                 d_model: int = MEASURE_WIDTH) -> tuple[Transformer, Transformer]:
+def build_models(
+    depth: int, max_len: int, seed: int = 0, d_model: int = MEASURE_WIDTH
+) -> tuple[Transformer, Transformer]:
     """A causal model and a bidirectional model with the very same weights (eval mode)."""
     torch.manual_seed(seed)
     causal = Transformer(model_config(depth, max_len, d_model=d_model)).eval()
@@ -258,8 +302,15 @@ def _spread(times: list[float]) -> dict[str, float]:
     return {"median": statistics.median(ms), "q1": q1, "q3": q3, "min": ms[0], "max": ms[-1]}
 
 
-def time_turn(causal: Transformer, bidirectional: Transformer, n: int, m: int, repeats: int,
-              seed: int = 0, deadline: float | None = None) -> dict:
+def time_turn(
+    causal: Transformer,
+    bidirectional: Transformer,
+    n: int,
+    m: int,
+    repeats: int,
+    seed: int = 0,
+    deadline: float | None = None,
+) -> dict:
     """Time one turn both ways, interleaved: re-encode all n+m tokens vs a cached step of m tokens.
 
     Times are CPU time of the one thread doing the work (`time.thread_time`): on a shared server, time
@@ -280,11 +331,13 @@ def time_turn(causal: Transformer, bidirectional: Transformer, n: int, m: int, r
         bidirectional(tokens)  # warm-up
         cpu = {"reencode": [], "cached": []}
         wall = {"reencode": [], "cached": []}
+
         def timed(mode: str, fn: Callable[[], object]) -> None:
             w, c = time.perf_counter(), time.thread_time()
             fn()
             cpu[mode].append(time.thread_time() - c)
             wall[mode].append(time.perf_counter() - w)
+
         for r in range(repeats):
             timed("reencode", lambda: bidirectional(tokens))
             cache.rewind(n)  # the history's keys/values stay where they are
@@ -292,10 +345,15 @@ def time_turn(causal: Transformer, bidirectional: Transformer, n: int, m: int, r
             if deadline is not None and time.perf_counter() > deadline and r + 1 >= 3:
                 break
     diff = (step_logits - full_logits).abs().max().item()
-    return {"reencode": _spread(cpu["reencode"]), "cached": _spread(cpu["cached"]), "repeats": len(cpu["cached"]),
-            "wall_reencode_ms": _spread(wall["reencode"])["median"],
-            "wall_cached_ms": _spread(wall["cached"])["median"],
-            "max_abs_logit_diff": diff, "max_abs_logit": full_logits.abs().max().item()}
+    return {
+        "reencode": _spread(cpu["reencode"]),
+        "cached": _spread(cpu["cached"]),
+        "repeats": len(cpu["cached"]),
+        "wall_reencode_ms": _spread(wall["reencode"])["median"],
+        "wall_cached_ms": _spread(wall["cached"])["median"],
+        "max_abs_logit_diff": diff,
+        "max_abs_logit": full_logits.abs().max().item(),
+    }
 
 
 def repeats_for(n: int, m: int, depth: int, budget_s: float, d_model: int = MEASURE_WIDTH) -> int:
@@ -303,8 +361,16 @@ def repeats_for(n: int, m: int, depth: int, budget_s: float, d_model: int = MEAS
     return int(min(MAX_REPEATS, max(MIN_REPEATS, budget_s / max(per, 1e-9))))
 
 
-def measure(n: int, m: int, depth: int, repeats: int | None = None, seed: int = 0,
-            budget_s: float = INLINE_SECONDS, progress: Progress = SILENT, d_model: int = MEASURE_WIDTH) -> dict:
+def measure(
+    n: int,
+    m: int,
+    depth: int,
+    repeats: int | None = None,
+    seed: int = 0,
+    budget_s: float = INLINE_SECONDS,
+    progress: Progress = SILENT,
+    d_model: int = MEASURE_WIDTH,
+) -> dict:
     """Measure one turn (history n, message m) on a fresh model of `depth` layers; check limits first."""
     check_measurable(n, m, depth, d_model)
     repeats = repeats or repeats_for(n, m, depth, budget_s, d_model)
@@ -316,13 +382,24 @@ def measure(n: int, m: int, depth: int, repeats: int | None = None, seed: int = 
     f = turn_flops(causal.cfg, n, m)
     t_re, t_c = timed["reencode"]["median"], timed["cached"]["median"]
     return {
-        "n": n, "m": m, "depth": depth, "seed": seed, "repeats": timed["repeats"], "threads": 1,
-        "flops_reencode": f["flops_reencode"], "flops_cached": f["flops_cached"],
+        "n": n,
+        "m": m,
+        "depth": depth,
+        "seed": seed,
+        "repeats": timed["repeats"],
+        "threads": 1,
+        "flops_reencode": f["flops_reencode"],
+        "flops_cached": f["flops_cached"],
         "flop_ratio": f["flops_reencode"] / f["flops_cached"],
-        "time_reencode_ms": t_re, "time_cached_ms": t_c, "speedup": t_re / t_c,
-        "spread_reencode_ms": timed["reencode"], "spread_cached_ms": timed["cached"],
-        "max_abs_logit_diff": timed["max_abs_logit_diff"], "max_abs_logit": timed["max_abs_logit"],
-        "clock": "thread CPU time", "wall_reencode_ms": timed["wall_reencode_ms"],
+        "time_reencode_ms": t_re,
+        "time_cached_ms": t_c,
+        "speedup": t_re / t_c,
+        "spread_reencode_ms": timed["reencode"],
+        "spread_cached_ms": timed["cached"],
+        "max_abs_logit_diff": timed["max_abs_logit_diff"],
+        "max_abs_logit": timed["max_abs_logit"],
+        "clock": "thread CPU time",
+        "wall_reencode_ms": timed["wall_reencode_ms"],
         "wall_cached_ms": timed["wall_cached_ms"],
         "config": {**asdict(causal.cfg), "torch": torch.__version__},
     }
@@ -330,15 +407,28 @@ def measure(n: int, m: int, depth: int, repeats: int | None = None, seed: int = 
 
 SWEEP_SHAPE = {  # what a cached overhead sweep must hold (`explorer.shapes`)
     "rows": [{"depth": int, "history": int, "m": int, "mode": str, "flops": float, "median_ms": float}],
-    "fit": {"a_s_per_flop": float, "b_s_per_layer": float, "c_s": float, "gflops_per_s": float,
-            "median_rel_error": float, "max_rel_error": float}}
+    "fit": {
+        "a_s_per_flop": float,
+        "b_s_per_layer": float,
+        "c_s": float,
+        "gflops_per_s": float,
+        "median_rel_error": float,
+        "max_rel_error": float,
+    },
+}
 SWEEP_HISTORIES = (16, 64, 256, 1024)
 SWEEP_MESSAGES = (1, 8)
 SWEEP_DEPTHS = (1, 2, 4)
 
 
-def overhead_sweep(histories=SWEEP_HISTORIES, messages=SWEEP_MESSAGES, depths=SWEEP_DEPTHS, repeats: int = 7,
-                   seed: int = 0, progress: Progress = SILENT) -> dict:
+def overhead_sweep(
+    histories=SWEEP_HISTORIES,
+    messages=SWEEP_MESSAGES,
+    depths=SWEEP_DEPTHS,
+    repeats: int = 7,
+    seed: int = 0,
+    progress: Progress = SILENT,
+) -> dict:
     """Time re-encoding and cached steps over a grid of sizes; the rows the overhead model is fitted to."""
     rows = []
     grid = [(d, h, m) for d in depths for h in histories for m in messages]
@@ -346,17 +436,33 @@ def overhead_sweep(histories=SWEEP_HISTORIES, messages=SWEEP_MESSAGES, depths=SW
         causal, bidirectional = build_models(depth, max(histories) + max(messages), seed)
         for h in histories:
             for m in messages:
-                progress.update(len(rows) / 2 / len(grid), content.text(BOOK, "progress-sweep", depth=depth,
-                                                                        history=h, m=m))
+                progress.update(
+                    len(rows) / 2 / len(grid), content.text(BOOK, "progress-sweep", depth=depth, history=h, m=m)
+                )
                 with timing():  # size by size, so a page's own measurement never waits long
                     timed = time_turn(causal, bidirectional, h, m, repeats, seed)
                 f = turn_flops(causal.cfg, h, m)
                 for mode, flops in (("reencode", f["flops_reencode"]), ("cached", f["flops_cached"])):
-                    rows.append({"depth": depth, "history": h, "m": m, "mode": mode, "flops": flops,
-                                 **{f"{k}_ms": v for k, v in timed[mode].items()}})
+                    rows.append(
+                        {
+                            "depth": depth,
+                            "history": h,
+                            "m": m,
+                            "mode": mode,
+                            "flops": flops,
+                            **{f"{k}_ms": v for k, v in timed[mode].items()},
+                        }
+                    )
     fit = fit_overhead(rows)
-    return {"rows": rows, "fit": fit, "repeats": repeats, "seed": seed, "threads": 1, "clock": "thread CPU time",
-            "torch": torch.__version__}
+    return {
+        "rows": rows,
+        "fit": fit,
+        "repeats": repeats,
+        "seed": seed,
+        "threads": 1,
+        "clock": "thread CPU time",
+        "torch": torch.__version__,
+    }
 
 
 def fit_overhead(rows: list[dict]) -> dict:
@@ -375,9 +481,14 @@ def fit_overhead(rows: list[dict]) -> dict:
     a, b, c = coef * scale
     pred = x @ np.array([a, b, c])
     rel = np.abs(pred - t) / t
-    return {"a_s_per_flop": float(a), "b_s_per_layer": float(b), "c_s": float(c),
-            "gflops_per_s": float(1e-9 / a) if a > 0 else float("inf"),
-            "median_rel_error": float(np.median(rel)), "max_rel_error": float(np.max(rel))}
+    return {
+        "a_s_per_flop": float(a),
+        "b_s_per_layer": float(b),
+        "c_s": float(c),
+        "gflops_per_s": float(1e-9 / a) if a > 0 else float("inf"),
+        "median_rel_error": float(np.median(rel)),
+        "max_rel_error": float(np.max(rel)),
+    }
 
 
 def predict_seconds(fit: dict, flops: float, depth: int) -> float:
@@ -413,8 +524,14 @@ class VariableLengthTask(Seq2SeqTask):
 DRIFT_TASK = VariableLengthTask(name="sort", length=32, n_symbols=16)
 # max_len covers input + target because the shared trainer checks that sum for every architecture;
 # an encoder only reads the input, so positions past DRIFT_TASK.length stay untrained and unused here.
-DRIFT_MODEL = TransformerConfig(arch="encoder", vocab_size=DRIFT_TASK.vocab_size, d_model=64, n_heads=4,
-                                n_layers=4, max_len=DRIFT_TASK.input_len + DRIFT_TASK.target_len)
+DRIFT_MODEL = TransformerConfig(
+    arch="encoder",
+    vocab_size=DRIFT_TASK.vocab_size,
+    d_model=64,
+    n_heads=4,
+    n_layers=4,
+    max_len=DRIFT_TASK.input_len + DRIFT_TASK.target_len,
+)
 DRIFT_SEED = 0
 DRIFT_BATCH = 16
 
@@ -455,8 +572,14 @@ def _relative_change(before: torch.Tensor, after: torch.Tensor) -> float:
     return ((after - before).norm() / before.norm()).item()
 
 
-def drift(model: Transformer, n: int, m: int, batch: int = DRIFT_BATCH, seed: int = DRIFT_SEED,
-          dtype: torch.dtype = torch.float32) -> dict[str, list[float]]:
+def drift(
+    model: Transformer,
+    n: int,
+    m: int,
+    batch: int = DRIFT_BATCH,
+    seed: int = DRIFT_SEED,
+    dtype: torch.dtype = torch.float32,
+) -> dict[str, list[float]]:
     """Relative L2 change of the n old tokens' states when m tokens are appended, per layer.
 
     `state[l]` is the residual stream entering layer l+1 (`state[0]` the embeddings, the last one the
@@ -473,8 +596,10 @@ def drift(model: Transformer, n: int, m: int, batch: int = DRIFT_BATCH, seed: in
         after = model(tokens, return_states=True)
     stack = "encoder" if model.cfg.arch == "encoder" else "decoder"
     states = [_relative_change(b, a[:, :n]) for b, a in zip(before.states[stack], after.states[stack])]
-    kv = [_relative_change(torch.cat(b, -1), torch.cat(a, -1)[:, :, :n])
-          for b, a in zip(before.keys_values[stack], after.keys_values[stack])]
+    kv = [
+        _relative_change(torch.cat(b, -1), torch.cat(a, -1)[:, :, :n])
+        for b, a in zip(before.keys_values[stack], after.keys_values[stack])
+    ]
     return {"state": states, "kv": kv}
 
 
@@ -496,15 +621,27 @@ FRACTION_STEPS = (1, 2, 4, 8, 12, 16, 20, 24, 28, 31)  # tokens appended to a 32
 FRACTION_BATCH = 16
 
 
-def drift_vs_fraction(models: dict[str, Transformer], total: int = DRIFT_TASK.length, batch: int = FRACTION_BATCH,
-                      appended: tuple[int, ...] = FRACTION_STEPS) -> pd.DataFrame:
+def drift_vs_fraction(
+    models: dict[str, Transformer],
+    total: int = DRIFT_TASK.length,
+    batch: int = FRACTION_BATCH,
+    appended: tuple[int, ...] = FRACTION_STEPS,
+) -> pd.DataFrame:
     """Drift of the last layer's keys/values and of the output against the share appended, m / (n + m)."""
     rows = []
     for name, model in models.items():
         for m in (a for a in appended if 0 < a < total):
             d = drift(model, total - m, m, batch=batch)
-            rows.append({"model": name, "n": total - m, "m": m, "fraction": m / total,
-                         "kv_last_layer": d["kv"][-1], "output": d["state"][-1]})
+            rows.append(
+                {
+                    "model": name,
+                    "n": total - m,
+                    "m": m,
+                    "fraction": m / total,
+                    "kv_last_layer": d["kv"][-1],
+                    "output": d["state"][-1],
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -513,15 +650,19 @@ def drift_vs_fraction(models: dict[str, Transformer], total: int = DRIFT_TASK.le
 # ------------------------------------------------------------------------------------------------
 
 
-def train_drift_encoder(steps: int = 2000, seed: int = DRIFT_SEED,
-                        progress: Progress = SILENT) -> tuple[Transformer, dict]:
+def train_drift_encoder(
+    steps: int = 2000, seed: int = DRIFT_SEED, progress: Progress = SILENT
+) -> tuple[Transformer, dict]:
     """Train the 4-layer bidirectional encoder on sorting 4-32 tokens; return it and a summary."""
     from explorer.train import TrainConfig, config_dict, train
 
     cfg = TrainConfig(steps=steps, batch_size=32, lr=3e-3, seed=seed, eval_every=max(1, steps // 6))
     result = train(DRIFT_MODEL, DRIFT_TASK, cfg, progress)
-    return result.model, {"config": config_dict(DRIFT_MODEL, DRIFT_TASK, cfg), "summary": result.summary(),
-                          "history": result.history}
+    return result.model, {
+        "config": config_dict(DRIFT_MODEL, DRIFT_TASK, cfg),
+        "summary": result.summary(),
+        "history": result.history,
+    }
 
 
 def save_encoder(model: Transformer, path: Path, info: dict) -> Path:
@@ -529,8 +670,9 @@ def save_encoder(model: Transformer, path: Path, info: dict) -> Path:
 
     path.parent.mkdir(parents=True, exist_ok=True)
     tensors = {k: v.detach().contiguous() for k, v in model.state_dict().items()}
-    save_file(tensors, str(path), metadata={"model": json.dumps(model.cfg.to_dict()),
-                                            "info": json.dumps(info, default=str)})
+    save_file(
+        tensors, str(path), metadata={"model": json.dumps(model.cfg.to_dict()), "info": json.dumps(info, default=str)}
+    )
     return path
 
 

@@ -5,6 +5,8 @@ speedup is compared with, which verdict a trend test supports), computed from `e
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from explorer import content, results
 from explorer.experiments import bidirectional_scaling as scaling
 from explorer.experiments import cache as exp
@@ -12,6 +14,9 @@ from explorer.experiments import chat_cache as chat
 from explorer.formatting import p_text, plural, si
 from explorer.progress import SILENT, Progress
 from explorer.stats import smallest_p
+
+if TYPE_CHECKING:  # pandas loads only when a table is shown
+    import pandas as pd
 
 N_OPTIONS = list(range(1, 17)) + [24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096]
 M_OPTIONS = list(range(1, 17)) + [24, 32, 48, 64, 96, 128, 192, 256]
@@ -29,8 +34,11 @@ def state_label(state: str) -> str:
     i = CHAT_STATES.index(state) if state in CHAT_STATES else -1
     if i < 0:
         return state
-    return content.text(BOOK, "state-output") if i == len(CHAT_STATES) - 1 else content.text(BOOK, "state-layer",
-                                                                                            layer=i + 1)
+    return (
+        content.text(BOOK, "state-output")
+        if i == len(CHAT_STATES) - 1
+        else content.text(BOOK, "state-layer", layer=i + 1)
+    )
 
 
 def view_label(view: str) -> str:
@@ -40,12 +48,19 @@ def view_label(view: str) -> str:
 
 # --- the first screen ----------------------------------------------------------------------------------------
 
+
 def takeaway(n: int, m: int, turns: int, counts: dict) -> dict:
     """The sizes view's sentence: the current turn's history and the entries each model computes per layer."""
     history = exp.history_at(n, m, turns)
-    return {"turns": turns, "m": m, "history": history, "total": history + m, "causal": si(counts["causal_computed"]),
-            "bidirectional": si(counts["bidirectional_recomputed"]),
-            "ratio": counts["bidirectional_recomputed"] / counts["causal_computed"]}
+    return {
+        "turns": turns,
+        "m": m,
+        "history": history,
+        "total": history + m,
+        "causal": si(counts["causal_computed"]),
+        "bidirectional": si(counts["bidirectional_recomputed"]),
+        "ratio": counts["bidirectional_recomputed"] / counts["causal_computed"],
+    }
 
 
 def chat_takeaway(data: dict, shown: int) -> tuple[str, dict]:
@@ -55,15 +70,26 @@ def chat_takeaway(data: dict, shown: int) -> tuple[str, dict]:
     if len(data["turns"]) == 1:
         return "one-turn", {"tokens": last["end"], "separator": chat.TURN_SEPARATOR}
     # the tokens are the tokenizer's alphabet (letters, digits, space, . , ! ? ' -): inert in Markdown
-    values = {"turn": last["turn"], "text": f"“{last['text']}”", "old": last["old"], "new": last["new"],
-              "total": last["end"], "quantity": _quantity(data["quantities"], shown), "limit": data["limit"]}
+    values = {
+        "turn": last["turn"],
+        "text": f"“{last['text']}”",
+        "old": last["old"],
+        "new": last["new"],
+        "total": last["end"],
+        "quantity": _quantity(data["quantities"], shown),
+        "limit": data["limit"],
+    }
     moved = chat.drift_summary(last, shown)
     if moved is None:
         return "unmeasured", values
     if shown == 0:
         return "layer1", values
-    return "moved", {**values, "mean": moved["mean"], "max": moved["max"],
-                     "token": f"“{data['tokens'][moved['argmax']]}”"}
+    return "moved", {
+        **values,
+        "mean": moved["mean"],
+        "max": moved["max"],
+        "token": f"“{data['tokens'][moved['argmax']]}”",
+    }
 
 
 def _quantity(quantities: list[str], shown: int) -> str:
@@ -90,6 +116,7 @@ def chat_help() -> dict:
 
 # --- timing on this server -----------------------------------------------------------------------------------
 
+
 def timing_plan(history: int, m: int, depth: int) -> dict:
     """How one turn at these sizes is timed: `problem` (why it is refused, else None), `planned` seconds and
     whether that is quick enough to time `inline` while the student waits (else in the background)."""
@@ -108,17 +135,20 @@ def stored_sweep() -> dict | None:
 
 def overhead_sweep(progress: Progress = SILENT) -> dict:
     """The SWEEP timings and their overhead fit, timed once per server (kept in the result cache)."""
-    return results.cached("cache-overhead-sweep", SWEEP, lambda: exp.overhead_sweep(**SWEEP, progress=progress),
-                          exp.SWEEP_SHAPE)
+    return results.cached(
+        "cache-overhead-sweep", SWEEP, lambda: exp.overhead_sweep(**SWEEP, progress=progress), exp.SWEEP_SHAPE
+    )
 
 
 def measured_tiles(measured: dict) -> list[tuple[str, str]]:
     """(label, value) of the five timing tiles; the last one's help quotes `measured['max_abs_logit']`."""
-    return [(content.text(BOOK, "tile-reencode"), f"{measured['time_reencode_ms']:.3g} ms"),
-            (content.text(BOOK, "tile-cached"), f"{measured['time_cached_ms']:.3g} ms"),
-            (content.text(BOOK, "tile-speedup"), f"{measured['speedup']:.1f}x"),
-            (content.text(BOOK, "tile-ratio"), f"{measured['flop_ratio']:.1f}x"),
-            (content.text(BOOK, "tile-logit"), f"{measured['max_abs_logit_diff']:.1e}")]
+    return [
+        (content.text(BOOK, "tile-reencode"), f"{measured['time_reencode_ms']:.3g} ms"),
+        (content.text(BOOK, "tile-cached"), f"{measured['time_cached_ms']:.3g} ms"),
+        (content.text(BOOK, "tile-speedup"), f"{measured['speedup']:.1f}x"),
+        (content.text(BOOK, "tile-ratio"), f"{measured['flop_ratio']:.1f}x"),
+        (content.text(BOOK, "tile-logit"), f"{measured['max_abs_logit_diff']:.1e}"),
+    ]
 
 
 def why_speedup(measured: dict, sweep: dict, history: int, m: int, depth: int) -> dict:
@@ -127,13 +157,22 @@ def why_speedup(measured: dict, sweep: dict, history: int, m: int, depth: int) -
     measurement falls well short of the prediction, `fast` when it beats it, None otherwise."""
     fit = sweep["fit"]
     predicted = exp.predicted_speedup(fit, history, m, depth)
-    extra = "thin" if measured["speedup"] < 0.8 * predicted else "fast" if measured["speedup"] > 1.25 * predicted \
-        else None
-    return {"speedup": measured["speedup"], "ratio": measured["flop_ratio"], "timings": len(sweep["rows"]),
-            "per_layer": fit["b_s_per_layer"] * 1e3, "gflops": fit["gflops_per_s"],
-            "matrix_ms": measured["flops_cached"] / fit["gflops_per_s"] / 1e6,
-            "fixed_ms": (depth * fit["b_s_per_layer"] + fit["c_s"]) * 1e3, "predicted": predicted, "extra": extra,
-            "rows": plural(m, "row"), "history": history}
+    extra = (
+        "thin" if measured["speedup"] < 0.8 * predicted else "fast" if measured["speedup"] > 1.25 * predicted else None
+    )
+    return {
+        "speedup": measured["speedup"],
+        "ratio": measured["flop_ratio"],
+        "timings": len(sweep["rows"]),
+        "per_layer": fit["b_s_per_layer"] * 1e3,
+        "gflops": fit["gflops_per_s"],
+        "matrix_ms": measured["flops_cached"] / fit["gflops_per_s"] / 1e6,
+        "fixed_ms": (depth * fit["b_s_per_layer"] + fit["c_s"]) * 1e3,
+        "predicted": predicted,
+        "extra": extra,
+        "rows": plural(m, "row"),
+        "history": history,
+    }
 
 
 def why_paragraph(measured: dict, sweep: dict, history: int, m: int, depth: int) -> str:
@@ -146,6 +185,7 @@ def why_paragraph(measured: dict, sweep: dict, history: int, m: int, depth: int)
 
 # --- drift and the stale cache -------------------------------------------------------------------------------
 
+
 def drift_numbers(n: int, m: int) -> dict:
     """The sizes drift is measured at (the encoder reads at most DRIFT_TASK.length tokens), and whether they
     differ from the sizes asked for (`scaled`)."""
@@ -155,9 +195,14 @@ def drift_numbers(n: int, m: int) -> dict:
 
 def trained_numbers(info: dict) -> dict:
     """The shipped drift encoder's shape, task and training, for its caption."""
-    return {"layers": exp.DRIFT_MODEL.n_layers, "d": exp.DRIFT_MODEL.d_model, "shortest": exp.DRIFT_TASK.min_length,
-            "longest": exp.DRIFT_TASK.length, "steps": info["summary"]["steps_done"],
-            "accuracy": info["summary"]["final"]["eval_accuracy"]}
+    return {
+        "layers": exp.DRIFT_MODEL.n_layers,
+        "d": exp.DRIFT_MODEL.d_model,
+        "shortest": exp.DRIFT_TASK.min_length,
+        "longest": exp.DRIFT_TASK.length,
+        "steps": info["summary"]["steps_done"],
+        "accuracy": info["summary"]["final"]["eval_accuracy"],
+    }
 
 
 def stale_findings(head: dict) -> dict | None:
@@ -166,25 +211,46 @@ def stale_findings(head: dict) -> dict | None:
     if not {"sort", "copy"} <= set(head):
         return None
     sort, copy = head["sort"], head["copy"]
-    return {"seeds": sort["seeds"], "sort_n": sort["n"], "sort_m": sort["m"], "sort_re": sort["accuracy_reencode"],
-            "sort_stale": sort["accuracy_stale"], "sort_kl": sort["kl"], "sort_low": sort["kl_low"],
-            "sort_high": sort["kl_high"], "sort_gap": sort["mean_gap"], "gap_low": sort["gap_low"],
-            "gap_high": sort["gap_high"], "copy_gap": copy["mean_gap"], "copy_kl": copy["kl"],
-            "causal_kl": head["causal_max_kl"], "causal_logit": head["causal_max_logit_diff"],
-            "every": content.text(BOOK, "stale-every") if sort["every_seed_worse"] else content.text(BOOK, "stale-most"),
-            "apart": content.text(BOOK, "stale-apart") if sort["ranges_apart"] else content.text(BOOK, "stale-overlap"),
-            "p_floor": smallest_p(sort["seeds"]), "steps": sort["steps"], "trained_low": sort["trained_low"],
-            "trained_high": sort["trained_high"], "copy_steps": copy["steps"], "copy_trained": copy["trained_low"]}
+    return {
+        "seeds": sort["seeds"],
+        "sort_n": sort["n"],
+        "sort_m": sort["m"],
+        "sort_re": sort["accuracy_reencode"],
+        "sort_stale": sort["accuracy_stale"],
+        "sort_kl": sort["kl"],
+        "sort_low": sort["kl_low"],
+        "sort_high": sort["kl_high"],
+        "sort_gap": sort["mean_gap"],
+        "gap_low": sort["gap_low"],
+        "gap_high": sort["gap_high"],
+        "copy_gap": copy["mean_gap"],
+        "copy_kl": copy["kl"],
+        "causal_kl": head["causal_max_kl"],
+        "causal_logit": head["causal_max_logit_diff"],
+        "every": content.text(BOOK, "stale-every") if sort["every_seed_worse"] else content.text(BOOK, "stale-most"),
+        "apart": content.text(BOOK, "stale-apart") if sort["ranges_apart"] else content.text(BOOK, "stale-overlap"),
+        "p_floor": smallest_p(sort["seeds"]),
+        "steps": sort["steps"],
+        "trained_low": sort["trained_low"],
+        "trained_high": sort["trained_high"],
+        "copy_steps": copy["steps"],
+        "copy_trained": copy["trained_low"],
+    }
 
 
 # --- slide 64: bidirectional input at scale ------------------------------------------------------------------
 
+
 def scaling_sizes(data: dict) -> dict:
     """What the intro and the limits quote of the shipped recipe: widths, layers, budgets, parameter counts."""
     cfg, parameters = data["config"], [p["parameters"] for p in data["points"]]
-    return {"widths": ", ".join(map(str, cfg["widths"])), "layers": cfg["n_layers"],
-            "budgets": ", ".join(map(str, cfg["budgets"])), "smallest": f"{min(parameters):,}",
-            "largest": f"{max(parameters):,}"}
+    return {
+        "widths": ", ".join(map(str, cfg["widths"])),
+        "layers": cfg["n_layers"],
+        "budgets": ", ".join(map(str, cfg["budgets"])),
+        "smallest": f"{min(parameters):,}",
+        "largest": f"{max(parameters):,}",
+    }
 
 
 def verdict(test: dict) -> str:
@@ -202,58 +268,127 @@ def scaling_findings(data: dict) -> dict:
     small, large, best = last[0], last[-1], max(last, key=lambda p: p["gap"])
     serve = data["serving"][-1]
     return {
-        "findings": {"seeds": width["seeds"], "steps": cfg["budgets"][-1], "small": small["width"],
-                     "large": large["width"], "small_gap": small["gap"], "small_low": small["gap_low"],
-                     "small_high": small["gap_high"], "large_gap": large["gap"], "large_low": large["gap_low"],
-                     "large_high": large["gap_high"], "slope": width["mean_slope"], "negative": width["negative"],
-                     "p": p_text(width["p"]), "p_holm": p_text(width["p_holm"]), "floor": p_text(width["smallest_p"]),
-                     "budget_slope": budget["mean_slope"], "budget_negative": budget["negative"],
-                     "budget_p": p_text(budget["p_holm"])},
-        "width_verdict": verdict(width), "budget_verdict": verdict(budget),
-        "verdict": {"small": small["width"], "large": large["width"], "seeds": width["seeds"],
-                    "negative": width["negative"]},
-        "caveat": {"small": small["width"], "large": large["width"], "small_loss": small["decoder_loss"],
-                   "large_loss": large["decoder_loss"],
-                   "relative": ", ".join(f"{p['gap'] / p['decoder_loss']:+.0%}" for p in last),
-                   "tests": len(data["points"]), "best_holm": p_text(min(p["p_holm"] for p in data["points"]))},
-        "weigh": {"best": best["width"], "best_gap": best["gap"], "share": best["gap"] / best["decoder_loss"],
-                  "large": large["width"], "large_gap": large["gap"], "turns": serve["turn"], "m": serve["m"],
-                  "ratio": serve["ratio"], "reencode": si(serve["cum_reencode"]), "cached": si(serve["cum_cached"]),
-                  "serve_width": cfg["widths"][-1]}}
+        "findings": {
+            "seeds": width["seeds"],
+            "steps": cfg["budgets"][-1],
+            "small": small["width"],
+            "large": large["width"],
+            "small_gap": small["gap"],
+            "small_low": small["gap_low"],
+            "small_high": small["gap_high"],
+            "large_gap": large["gap"],
+            "large_low": large["gap_low"],
+            "large_high": large["gap_high"],
+            "slope": width["mean_slope"],
+            "negative": width["negative"],
+            "p": p_text(width["p"]),
+            "p_holm": p_text(width["p_holm"]),
+            "floor": p_text(width["smallest_p"]),
+            "budget_slope": budget["mean_slope"],
+            "budget_negative": budget["negative"],
+            "budget_p": p_text(budget["p_holm"]),
+        },
+        "width_verdict": verdict(width),
+        "budget_verdict": verdict(budget),
+        "verdict": {
+            "small": small["width"],
+            "large": large["width"],
+            "seeds": width["seeds"],
+            "negative": width["negative"],
+        },
+        "caveat": {
+            "small": small["width"],
+            "large": large["width"],
+            "small_loss": small["decoder_loss"],
+            "large_loss": large["decoder_loss"],
+            "relative": ", ".join(f"{p['gap'] / p['decoder_loss']:+.0%}" for p in last),
+            "tests": len(data["points"]),
+            "best_holm": p_text(min(p["p_holm"] for p in data["points"])),
+        },
+        "weigh": {
+            "best": best["width"],
+            "best_gap": best["gap"],
+            "share": best["gap"] / best["decoder_loss"],
+            "large": large["width"],
+            "large_gap": large["gap"],
+            "turns": serve["turn"],
+            "m": serve["m"],
+            "ratio": serve["ratio"],
+            "reencode": si(serve["cum_reencode"]),
+            "cached": si(serve["cum_cached"]),
+            "serve_width": cfg["widths"][-1],
+        },
+    }
 
 
 def scaling_paragraphs(data: dict) -> list[str]:
     """The slide-64 findings (`scaling_findings`) as the page's paragraphs, in order: what the toy shows, the
     verdict over widths, the verdict over budgets, the caveat and the weighing against the serving cost."""
     found = scaling_findings(data)
-    return [content.text(BOOK, "scaling-findings", **found["findings"]),
-            content.text(BOOK, f"scaling-{found['width_verdict']}", **found["verdict"]),
-            content.text(BOOK, f"scaling-budget-{found['budget_verdict']}"),
-            content.text(BOOK, "scaling-caveat", **found["caveat"]),
-            content.text(BOOK, "scaling-weigh", **found["weigh"])]
+    return [
+        content.text(BOOK, "scaling-findings", **found["findings"]),
+        content.text(BOOK, f"scaling-{found['width_verdict']}", **found["verdict"]),
+        content.text(BOOK, f"scaling-budget-{found['budget_verdict']}"),
+        content.text(BOOK, "scaling-caveat", **found["caveat"]),
+        content.text(BOOK, "scaling-weigh", **found["weigh"]),
+    ]
 
 
 def scaling_watch(quick: scaling.ScalingConfig, shipped_record: dict | None) -> dict:
     """The quick preset a student can train here: its models (as words), widths, seeds, steps, the seconds
     it should take (from the shipped run's rates, when there is one) and its job's key."""
-    return {"key": "bidirectional-scaling-quick-" + results.result_key("bidirectional-scaling-quick", quick.to_dict()),
-            "models": plural(len(quick.runs()), "model"), "widths": ", ".join(map(str, quick.widths)),
-            "seeds": len(quick.seeds), "steps": quick.steps, "seconds": scaling.estimate_seconds(quick, shipped_record)}
+    return {
+        "key": "bidirectional-scaling-quick-" + results.result_key("bidirectional-scaling-quick", quick.to_dict()),
+        "models": plural(len(quick.runs()), "model"),
+        "widths": ", ".join(map(str, quick.widths)),
+        "seeds": len(quick.seeds),
+        "steps": quick.steps,
+        "seconds": scaling.estimate_seconds(quick, shipped_record),
+    }
 
 
 def limits() -> dict:
     """Every limit the page enforces, for the limits section."""
-    return {"cells": exp.MAX_CELLS, "tokens": f"{exp.MAX_MEASURE_TOKENS:,}", "seconds": exp.MAX_MEASURE_SECONDS,
-            "inline": exp.INLINE_SECONDS, "length": exp.DRIFT_TASK.length, "chat_turns": chat.MAX_TURNS,
-            "chat_chars": chat.MAX_TURN_CHARS, "chat_limit": chat.MEASURED_LIMIT}
+    return {
+        "cells": exp.MAX_CELLS,
+        "tokens": f"{exp.MAX_MEASURE_TOKENS:,}",
+        "seconds": exp.MAX_MEASURE_SECONDS,
+        "inline": exp.INLINE_SECONDS,
+        "length": exp.DRIFT_TASK.length,
+        "chat_turns": chat.MAX_TURNS,
+        "chat_chars": chat.MAX_TURN_CHARS,
+        "chat_limit": chat.MEASURED_LIMIT,
+    }
 
 
 # --- the data tables under the figures -------------------------------------------------------------------------
 
-TABLE_COLUMNS = ("task", "arch", "accuracy_reencode", "accuracy_stale", "kl", "accuracy_reencode_low",
-                 "accuracy_stale_low", "kl_low", "accuracy_reencode_high", "accuracy_stale_high", "kl_high", "gap",
-                 "max_abs_logit_diff", "seeds", "width", "flops", "gap_low", "gap_high", "steps", "smallest_p",
-                 "decoder_loss", "prefix_lm_loss", "parameters", "p_holm")
+TABLE_COLUMNS = (
+    "task",
+    "arch",
+    "accuracy_reencode",
+    "accuracy_stale",
+    "kl",
+    "accuracy_reencode_low",
+    "accuracy_stale_low",
+    "kl_low",
+    "accuracy_reencode_high",
+    "accuracy_stale_high",
+    "kl_high",
+    "gap",
+    "max_abs_logit_diff",
+    "seeds",
+    "width",
+    "flops",
+    "gap_low",
+    "gap_high",
+    "steps",
+    "smallest_p",
+    "decoder_loss",
+    "prefix_lm_loss",
+    "parameters",
+    "p_holm",
+)
 TABLE_VALUES = ("sort", "copy", "bidirectional", "causal")
 
 
@@ -266,5 +401,6 @@ def shown_table(table) -> "pd.DataFrame":
     for col in ("task", "arch"):
         if col in out:
             out[col] = [content.text(BOOK, f"value-{v}") if v in TABLE_VALUES else v for v in out[col]]
-    return out.rename(columns={c: content.text(BOOK, f"col-{c.replace('_', '-')}") for c in out.columns
-                               if c in TABLE_COLUMNS})
+    return out.rename(
+        columns={c: content.text(BOOK, f"col-{c.replace('_', '-')}") for c in out.columns if c in TABLE_COLUMNS}
+    )

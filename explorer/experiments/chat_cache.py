@@ -110,8 +110,10 @@ def token_states(model: Transformer, ids: Sequence[int]) -> list[torch.Tensor]:
     stack = "decoder" if model.cfg.arch == "decoder" else "encoder"
     with torch.no_grad():
         out = model(x, target, return_states=True) if target is not None else model(x, return_states=True)
-    kv = [torch.cat(pair, dim=-1)[0].transpose(0, 1).reshape(len(ids), -1)  # [H, T, 2 dh] -> [T, 2 d]
-          for pair in out.keys_values[stack]]
+    kv = [
+        torch.cat(pair, dim=-1)[0].transpose(0, 1).reshape(len(ids), -1)  # [H, T, 2 dh] -> [T, 2 d]
+        for pair in out.keys_values[stack]
+    ]
     return kv + [out.states[stack][-1][0]]
 
 
@@ -121,8 +123,10 @@ def old_token_drift(model: Transformer, before: Sequence[int], after: Sequence[i
     n = len(before)
     if list(after[:n]) != list(before):
         raise ValueError("the chat after a turn must start with the chat before it")
-    rows = [((a[:n] - b).norm(dim=-1) / b.norm(dim=-1)).numpy()
-            for b, a in zip(token_states(model, before), token_states(model, after))]
+    rows = [
+        ((a[:n] - b).norm(dim=-1) / b.norm(dim=-1)).numpy()
+        for b, a in zip(token_states(model, before), token_states(model, after))
+    ]
     return np.stack(rows).astype(float)
 
 
@@ -136,14 +140,30 @@ def chat_reuse(chat: Chat, models: dict[str, Transformer] | None) -> dict:
     turns = []
     for t, text in enumerate(chat.turns):
         start, end = chat.start(t), chat.ends[t]
-        row = {"turn": t + 1, "text": text, "start": start, "end": end, "old": start, "new": end - start,
-               "causal_reused": start, "bidirectional_recomputed": start, "drift": None}
+        row = {
+            "turn": t + 1,
+            "text": text,
+            "start": start,
+            "end": end,
+            "old": start,
+            "new": end - start,
+            "causal_reused": start,
+            "bidirectional_recomputed": start,
+            "drift": None,
+        }
         if models is not None and t > 0 and end <= MEASURED_LIMIT:
-            row["drift"] = {role: old_token_drift(model, chat.ids[:start], chat.ids[:end]).tolist()
-                            for role, model in models.items()}
+            row["drift"] = {
+                role: old_token_drift(model, chat.ids[:start], chat.ids[:end]).tolist()
+                for role, model in models.items()
+            }
         turns.append(row)
-    return {"tokens": chat.labels, "turns": turns, "limit": MEASURED_LIMIT, "quantities": quantities(DEMO_LAYERS),
-            "models": MODELS_TEXT if models else None}
+    return {
+        "tokens": chat.labels,
+        "turns": turns,
+        "limit": MEASURED_LIMIT,
+        "quantities": quantities(DEMO_LAYERS),
+        "models": MODELS_TEXT if models else None,
+    }
 
 
 def drift_summary(turn: dict, shown: int) -> dict | None:
@@ -152,6 +172,9 @@ def drift_summary(turn: dict, shown: int) -> dict | None:
     if turn["drift"] is None:
         return None
     moved = np.asarray(turn["drift"]["bidirectional"][shown])
-    return {"mean": float(moved.mean()), "max": float(moved.max()), "argmax": int(moved.argmax()),
-            "causal_max": float(np.max(turn["drift"]["causal"]))}
-
+    return {
+        "mean": float(moved.mean()),
+        "max": float(moved.max()),
+        "argmax": int(moved.argmax()),
+        "causal_max": float(np.max(turn["drift"]["causal"])),
+    }

@@ -37,8 +37,15 @@ from explorer.recipe import Recipe, check_seeds
 
 SHIPPED_DIR = Path(__file__).resolve().parents[2] / "data" / "crossover"  # the main preset's results, for the page
 CACHE_KIND = "crossover-run"  # one cached record per (settings, window, width, lr): runs combine freely
-RUN_SHAPE = {"window": int, "width": int, "lr": float, "seeds": [int], "steps": [int],
-             "per_lag_accuracy": [[[float]]], "eval_loss": [[float]]}  # what a cached run must hold
+RUN_SHAPE = {
+    "window": int,
+    "width": int,
+    "lr": float,
+    "seeds": [int],
+    "steps": [int],
+    "per_lag_accuracy": [[[float]]],
+    "eval_loss": [[float]],
+}  # what a cached run must hold
 CHECKPOINT_ANCHOR = 100  # checkpoints sit at round(100 * 2^(k / per_octave)): budgets 100 * 2^m are on the grid
 MIN_LEAD = 0.01  # a lead smaller than this (in weighted accuracy) is a tie, not a lead
 CLEAR_CONFIDENCE = 0.8  # b* on top in fewer seed resamples than this share is "no clear winner"
@@ -49,6 +56,7 @@ SECONDS_PER_MODEL_STEP = 0.007  # fallback speed (one model, one step, one threa
 
 class Run(NamedTuple):
     """One structure level at one model size and learning rate (every seed of it trains together)."""
+
     window: int
     width: int
     lr: float
@@ -117,9 +125,16 @@ class SweepConfig(Recipe):
         return {k: v for k, v in super().settings().items() if k != "batched"}
 
     def model_config(self, window: int, width: int) -> TransformerConfig:
-        return TransformerConfig(arch="decoder", vocab_size=self.n_symbols, n_out=self.n_symbols * len(self.lags),
-                                 d_model=width, n_heads=self.n_heads, n_layers=self.n_layers,
-                                 max_len=self.length, window=window)
+        return TransformerConfig(
+            arch="decoder",
+            vocab_size=self.n_symbols,
+            n_out=self.n_symbols * len(self.lags),
+            d_model=width,
+            n_heads=self.n_heads,
+            n_layers=self.n_layers,
+            max_len=self.length,
+            window=window,
+        )
 
     def flops_per_step(self, width: int) -> int:
         """Training FLOPs of one optimizer step of one model of this width (forward + backward, any window).
@@ -131,8 +146,9 @@ class SweepConfig(Recipe):
         return TRAIN_FLOPS_PER_FORWARD * self.batch_size * per_sequence
 
     def checkpoints(self, steps: int | None = None) -> list[int]:
-        return checkpoint_steps(self.steps if steps is None else steps, self.checkpoints_per_octave,
-                                self.first_checkpoint)
+        return checkpoint_steps(
+            self.steps if steps is None else steps, self.checkpoints_per_octave, self.first_checkpoint
+        )
 
 
 PRESETS = {
@@ -170,6 +186,7 @@ def window_kernel_flops(cfg: SweepConfig, window: int, width: int) -> int:
 
 # --- reuse: shipped results, the result cache, and what is left to train ------------------------------
 
+
 def run_key(cfg: SweepConfig, run: Run) -> dict:
     """The cache key of one run's record: every setting, with only this window, width and lr."""
     return replace(cfg, windows=(run.window,), widths=(run.width,), lrs=(run.lr,)).to_dict()
@@ -179,10 +196,13 @@ def slice_record(record: dict, seeds_of_record: list[int], seeds: tuple[int, ...
     """The part of a longer record with more seeds that a shorter run with fewer seeds would have measured."""
     rows = [seeds_of_record.index(s) for s in seeds]
     keep = [i for i, s in enumerate(record["steps"]) if s <= steps]
-    return {**{k: record[k] for k in ("window", "width", "lr")}, "seeds": list(seeds),
-            "steps": [record["steps"][i] for i in keep],
-            "per_lag_accuracy": [[record["per_lag_accuracy"][r][i] for i in keep] for r in rows],
-            "eval_loss": [[record["eval_loss"][r][i] for i in keep] for r in rows]}
+    return {
+        **{k: record[k] for k in ("window", "width", "lr")},
+        "seeds": list(seeds),
+        "steps": [record["steps"][i] for i in keep],
+        "per_lag_accuracy": [[record["per_lag_accuracy"][r][i] for i in keep] for r in rows],
+        "eval_loss": [[record["eval_loss"][r][i] for i in keep] for r in rows],
+    }
 
 
 def from_shipped(cfg: SweepConfig, run: Run, shipped: dict | None) -> dict | None:
@@ -191,16 +211,25 @@ def from_shipped(cfg: SweepConfig, run: Run, shipped: dict | None) -> dict | Non
         return None
     scfg = shipped["config"]
     record = shipped["runs"].get(run.key)
-    if (record is None or not cfg.same_settings(scfg) or not set(cfg.seeds) <= set(scfg["seeds"])
-            or cfg.steps > scfg["steps"] or cfg.steps not in record["steps"]):
+    if (
+        record is None
+        or not cfg.same_settings(scfg)
+        or not set(cfg.seeds) <= set(scfg["seeds"])
+        or cfg.steps > scfg["steps"]
+        or cfg.steps not in record["steps"]
+    ):
         return None
     return slice_record(record, scfg["seeds"], cfg.seeds, cfg.steps)
 
 
 def plan(cfg: SweepConfig, shipped: dict | None = None, use_cache: bool = True) -> Plan[Run]:
     """Which runs are ready (shipped or cached) and which are still to train."""
-    return planning.plan(cfg.runs, lambda run: from_shipped(cfg, run, shipped),
-                         (CACHE_KIND, lambda run: run_key(cfg, run)) if use_cache else None, RUN_SHAPE)
+    return planning.plan(
+        cfg.runs,
+        lambda run: from_shipped(cfg, run, shipped),
+        (CACHE_KIND, lambda run: run_key(cfg, run)) if use_cache else None,
+        RUN_SHAPE,
+    )
 
 
 def model_steps(cfg: SweepConfig, n_runs: int | None = None) -> float:
@@ -221,8 +250,13 @@ def estimate_seconds(cfg: SweepConfig, n_runs: int | None = None, seconds_per_mo
     return model_steps(cfg, n_runs) * (seconds_per_model_step or SECONDS_PER_MODEL_STEP)
 
 
-def sweep(cfg: SweepConfig, shipped: dict | None = None, use_cache: bool = True, progress: Progress = SILENT,
-          train: bool = True) -> dict:
+def sweep(
+    cfg: SweepConfig,
+    shipped: dict | None = None,
+    use_cache: bool = True,
+    progress: Progress = SILENT,
+    train: bool = True,
+) -> dict:
     """Every run of `cfg`: reused from `shipped` or the cache where possible, the rest trained now.
 
     Complete records of newly trained runs go to the result cache; a run cut by the time budget is
@@ -235,8 +269,15 @@ def sweep(cfg: SweepConfig, shipped: dict | None = None, use_cache: bool = True,
     missing = planned.missing
     if missing and not train:
         raise ValueError(f"no stored results for {', '.join(r.key for r in missing)} with these settings")
-    out = {"config": cfg.to_dict(), "runs": {}, "sources": sources, "stopped": "steps", "steps_done": cfg.steps,
-           "seconds": 0.0, "trained_runs": [r.key for r in missing]}
+    out = {
+        "config": cfg.to_dict(),
+        "runs": {},
+        "sources": sources,
+        "stopped": "steps",
+        "steps_done": cfg.steps,
+        "seconds": 0.0,
+        "trained_runs": [r.key for r in missing],
+    }
     if missing:
         trained = train_runs(cfg, missing, progress)
         out.update(stopped=trained["stopped"], steps_done=trained["steps_done"], seconds=trained["seconds"])
@@ -249,6 +290,7 @@ def sweep(cfg: SweepConfig, shipped: dict | None = None, use_cache: bool = True,
 
 
 # --- analysis: frontiers, crossovers, b*(r) -------------------------------------------------------------
+
 
 def is_clear(lead: float, confidence: float | None) -> bool:
     """A winner is clear when it leads by `MIN_LEAD` and stays on top in `CLEAR_CONFIDENCE` of the resamples
@@ -271,15 +313,27 @@ def best_structure(flops: np.ndarray, means: dict[int, np.ndarray], shares: dict
         winner = windows[order[0]]
         lead = float(table[order[0], c] - table[order[1], c]) if len(windows) > 1 else math.inf
         confidence = None if shares is None else float(shares[winner][c])
-        out.append({"flops": float(f), "window": int(winner), "lead": lead, "clear": is_clear(lead, confidence),
-                    "confidence": confidence})
+        out.append(
+            {
+                "flops": float(f),
+                "window": int(winner),
+                "lead": lead,
+                "clear": is_clear(lead, confidence),
+                "confidence": confidence,
+            }
+        )
     return out
 
 
 def bootstrap_design(n_seeds: int) -> dict:
     """What the b* confidence rests on: seeds, resamples drawn, how many of them can differ, the threshold."""
-    return {"seeds": n_seeds, "resamples": len(stats.seed_resamples(n_seeds)),
-            "distinct": stats.distinct_resamples(n_seeds), "paired": True, "threshold": CLEAR_CONFIDENCE}
+    return {
+        "seeds": n_seeds,
+        "resamples": len(stats.seed_resamples(n_seeds)),
+        "distinct": stats.distinct_resamples(n_seeds),
+        "paired": True,
+        "threshold": CLEAR_CONFIDENCE,
+    }
 
 
 def changes(b_star: list[dict]) -> list[dict]:
@@ -300,10 +354,15 @@ def run_curves(sweep_result: dict, weights: tuple = WEIGHTS) -> dict[str, dict]:
     out = {}
     for key, r in records.items():
         index = [r["steps"].index(s) for s in steps]
-        out[key] = {"window": r["window"], "width": r["width"], "lr": r["lr"], "steps": steps,
-                    "flops": np.array(steps, float) * cfg.flops_per_step(r["width"]),
-                    "per_seed": weighted([[s[i] for i in index] for s in r["per_lag_accuracy"]], weights).numpy(),
-                    "loss": np.array([[s[i] for i in index] for s in r["eval_loss"]], float)}
+        out[key] = {
+            "window": r["window"],
+            "width": r["width"],
+            "lr": r["lr"],
+            "steps": steps,
+            "flops": np.array(steps, float) * cfg.flops_per_step(r["width"]),
+            "per_seed": weighted([[s[i] for i in index] for s in r["per_lag_accuracy"]], weights).numpy(),
+            "loss": np.array([[s[i] for i in index] for s in r["eval_loss"]], float),
+        }
     return out
 
 
@@ -317,9 +376,13 @@ def frontiers(runs: dict[str, dict], windows: list[int], grid: np.ndarray, measu
         stack = np.stack([fr.on_grid(r["flops"], r[measure], grid) for r in mine])  # [K, S, G]
         mean, index = fr.best_of(stack.mean(axis=1), higher)
         per_seed, _ = fr.best_of(stack, higher)
-        out[w] = {"stack": stack, "mean": mean, "per_seed": per_seed,
-                  "width": [mine[i]["width"] if i >= 0 else None for i in index],
-                  "lr": [mine[i]["lr"] if i >= 0 else None for i in index]}
+        out[w] = {
+            "stack": stack,
+            "mean": mean,
+            "per_seed": per_seed,
+            "width": [mine[i]["width"] if i >= 0 else None for i in index],
+            "lr": [mine[i]["lr"] if i >= 0 else None for i in index],
+        }
     return out
 
 
@@ -327,17 +390,23 @@ def pair_crossings(grid: np.ndarray, fronts: dict, windows: list[int]) -> list[d
     """Every (more, less) pair of windows: per-seed crossings of their frontiers and that of the mean ones."""
     out = []
     for i, a in enumerate(windows):
-        for b in windows[i + 1:]:
+        for b in windows[i + 1 :]:
             n = len(fronts[a]["per_seed"])
-            per_seed = [fr.crossing(grid, fronts[a]["per_seed"][s], fronts[b]["per_seed"][s], MIN_LEAD)
-                        for s in range(n)]
-            out.append({"more_structure": a, "less_structure": b, **fr.spread(per_seed),
-                        "flops_of_mean_curves": fr.crossing(grid, fronts[a]["mean"], fronts[b]["mean"], MIN_LEAD)})
+            per_seed = [
+                fr.crossing(grid, fronts[a]["per_seed"][s], fronts[b]["per_seed"][s], MIN_LEAD) for s in range(n)
+            ]
+            out.append(
+                {
+                    "more_structure": a,
+                    "less_structure": b,
+                    **fr.spread(per_seed),
+                    "flops_of_mean_curves": fr.crossing(grid, fronts[a]["mean"], fronts[b]["mean"], MIN_LEAD),
+                }
+            )
     return out
 
 
-def analyse(sweep_result: dict, weights: tuple = WEIGHTS, lr: float | None = None,
-            bootstrap: bool = True) -> dict:
+def analyse(sweep_result: dict, weights: tuple = WEIGHTS, lr: float | None = None, bootstrap: bool = True) -> dict:
     """Frontiers under a score weighting (over every lr, or one `lr`), the closed-form ceilings, crossovers
     of every pair of windows (and per lr), b*(r) with its bootstrap confidence (skipped with `bootstrap=False`,
     for drawing a run while it trains), and each window's held-out-loss frontier."""
@@ -354,28 +423,54 @@ def analyse(sweep_result: dict, weights: tuple = WEIGHTS, lr: float | None = Non
     covered = np.all([~np.isnan(fronts[w]["mean"]) for w in windows], axis=0)  # reached by every window
     grid = grid[covered]
     fronts = frontiers(runs, windows, grid)
-    curves = {w: {"mean": f["mean"], "per_seed": f["per_seed"], "min": f["per_seed"].min(0),
-                  "max": f["per_seed"].max(0), "width": f["width"], "lr": f["lr"]} for w, f in fronts.items()}
+    curves = {
+        w: {
+            "mean": f["mean"],
+            "per_seed": f["per_seed"],
+            "min": f["per_seed"].min(0),
+            "max": f["per_seed"].max(0),
+            "width": f["width"],
+            "lr": f["lr"],
+        }
+        for w, f in fronts.items()
+    }
     crossovers = pair_crossings(grid, fronts, windows)
     if lr is None and len(cfg.lrs) > 1:  # the recipe view: the same crossings with one learning rate each
         for one in cfg.lrs:
             mine = {k: r for k, r in every.items() if r["lr"] == one}
             for c, d in zip(crossovers, pair_crossings(grid, frontiers(mine, windows, grid), windows)):
-                c.setdefault("by_lr", {})[f"{one:g}"] = {k: d[k] for k in (
-                    "flops_of_mean_curves", "flops_mean", "flops_min", "flops_max", "seeds_with_crossover")}
+                c.setdefault("by_lr", {})[f"{one:g}"] = {
+                    k: d[k]
+                    for k in ("flops_of_mean_curves", "flops_mean", "flops_min", "flops_max", "seeds_with_crossover")
+                }
     top = fr.top_share(np.stack([fronts[w]["stack"] for w in windows])) if bootstrap else None
     shares = None if top is None else dict(zip(windows, top))
     b_star = best_structure(grid, {w: fronts[w]["mean"] for w in windows}, shares)
     loss = frontiers(runs, windows, grid, "loss")
-    return {"windows": windows, "widths": list(cfg.widths), "lrs": list(cfg.lrs), "lr": lr,
-            "seeds": list(cfg.seeds), "weights": list(weights), "lags": list(cfg.lags),
-            "steps": next(iter(runs.values()))["steps"], "flops": grid, "runs": runs, "curves": curves,
-            "ceilings": {w: ceiling(cfg.task, weights, w, cfg.n_layers) for w in windows},
-            "chance": 1.0 / cfg.n_symbols, "crossovers": crossovers, "b_star": b_star,
-            "b_star_changes": changes(b_star), "top_share": shares, "bootstrap": bootstrap_design(len(cfg.seeds)),
-            "loss_frontier": {w: {"loss": loss[w]["mean"], "width": loss[w]["width"]} for w in windows},
-            "config": sweep_result["config"], "stopped": sweep_result.get("stopped", "steps"),
-            "steps_done": sweep_result.get("steps_done")}
+    return {
+        "windows": windows,
+        "widths": list(cfg.widths),
+        "lrs": list(cfg.lrs),
+        "lr": lr,
+        "seeds": list(cfg.seeds),
+        "weights": list(weights),
+        "lags": list(cfg.lags),
+        "steps": next(iter(runs.values()))["steps"],
+        "flops": grid,
+        "runs": runs,
+        "curves": curves,
+        "ceilings": {w: ceiling(cfg.task, weights, w, cfg.n_layers) for w in windows},
+        "chance": 1.0 / cfg.n_symbols,
+        "crossovers": crossovers,
+        "b_star": b_star,
+        "b_star_changes": changes(b_star),
+        "top_share": shares,
+        "bootstrap": bootstrap_design(len(cfg.seeds)),
+        "loss_frontier": {w: {"loss": loss[w]["mean"], "width": loss[w]["width"]} for w in windows},
+        "config": sweep_result["config"],
+        "stopped": sweep_result.get("stopped", "steps"),
+        "steps_done": sweep_result.get("steps_done"),
+    }
 
 
 def at_budget(analysis: dict, flops: float) -> dict | None:
@@ -394,16 +489,26 @@ def at_budget(analysis: dict, flops: float) -> dict | None:
     acc = {w: float(fronts[w]["mean"][-1]) for w in windows}
     ranked = sorted(acc, key=lambda w: -acc[w])
     winner = ranked[0]
-    later = [c for c in analysis["crossovers"] if c["more_structure"] == winner and c["flops_of_mean_curves"]
-             and c["flops_of_mean_curves"] > flops]
+    later = [
+        c
+        for c in analysis["crossovers"]
+        if c["more_structure"] == winner and c["flops_of_mean_curves"] and c["flops_of_mean_curves"] > flops
+    ]
     runner_up = ranked[1] if len(ranked) > 1 else None
     lead = acc[winner] - acc[runner_up] if runner_up is not None else math.inf
     top = fr.top_share(np.stack([fronts[w]["stack"] for w in windows]))
     confidence = None if top is None else float(top[windows.index(winner)][-1])
-    return {"flops": flops, "accuracy": acc, "width": {w: fronts[w]["width"][-1] for w in windows},
-            "winner": winner, "runner_up": runner_up, "lead": lead, "confidence": confidence,
-            "clear": is_clear(lead, confidence),
-            "remove_at": min(later, key=lambda c: c["flops_of_mean_curves"]) if later else None}
+    return {
+        "flops": flops,
+        "accuracy": acc,
+        "width": {w: fronts[w]["width"][-1] for w in windows},
+        "winner": winner,
+        "runner_up": runner_up,
+        "lead": lead,
+        "confidence": confidence,
+        "clear": is_clear(lead, confidence),
+        "remove_at": min(later, key=lambda c: c["flops_of_mean_curves"]) if later else None,
+    }
 
 
 def recipe_shift(analysis: dict) -> dict | None:
@@ -418,10 +523,19 @@ def recipe_shift(analysis: dict) -> dict | None:
         found = [x["flops_of_mean_curves"] for x in c["by_lr"].values()]
         if all(found):
             ratios.append(max(found) / min(found))
-    extreme = next(c for c in pairs if (c["more_structure"], c["less_structure"]) ==
-                   (analysis["windows"][0], analysis["windows"][-1]))
-    return {"more": extreme["more_structure"], "less": extreme["less_structure"],
-            "best": extreme["flops_of_mean_curves"],
-            "by_lr": {lr: x["flops_of_mean_curves"] for lr, x in extreme["by_lr"].items()},
-            "pairs": len(pairs), "both": len(ratios), "lo": min(ratios, default=math.nan),
-            "hi": max(ratios, default=math.nan), "median": float(np.median(ratios)) if ratios else math.nan}
+    extreme = next(
+        c
+        for c in pairs
+        if (c["more_structure"], c["less_structure"]) == (analysis["windows"][0], analysis["windows"][-1])
+    )
+    return {
+        "more": extreme["more_structure"],
+        "less": extreme["less_structure"],
+        "best": extreme["flops_of_mean_curves"],
+        "by_lr": {lr: x["flops_of_mean_curves"] for lr, x in extreme["by_lr"].items()},
+        "pairs": len(pairs),
+        "both": len(ratios),
+        "lo": min(ratios, default=math.nan),
+        "hi": max(ratios, default=math.nan),
+        "median": float(np.median(ratios)) if ratios else math.nan,
+    }

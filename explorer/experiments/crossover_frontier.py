@@ -107,6 +107,11 @@ def crossing(flops: np.ndarray, more: np.ndarray, less: np.ndarray, min_lead: fl
 def spread(per_seed: list[float | None]) -> dict:
     """Crossings of the seeds: geometric mean, range and count of those that cross."""
     found = [x for x in per_seed if x is not None]
-    return {"flops_mean": 10 ** float(np.mean(np.log10(found))) if found else None,
-            "flops_min": min(found) if found else None, "flops_max": max(found) if found else None,
-            "flops_per_seed": per_seed, "seeds_with_crossover": len(found), "seeds": len(per_seed)}
+    return {
+        "flops_mean": 10 ** float(np.mean(np.log10(found))) if found else None,
+        "flops_min": min(found) if found else None,
+        "flops_max": max(found) if found else None,
+        "flops_per_seed": per_seed,
+        "seeds_with_crossover": len(found),
+        "seeds": len(per_seed),
+    }

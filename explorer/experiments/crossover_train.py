@@ -53,8 +53,10 @@ class RunModels:
                 torch.nn.init.normal_(model.pos_emb.weight, std=cfg.pos_init_std)
             models.append(model.to(device))
         self.data = [torch.Generator().manual_seed(seed) for seed in cfg.seeds]  # same batches for every run
-        held_out = [self.task.sample(cfg.eval_size, torch.Generator().manual_seed(seed + EVAL_SEED_OFFSET))
-                    for seed in cfg.seeds]
+        held_out = [
+            self.task.sample(cfg.eval_size, torch.Generator().manual_seed(seed + EVAL_SEED_OFFSET))
+            for seed in cfg.seeds
+        ]
         eval_x = torch.stack(held_out)  # [S, N, T]
         self.eval_x, self.eval_y = eval_x.to(device), self.task.labels(eval_x).to(device)  # [S, N, T, J]
         if cfg.batched:
@@ -67,8 +69,12 @@ class RunModels:
 
             self._logits = lambda x: vmap(one)(params, buffers, x)  # [S, B, T, J*V]
             # evaluation needs no gradient: one model at a time through the fused attention kernel
-            self._eval_logits = lambda x: torch.stack([functional_call(
-                base, ({k: v[i] for k, v in params.items()}, buffers), (xi,)).logits for i, xi in enumerate(x)])
+            self._eval_logits = lambda x: torch.stack(
+                [
+                    functional_call(base, ({k: v[i] for k, v in params.items()}, buffers), (xi,)).logits
+                    for i, xi in enumerate(x)
+                ]
+            )
             self._params = list(params.values())
             self._clip = lambda: _clip_stacked([p.grad for p in self._params], cfg.grad_clip)
         else:
@@ -108,8 +114,15 @@ class RunModels:
 
 def _snapshot(cfg: SweepConfig, records: dict, step: int) -> dict:
     """What a page can draw while the run goes on: a sweep result of the checkpoints so far (copied)."""
-    runs = {key: {**r, "steps": list(r["steps"]), "per_lag_accuracy": [list(s) for s in r["per_lag_accuracy"]],
-                  "eval_loss": [list(s) for s in r["eval_loss"]]} for key, r in records.items()}
+    runs = {
+        key: {
+            **r,
+            "steps": list(r["steps"]),
+            "per_lag_accuracy": [list(s) for s in r["per_lag_accuracy"]],
+            "eval_loss": [list(s) for s in r["eval_loss"]],
+        }
+        for key, r in records.items()
+    }
     return {"config": cfg.to_dict(), "runs": runs, "stopped": "running", "steps_done": step}
 
 
@@ -123,9 +136,18 @@ def train_runs(cfg: SweepConfig, runs: list[Run], progress: Progress = SILENT) -
     checkpoints = set(cfg.checkpoints())
     start = time.perf_counter()
     groups = [RunModels(cfg, run) for run in runs]
-    records = {run.key: {"window": run.window, "width": run.width, "lr": run.lr, "seeds": list(cfg.seeds),
-                         "steps": [], "per_lag_accuracy": [[] for _ in cfg.seeds], "eval_loss": [[] for _ in cfg.seeds]}
-               for run in runs}
+    records = {
+        run.key: {
+            "window": run.window,
+            "width": run.width,
+            "lr": run.lr,
+            "seeds": list(cfg.seeds),
+            "steps": [],
+            "per_lag_accuracy": [[] for _ in cfg.seeds],
+            "eval_loss": [[] for _ in cfg.seeds],
+        }
+        for run in runs
+    }
     stopped, step = "steps", 0
     for step in range(1, cfg.steps + 1):
         for group in groups:
@@ -144,6 +166,16 @@ def train_runs(cfg: SweepConfig, runs: list[Run], progress: Progress = SILENT) -
             stopped = progress.stop_reason()
             break
         if step % 5 == 0 or step == cfg.steps:
-            progress.update(step / cfg.steps, content.text(BOOK, "progress", step=step, steps=cfg.steps, runs=len(runs),
-                                                           seeds=len(cfg.seeds), seconds=time.perf_counter() - start))
+            progress.update(
+                step / cfg.steps,
+                content.text(
+                    BOOK,
+                    "progress",
+                    step=step,
+                    steps=cfg.steps,
+                    runs=len(runs),
+                    seeds=len(cfg.seeds),
+                    seconds=time.perf_counter() - start,
+                ),
+            )
     return {"runs": records, "steps_done": step, "stopped": stopped, "seconds": time.perf_counter() - start}

@@ -29,8 +29,12 @@ def recipe_label(option: str) -> str:
 
 
 def section_labels() -> list[str]:
-    return [content.text(BOOK, "tab-question"), content.text(BOOK, "tab-best"), content.text(BOOK, "tab-watch"),
-            content.text(BOOK, "tab-how")]
+    return [
+        content.text(BOOK, "tab-question"),
+        content.text(BOOK, "tab-best"),
+        content.text(BOOK, "tab-watch"),
+        content.text(BOOK, "tab-how"),
+    ]
 
 
 def _sure(confidence: float | None, analysis: dict) -> str:
@@ -45,22 +49,51 @@ def reading(analysis: dict, budget: float) -> tuple[dict | None, str]:
     a less-structured window overtakes it (slide 13). Outside the measured range: (None, a notice saying so)."""
     read = xo.at_budget(analysis, budget)
     if read is None:
-        return None, content.text(BOOK, "outside-range", budget=sci(budget, 2), first=sci(analysis["flops"][0], 2),
-                                  last=sci(analysis["flops"][-1], 2))
+        return None, content.text(
+            BOOK,
+            "outside-range",
+            budget=sci(budget, 2),
+            first=sci(analysis["flops"][0], 2),
+            last=sci(analysis["flops"][-1], 2),
+        )
     winner, runner_up, acc = read["winner"], read["runner_up"], read["accuracy"]
-    at = dict(budget=sci(budget, 2), winner=winner, width=read["width"][winner],
-              sure=_sure(read["confidence"], analysis))
+    at = dict(
+        budget=sci(budget, 2), winner=winner, width=read["width"][winner], sure=_sure(read["confidence"], analysis)
+    )
     if read["clear"]:
-        text = (content.text(BOOK, "read-wins", **at, acc=acc[winner]) + " "
-                + content.text(BOOK, "read-next", runner=runner_up, acc=acc[runner_up]))
+        text = (
+            content.text(BOOK, "read-wins", **at, acc=acc[winner])
+            + " "
+            + content.text(BOOK, "read-next", runner=runner_up, acc=acc[runner_up])
+        )
     else:
-        text = content.text(BOOK, "read-unclear", **at, runner=runner_up, acc=acc[winner], acc_runner=acc[runner_up],
-                            lead=read["lead"], min_lead=xo.MIN_LEAD, threshold=xo.CLEAR_CONFIDENCE)
+        text = content.text(
+            BOOK,
+            "read-unclear",
+            **at,
+            runner=runner_up,
+            acc=acc[winner],
+            acc_runner=acc[runner_up],
+            lead=read["lead"],
+            min_lead=xo.MIN_LEAD,
+            threshold=xo.CLEAR_CONFIDENCE,
+        )
     c = read["remove_at"]
-    advice = (content.text(BOOK, "read-remove", less=c["less_structure"], winner=winner,
-                           flops=sci(c["flops_of_mean_curves"], 2), lo=sci(c["flops_min"], 2),
-                           hi=sci(c["flops_max"], 2), crossed=c["seeds_with_crossover"], seeds=c["seeds"])
-              if c and c["flops_min"] else content.text(BOOK, "read-keep"))
+    advice = (
+        content.text(
+            BOOK,
+            "read-remove",
+            less=c["less_structure"],
+            winner=winner,
+            flops=sci(c["flops_of_mean_curves"], 2),
+            lo=sci(c["flops_min"], 2),
+            hi=sci(c["flops_max"], 2),
+            crossed=c["seeds_with_crossover"],
+            seeds=c["seeds"],
+        )
+        if c and c["flops_min"]
+        else content.text(BOOK, "read-keep")
+    )
     return read, content.text(BOOK, "read-join", read=text, advice=advice)
 
 
@@ -69,18 +102,25 @@ def cost_table(read: dict, analysis: dict, length: int) -> tuple[pd.DataFrame, l
     and the names of the columns to show with three decimals."""
     col = {k: content.text(BOOK, f"col-{k}") for k in ("window", "frontier", "width", "ceiling", "room")}
     windows = analysis["windows"]
-    table = pd.DataFrame({col["window"]: [window_name(w, length) for w in windows],
-                          col["frontier"]: [read["accuracy"][w] for w in windows],
-                          col["width"]: [read["width"][w] for w in windows],
-                          col["ceiling"]: [analysis["ceilings"][w] for w in windows]})
+    table = pd.DataFrame(
+        {
+            col["window"]: [window_name(w, length) for w in windows],
+            col["frontier"]: [read["accuracy"][w] for w in windows],
+            col["width"]: [read["width"][w] for w in windows],
+            col["ceiling"]: [analysis["ceilings"][w] for w in windows],
+        }
+    )
     table[col["room"]] = table[col["ceiling"]] - table[col["frontier"]]
     return table, [col[k] for k in TABLE_NUMBERS]
 
 
 def bstar_notice(analysis: dict) -> str:
     boot = analysis["bootstrap"]
-    how_sure = (content.text(BOOK, "bstar-bootstrap", **boot) if analysis["top_share"]
-                else content.text(BOOK, "bstar-one-seed", min_lead=xo.MIN_LEAD))
+    how_sure = (
+        content.text(BOOK, "bstar-bootstrap", **boot)
+        if analysis["top_share"]
+        else content.text(BOOK, "bstar-one-seed", min_lead=xo.MIN_LEAD)
+    )
     return content.text(BOOK, "bstar-notice", min_lead=xo.MIN_LEAD) + " " + how_sure
 
 

@@ -58,11 +58,20 @@ CACHE_KIND = "depth-run"  # one cached record per (settings, depth, wiring, seed
 MESSAGES = "messages"  # a run's progress messages: content/<lang>/messages.md
 _PROBE = {"token": [float], "majority": [float]}
 RUN_SHAPE = {  # what a cached run must hold before the page analyses it (`explorer.shapes`)
-    "depth": int, "wiring": str, "seed": int, "parameters": int, "flops_per_step": int, "steps_done": int,
-    "stopped": str, "seconds": float, "eval_loss": float, "eval_accuracy": float,
+    "depth": int,
+    "wiring": str,
+    "seed": int,
+    "parameters": int,
+    "flops_per_step": int,
+    "steps_done": int,
+    "stopped": str,
+    "seconds": float,
+    "eval_loss": float,
+    "eval_accuracy": float,
     "history": [{"step": int, "flops": float, "train_loss": float, "eval_loss": float, "eval_accuracy": float}],
     "anatomy": {"symbol_first": float, "symbol_rest": float, "set_first": float, "set_rest": float},
-    "probes": {"trained": _PROBE, "untrained": _PROBE}}
+    "probes": {"trained": _PROBE, "untrained": _PROBE},
+}
 WIRINGS = ("final", "aligned")
 WIRING_NAMES = {"final": "final layer only (standard)", "aligned": "layer-aligned (step 3)"}
 PROBE_SEED_OFFSET = 2_000_003  # probe data uses generators that neither training nor evaluation uses
@@ -74,6 +83,7 @@ RIDGE = 1e-3  # probe regularisation, relative to the mean feature variance (fea
 
 
 # --- the task ----------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class MajorityShiftedCopy:
@@ -121,7 +131,7 @@ class MajorityShiftedCopy:
         Knowing that one symbol is large, the bit is 1 when at least half of the other (length - 1) are large.
         """
         others = self.length - 1
-        return sum(math.comb(others, k) for k in range(others // 2, others + 1)) / 2 ** others
+        return sum(math.comb(others, k) for k in range(others // 2, others + 1)) / 2**others
 
 
 @dataclass(frozen=True)
@@ -159,14 +169,17 @@ def examples(task: MajorityShiftedCopy, n: int, seed: int = 0) -> list[dict]:
     shifted = task.majority(x)
     kinds = [torch.nonzero(shifted == flag).flatten().tolist() for flag in (True, False)]
     picked = [kinds[i % 2][i // 2] for i in range(n)]
+
     def text(tokens: torch.Tensor) -> str:
         return " ".join(symbol_text(task, t) for t in tokens)
 
-    return [{"input": text(x[i]), "target": text(y[i]), "large": int(large[i]), "shifted": bool(shifted[i])}
-            for i in picked]
+    return [
+        {"input": text(x[i]), "target": text(y[i]), "large": int(large[i]), "shifted": bool(shifted[i])} for i in picked
+    ]
 
 
 # --- settings --------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class DepthConfig(Reviewable):
@@ -224,9 +237,15 @@ class DepthConfig(Reviewable):
         if wiring not in WIRINGS:
             raise ValueError(f"wiring must be one of {', '.join(WIRINGS)}, got {wiring!r}")
         task = self.task
-        return TransformerConfig(arch="encoder_decoder", vocab_size=task.vocab_size, d_model=self.d_model,
-                                 n_heads=self.n_heads, n_layers=depth, max_len=task.input_len + task.target_len,
-                                 layer_aligned=wiring == "aligned")
+        return TransformerConfig(
+            arch="encoder_decoder",
+            vocab_size=task.vocab_size,
+            d_model=self.d_model,
+            n_heads=self.n_heads,
+            n_layers=depth,
+            max_len=task.input_len + task.target_len,
+            layer_aligned=wiring == "aligned",
+        )
 
     def flops_per_step(self, depth: int, wiring: str) -> int:
         task = self.task
@@ -238,7 +257,6 @@ class DepthConfig(Reviewable):
         return [(d, w, s) for d in self.depths for s in self.seeds for w in self.wirings]
 
 
-
 PRESETS = {
     "main": DepthConfig(seeds=tuple(range(8))),
     # the control: the same models on a task that needs only the fully encoded input (depth 4 left out for time)
@@ -248,8 +266,9 @@ PRESETS = {
     # the learning-rate check: the deepest depth, trained at each rate of LR_GRID (`lr_sweep`)
     "lr": DepthConfig(depths=(8,)),
     # small enough for a test: two shallow depths, two seeds, a few dozen steps
-    "quick": DepthConfig(depths=(1, 2), seeds=(0, 1), steps=20, eval_every=10, eval_size=64, probe_train=128,
-                         probe_test=64),
+    "quick": DepthConfig(
+        depths=(1, 2), seeds=(0, 1), steps=20, eval_every=10, eval_size=64, probe_train=128, probe_test=64
+    ),
 }
 LR_PRESET = "lr"  # the preset `lr_sweep` trains at every rate of LR_GRID
 LR_GRID = (1e-3, 3e-3, 1e-2)  # around the main rate, a factor of about 3 each way
@@ -262,8 +281,10 @@ def run_key(cfg: DepthConfig, depth: int, wiring: str, seed: int) -> dict:
 
 # --- probes ------------------------------------------------------------------------------------------
 
-def ridge_fit(features: np.ndarray, targets: np.ndarray, ridge: float = RIDGE) -> tuple[np.ndarray, np.ndarray,
-                                                                                           np.ndarray]:
+
+def ridge_fit(
+    features: np.ndarray, targets: np.ndarray, ridge: float = RIDGE
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Closed-form ridge regression on standardised features (float64).
 
     Returns (mean, scale, weights) with weights [d + 1, k] (the last row is the bias, not penalised).
@@ -284,9 +305,14 @@ def ridge_predict(model: tuple[np.ndarray, np.ndarray, np.ndarray], features: np
     return z @ weights[:-1] + weights[-1]
 
 
-def probe_accuracies(fit_x: np.ndarray, fit_labels: dict[str, np.ndarray], test_x: np.ndarray,
-                     test_labels: dict[str, np.ndarray], classes: dict[str, int], ridge: float = RIDGE
-                     ) -> dict[str, float]:
+def probe_accuracies(
+    fit_x: np.ndarray,
+    fit_labels: dict[str, np.ndarray],
+    test_x: np.ndarray,
+    test_labels: dict[str, np.ndarray],
+    classes: dict[str, int],
+    ridge: float = RIDGE,
+) -> dict[str, float]:
     """Held-out accuracy of a linear probe per target: ridge regression onto one-hot labels, then argmax.
 
     The targets share one solve (their one-hot blocks side by side), so each probe is what it would be alone.
@@ -296,7 +322,7 @@ def probe_accuracies(fit_x: np.ndarray, fit_labels: dict[str, np.ndarray], test_
     scores = ridge_predict(ridge_fit(fit_x, onehot, ridge), test_x)
     out, start = {}, 0
     for n in names:
-        block = scores[:, start:start + classes[n]]
+        block = scores[:, start : start + classes[n]]
         out[n] = float((block.argmax(1) == np.asarray(test_labels[n])).mean())
         start += classes[n]
     return out
@@ -331,6 +357,7 @@ def probe_model(model: Transformer, cfg: DepthConfig, seed: int) -> dict[str, li
 
 # --- one run and the sweep -----------------------------------------------------------------------------
 
+
 @torch.no_grad()
 def error_anatomy(model: Transformer, cfg: DepthConfig, seed: int) -> dict[str, float]:
     """On the held-out set: how often the output has the right symbol (low level) and the right symbol set
@@ -344,8 +371,12 @@ def error_anatomy(model: Transformer, cfg: DepthConfig, seed: int) -> dict[str, 
     k = task.n_symbols
     right_symbol = (predicted % k == wanted % k).float()
     right_set = ((predicted >= k) == (wanted >= k)).float()
-    return {"symbol_first": float(right_symbol[:, 0].mean()), "symbol_rest": float(right_symbol[:, 1:].mean()),
-            "set_first": float(right_set[:, 0].mean()), "set_rest": float(right_set[:, 1:].mean())}
+    return {
+        "symbol_first": float(right_symbol[:, 0].mean()),
+        "symbol_rest": float(right_symbol[:, 1:].mean()),
+        "set_first": float(right_set[:, 0].mean()),
+        "set_rest": float(right_set[:, 1:].mean()),
+    }
 
 
 def run_one(cfg: DepthConfig, depth: int, wiring: str, seed: int, progress: Progress = SILENT) -> dict:
@@ -357,13 +388,24 @@ def run_one(cfg: DepthConfig, depth: int, wiring: str, seed: int, progress: Prog
     probes = {"trained": probe_model(result.model, cfg, seed), "untrained": probe_model(initial, cfg, seed)}
     anatomy = error_anatomy(result.model, cfg, seed)
     final = result.history[-1]
-    return {"depth": depth, "wiring": wiring, "seed": seed, "parameters": result.model.num_parameters(),
-            "flops_per_step": cfg.flops_per_step(depth, wiring), "steps_done": result.steps_done,
-            "stopped": result.stopped, "seconds": result.seconds, "eval_loss": final["eval_loss"],
-            "eval_accuracy": final["eval_accuracy"],
-            "history": [{k: row[k] for k in ("step", "flops", "train_loss", "eval_loss", "eval_accuracy")}
-                        for row in result.history],
-            "anatomy": anatomy, "probes": probes, **({"lr": result.lr} if cfg.recipe != "old" else {})}
+    return {
+        "depth": depth,
+        "wiring": wiring,
+        "seed": seed,
+        "parameters": result.model.num_parameters(),
+        "flops_per_step": cfg.flops_per_step(depth, wiring),
+        "steps_done": result.steps_done,
+        "stopped": result.stopped,
+        "seconds": result.seconds,
+        "eval_loss": final["eval_loss"],
+        "eval_accuracy": final["eval_accuracy"],
+        "history": [
+            {k: row[k] for k in ("step", "flops", "train_loss", "eval_loss", "eval_accuracy")} for row in result.history
+        ],
+        "anatomy": anatomy,
+        "probes": probes,
+        **({"lr": result.lr} if cfg.recipe != "old" else {}),
+    }
 
 
 def unread_layer_backward_flops(cfg: DepthConfig, depth: int) -> int:
@@ -412,8 +454,14 @@ def from_shipped(cfg: DepthConfig, depth: int, wiring: str, seed: int, shipped: 
     for sweep_result in shipped if isinstance(shipped, list) else [shipped]:
         if not sweep_result or not cfg.same_settings(sweep_result["config"]):
             continue
-        record = next((r for r in sweep_result["runs"] if (r["depth"], r["wiring"], r["seed"]) == (depth, wiring, seed)
-                       and r["steps_done"] == cfg.steps), None)
+        record = next(
+            (
+                r
+                for r in sweep_result["runs"]
+                if (r["depth"], r["wiring"], r["seed"]) == (depth, wiring, seed) and r["steps_done"] == cfg.steps
+            ),
+            None,
+        )
         if record is not None:
             return record
     return None
@@ -421,12 +469,15 @@ def from_shipped(cfg: DepthConfig, depth: int, wiring: str, seed: int, shipped: 
 
 def plan(cfg: DepthConfig, shipped: Shipped = None, use_cache: bool = True) -> Plan[tuple[int, str, int]]:
     """Which (depth, wiring, seed) runs are ready (shipped or cached) and which are still to train."""
-    return planning.plan(cfg.runs(), lambda run: from_shipped(cfg, *run, shipped),
-                         (CACHE_KIND, lambda run: run_key(cfg, *run)) if use_cache else None, RUN_SHAPE)
+    return planning.plan(
+        cfg.runs(),
+        lambda run: from_shipped(cfg, *run, shipped),
+        (CACHE_KIND, lambda run: run_key(cfg, *run)) if use_cache else None,
+        RUN_SHAPE,
+    )
 
 
-def sweep(cfg: DepthConfig, shipped: Shipped = None, use_cache: bool = True,
-          progress: Progress = SILENT) -> dict:
+def sweep(cfg: DepthConfig, shipped: Shipped = None, use_cache: bool = True, progress: Progress = SILENT) -> dict:
     """Every run of `cfg`: reused from `shipped` or the cache where possible, the rest trained now.
 
     When `progress` says to stop (cancelled or out of time), the model in training stops at its next step:
@@ -438,51 +489,91 @@ def sweep(cfg: DepthConfig, shipped: Shipped = None, use_cache: bool = True,
 
     def label(run: tuple[int, str, int], i: int, n: int) -> str:
         depth, wiring, seed = run
-        return content.text(MESSAGES, "depth-run", depth=depth, seed=seed, i=missing.index(run) + 1,
-                            total=len(missing), wiring=content.text(MESSAGES, f"depth-wiring-{wiring}"))
+        return content.text(
+            MESSAGES,
+            "depth-run",
+            depth=depth,
+            seed=seed,
+            i=missing.index(run) + 1,
+            total=len(missing),
+            wiring=content.text(MESSAGES, f"depth-wiring-{wiring}"),
+        )
 
-    units = Units(keys=cfg.runs(), train=lambda run, part: run_one(cfg, *run, part), label=label,
-                  from_shipped=lambda run: from_shipped(cfg, *run, shipped),
-                  cache=(CACHE_KIND, lambda run: run_key(cfg, *run)) if use_cache else None, shape=RUN_SHAPE)
+    units = Units(
+        keys=cfg.runs(),
+        train=lambda run, part: run_one(cfg, *run, part),
+        label=label,
+        from_shipped=lambda run: from_shipped(cfg, *run, shipped),
+        cache=(CACHE_KIND, lambda run: run_key(cfg, *run)) if use_cache else None,
+        shape=RUN_SHAPE,
+    )
     outcome = run_units(units, progress, content.text(MESSAGES, "done"))
     sources = outcome.plan.sources
     ready = [{**r, "source": sources.get((r["depth"], r["wiring"], r["seed"]), "trained")} for r in outcome.records]
-    return {"config": cfg.to_dict(), "runs": ready, "stopped": outcome.stopped, "trained": len(missing),
-            "seconds": time.perf_counter() - start}
+    return {
+        "config": cfg.to_dict(),
+        "runs": ready,
+        "stopped": outcome.stopped,
+        "trained": len(missing),
+        "seconds": time.perf_counter() - start,
+    }
 
 
-def lr_sweep(cfg: DepthConfig, lrs: tuple[float, ...] = LR_GRID, shipped: Shipped = None,
-             progress: Progress = SILENT) -> dict:
+def lr_sweep(
+    cfg: DepthConfig, lrs: tuple[float, ...] = LR_GRID, shipped: Shipped = None, progress: Progress = SILENT
+) -> dict:
     """`cfg` trained at each learning rate of `lrs` (every run tagged with its `lr`), so each wiring can be
     compared at its own best rate: a gap that one shared rate makes would vanish there. Runs that `shipped`
     holds with the same settings (the main sweep, at its rate) are taken from it, marked as such."""
     runs, stopped, start = [], "steps", time.perf_counter()
     for i, lr in enumerate(lrs):
         prefix = content.text(MESSAGES, "lr", lr=lr) + colon()
-        swept = sweep(replace(cfg, lr=lr), shipped, use_cache=False,
-                      progress=progress.part(i / len(lrs), (i + 1) / len(lrs), prefix))
+        swept = sweep(
+            replace(cfg, lr=lr),
+            shipped,
+            use_cache=False,
+            progress=progress.part(i / len(lrs), (i + 1) / len(lrs), prefix),
+        )
         runs += [{**r, "lr": lr} for r in swept["runs"]]
         stopped = swept["stopped"]
         if stopped != "steps":
             break
-    return {"config": cfg.to_dict(), "lrs": list(lrs), "runs": runs, "stopped": stopped,
-            "seconds": time.perf_counter() - start}
+    return {
+        "config": cfg.to_dict(),
+        "lrs": list(lrs),
+        "runs": runs,
+        "stopped": stopped,
+        "seconds": time.perf_counter() - start,
+    }
 
 
 def available(cfg: DepthConfig, shipped: Shipped = None) -> tuple[dict, list[tuple]]:
     """What can be shown for `cfg` without training: a sweep-shaped dict of the ready runs (with `rejected`: why
     cached records that could not be used were removed), and the missing runs."""
     planned = plan(cfg, shipped)
-    return ({"config": cfg.to_dict(), "runs": planned.records(), "stopped": "steps", "trained": 0, "seconds": 0.0,
-             "rejected": list(planned.rejected.values())}, planned.missing)
+    return (
+        {
+            "config": cfg.to_dict(),
+            "runs": planned.records(),
+            "stopped": "steps",
+            "trained": 0,
+            "seconds": 0.0,
+            "rejected": list(planned.rejected.values()),
+        },
+        planned.missing,
+    )
 
 
 # --- analysis ------------------------------------------------------------------------------------------
 
+
 def _spread(values: list[float]) -> dict:
     arr = np.asarray(values, float)
-    return {"mean": float(arr.mean()), "sd": float(arr.std(ddof=1)) if len(arr) > 1 else float("nan"),
-            "per_seed": [float(v) for v in arr]}
+    return {
+        "mean": float(arr.mean()),
+        "sd": float(arr.std(ddof=1)) if len(arr) > 1 else float("nan"),
+        "per_seed": [float(v) for v in arr],
+    }
 
 
 def _late_drop(history: list[dict], fraction: float = 1 / 6) -> float:
@@ -502,8 +593,13 @@ def _paired_test(a: dict, b: dict, metric: str) -> dict:
     out = compare_unpaired(a[metric]["per_seed"], b[metric]["per_seed"])
     out["welch_p"] = out["p"]
     diffs = [first[s] - second[s] for s in shared]
-    out.update(p=sign_flip_p(diffs) if len(shared) >= 2 else float("nan"), diffs=diffs, pairs=len(shared),
-               smallest_p=smallest_p(len(shared)), test="exact sign-flip test, paired by seed")
+    out.update(
+        p=sign_flip_p(diffs) if len(shared) >= 2 else float("nan"),
+        diffs=diffs,
+        pairs=len(shared),
+        smallest_p=smallest_p(len(shared)),
+        test="exact sign-flip test, paired by seed",
+    )
     return out
 
 
@@ -522,23 +618,29 @@ def analyse(swept: dict) -> dict:
     cells: dict[int, dict[str, dict]] = {}
     for depth in cfg.depths:
         for wiring in cfg.wirings:
-            runs = sorted((r for r in complete if r["depth"] == depth and r["wiring"] == wiring),
-                          key=lambda r: r["seed"])
+            runs = sorted(
+                (r for r in complete if r["depth"] == depth and r["wiring"] == wiring), key=lambda r: r["seed"]
+            )
             if not runs:
                 continue
             steps = [row["step"] for row in runs[0]["history"]]
             cells.setdefault(depth, {})[wiring] = {
-                "seeds": [r["seed"] for r in runs], "parameters": runs[0]["parameters"],
+                "seeds": [r["seed"] for r in runs],
+                "parameters": runs[0]["parameters"],
                 "flops_per_step": runs[0]["flops_per_step"],
                 "accuracy": _spread([r["eval_accuracy"] for r in runs]),
                 "loss": _spread([r["eval_loss"] for r in runs]),
                 "late_drop": _spread([_late_drop(r["history"]) for r in runs]),
                 "steps": steps,
-                "curves": {key: np.array([[row[key] for row in r["history"]] for r in runs])
-                           for key in ("eval_loss", "eval_accuracy", "train_loss")},
+                "curves": {
+                    key: np.array([[row[key] for row in r["history"]] for r in runs])
+                    for key in ("eval_loss", "eval_accuracy", "train_loss")
+                },
                 "anatomy": {key: _spread([r["anatomy"][key] for r in runs]) for key in runs[0]["anatomy"]},
-                "probes": {when: {t: np.array([r["probes"][when][t] for r in runs]) for t in TARGETS}
-                           for when in ("trained", "untrained")},
+                "probes": {
+                    when: {t: np.array([r["probes"][when][t] for r in runs]) for t in TARGETS}
+                    for when in ("trained", "untrained")
+                },
                 "seconds": float(sum(r["seconds"] for r in runs)),
             }
     tests = {}
@@ -547,16 +649,26 @@ def analyse(swept: dict) -> dict:
             final, aligned = by_wiring["final"], by_wiring["aligned"]
             with warnings.catch_warnings():  # a wiring that solves the task in every seed has (near) zero spread
                 warnings.simplefilter("ignore", RuntimeWarning)
-                tests[depth] = {"loss": _paired_test(final, aligned, "loss"),
-                                "accuracy": _paired_test(aligned, final, "accuracy")}
+                tests[depth] = {
+                    "loss": _paired_test(final, aligned, "loss"),
+                    "accuracy": _paired_test(aligned, final, "accuracy"),
+                }
     task = cfg.task
-    return {"config": swept["config"], "depths": sorted(cells), "cells": cells, "tests": tests,
-            "seeds": sorted({r["seed"] for r in complete}),
-            "chance": {"token": 1 / task.n_symbols, "majority": 0.5},
-            "single_token_ceiling": task.single_token_ceiling(),
-            "incomplete": [{k: r[k] for k in ("depth", "wiring", "seed", "steps_done")} for r in swept["runs"]
-                           if r["steps_done"] != cfg.steps],
-            "stopped": swept.get("stopped", "steps")}
+    return {
+        "config": swept["config"],
+        "depths": sorted(cells),
+        "cells": cells,
+        "tests": tests,
+        "seeds": sorted({r["seed"] for r in complete}),
+        "chance": {"token": 1 / task.n_symbols, "majority": 0.5},
+        "single_token_ceiling": task.single_token_ceiling(),
+        "incomplete": [
+            {k: r[k] for k in ("depth", "wiring", "seed", "steps_done")}
+            for r in swept["runs"]
+            if r["steps_done"] != cfg.steps
+        ],
+        "stopped": swept.get("stopped", "steps"),
+    }
 
 
 def analyse_lr(swept: dict) -> dict:
@@ -571,21 +683,32 @@ def analyse_lr(swept: dict) -> dict:
         for lr in swept["lrs"]:
             runs = sorted((r for r in complete if r["wiring"] == wiring and r["lr"] == lr), key=lambda r: r["seed"])
             if runs:
-                cells.setdefault(wiring, {})[lr] = {"seeds": [r["seed"] for r in runs],
-                                                    "accuracy": _spread([r["eval_accuracy"] for r in runs]),
-                                                    "loss": _spread([r["eval_loss"] for r in runs])}
+                cells.setdefault(wiring, {})[lr] = {
+                    "seeds": [r["seed"] for r in runs],
+                    "accuracy": _spread([r["eval_accuracy"] for r in runs]),
+                    "loss": _spread([r["eval_loss"] for r in runs]),
+                }
     best = {w: min(by_lr, key=lambda lr: by_lr[lr]["loss"]["mean"]) for w, by_lr in cells.items()}
     most_accurate = {w: max(by_lr, key=lambda lr: by_lr[lr]["accuracy"]["mean"]) for w, by_lr in cells.items()}
-    out = {"config": swept["config"], "depth": depth, "lrs": swept["lrs"], "cells": cells, "best": best,
-           "most_accurate": most_accurate,
-           "at_edge": {w: lr in (min(swept["lrs"]), max(swept["lrs"])) for w, lr in best.items()},
-           "seeds": sorted({r["seed"] for r in complete}), "tests": {}}
+    out = {
+        "config": swept["config"],
+        "depth": depth,
+        "lrs": swept["lrs"],
+        "cells": cells,
+        "best": best,
+        "most_accurate": most_accurate,
+        "at_edge": {w: lr in (min(swept["lrs"]), max(swept["lrs"])) for w, lr in best.items()},
+        "seeds": sorted({r["seed"] for r in complete}),
+        "tests": {},
+    }
     if len(best) == 2:
         final, aligned = cells["final"][best["final"]], cells["aligned"][best["aligned"]]
         with warnings.catch_warnings():  # a wiring that solves the task in every seed has (near) zero spread
             warnings.simplefilter("ignore", RuntimeWarning)
-            out["tests"] = {"loss": _paired_test(final, aligned, "loss"),
-                            "accuracy": _paired_test(aligned, final, "accuracy")}
+            out["tests"] = {
+                "loss": _paired_test(final, aligned, "loss"),
+                "accuracy": _paired_test(aligned, final, "accuracy"),
+            }
     return out
 
 
@@ -597,8 +720,13 @@ def gaps(analysis: dict) -> list[dict]:
         row = {"depth": depth, "seeds": test["accuracy"]["pairs"], "smallest_p": test["accuracy"]["smallest_p"]}
         for name in ("accuracy", "loss"):
             diffs = test[name]["diffs"]
-            row.update({f"{name}_gap": float(np.mean(diffs)), f"{name}_range": [min(diffs), max(diffs)],
-                        f"p_{name}": test[name]["p"]})
+            row.update(
+                {
+                    f"{name}_gap": float(np.mean(diffs)),
+                    f"{name}_range": [min(diffs), max(diffs)],
+                    f"p_{name}": test[name]["p"],
+                }
+            )
         rows.append(row)
     return rows
 
@@ -609,13 +737,22 @@ def table(analysis: dict) -> list[dict]:
     for depth in analysis["depths"]:
         for wiring, cell in analysis["cells"][depth].items():
             test = analysis["tests"].get(depth, {})
-            rows.append({"depth": depth, "wiring": wiring, "seeds": len(cell["seeds"]),
-                         "accuracy_mean": cell["accuracy"]["mean"], "accuracy_sd": cell["accuracy"]["sd"],
-                         "loss_mean": cell["loss"]["mean"], "loss_sd": cell["loss"]["sd"],
-                         "late_drop_mean": cell["late_drop"]["mean"],
-                         "p_loss": test.get("loss", {}).get("p", float("nan")),
-                         "p_accuracy": test.get("accuracy", {}).get("p", float("nan")),
-                         "parameters": cell["parameters"], "flops_per_step": cell["flops_per_step"]})
+            rows.append(
+                {
+                    "depth": depth,
+                    "wiring": wiring,
+                    "seeds": len(cell["seeds"]),
+                    "accuracy_mean": cell["accuracy"]["mean"],
+                    "accuracy_sd": cell["accuracy"]["sd"],
+                    "loss_mean": cell["loss"]["mean"],
+                    "loss_sd": cell["loss"]["sd"],
+                    "late_drop_mean": cell["late_drop"]["mean"],
+                    "p_loss": test.get("loss", {}).get("p", float("nan")),
+                    "p_accuracy": test.get("accuracy", {}).get("p", float("nan")),
+                    "parameters": cell["parameters"],
+                    "flops_per_step": cell["flops_per_step"],
+                }
+            )
     return rows
 
 

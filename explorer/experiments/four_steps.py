@@ -62,18 +62,40 @@ CHECK_PATH = DATA_DIR / "check.json"  # the numeric check at the default sizes
 CHECK_KIND = "four-steps-check"
 ABLATION_KIND = "four-steps-ablation"
 CHECK_SHAPE = {  # what a cached numeric check must hold (`explorer.shapes`)
-    "steps": [{"step": int, "name": str, "params": int, "max_abs_logit_diff": float, "relative_diff": float,
-               "max_abs_logit_diff_f64": float, "relative_diff_f64": float}],
+    "steps": [
+        {
+            "step": int,
+            "name": str,
+            "params": int,
+            "max_abs_logit_diff": float,
+            "relative_diff": float,
+            "max_abs_logit_diff_f64": float,
+            "relative_diff_f64": float,
+        }
+    ],
     "causes": [{"cause": str, "label": str, "why": str, "f32": float, "f64": float}],
-    "max_abs_logit": float, "decoder_only_params": int}
+    "max_abs_logit": float,
+    "decoder_only_params": int,
+}
 _PAIR = {"n": [int], "mean_diff": float, "p": float, "mde": float}
 ABLATION_SHAPE = {  # what a cached ablation must hold
-    "runs": [{"variant": str, "seed": int, "eval_loss": float, "eval_accuracy": float, "flops": float,
-              "steps_done": int, "curve": [[float]]}],
+    "runs": [
+        {
+            "variant": str,
+            "seed": int,
+            "eval_loss": float,
+            "eval_accuracy": float,
+            "flops": float,
+            "steps_done": int,
+            "curve": [[float]],
+        }
+    ],
     "complete": bool,
-    "summary": {"variants": [{"variant": str, "name": str, "n": int, "mean": float, "sd": float, "min": float,
-                              "max": float}],
-                "path": [{"from": str, "to": str, **_PAIR}]}}
+    "summary": {
+        "variants": [{"variant": str, "name": str, "n": int, "mean": float, "sd": float, "min": float, "max": float}],
+        "path": [{"from": str, "to": str, **_PAIR}],
+    },
+}
 
 # --- sizes ----------------------------------------------------------------------------------------
 DEPTH_RANGE = (1, 12)
@@ -87,13 +109,22 @@ DECODER = "decoder"
 VARIANTS = tuple(str(k) for k in range(FINAL_STEP + 1)) + (DECODER,)  # the shared-width path
 MATCHED = {"0m": 0, "1m": 1}  # steps 0 and 1 narrowed to decoder-only's parameter count (`matched_width`)
 ALL_VARIANTS = ("0", "0m", "1", "1m", *VARIANTS[2:])  # both paths, in the order of the path
-VARIANT_NAMES = {**{str(k): name for k, name in enumerate(STEP_NAMES)}, DECODER: "decoder-only",
-                 **{v: f"{STEP_NAMES[k]}, parameter-matched width" for v, k in MATCHED.items()}}
-STEP_TITLES = ("step 0: encoder-decoder",
-               *(f"step {k}: {STEP_NAMES[k].split('. ', 1)[1]}" for k in range(1, FINAL_STEP)),
-               "final change: one joint softmax")
-VARIANT_SHORT = {**{str(k): f"step {k}" for k in range(FINAL_STEP)}, str(FINAL_STEP): "final change",
-                 DECODER: "decoder-only", **{v: f"step {k} matched" for v, k in MATCHED.items()}}
+VARIANT_NAMES = {
+    **{str(k): name for k, name in enumerate(STEP_NAMES)},
+    DECODER: "decoder-only",
+    **{v: f"{STEP_NAMES[k]}, parameter-matched width" for v, k in MATCHED.items()},
+}
+STEP_TITLES = (
+    "step 0: encoder-decoder",
+    *(f"step {k}: {STEP_NAMES[k].split('. ', 1)[1]}" for k in range(1, FINAL_STEP)),
+    "final change: one joint softmax",
+)
+VARIANT_SHORT = {
+    **{str(k): f"step {k}" for k in range(FINAL_STEP)},
+    str(FINAL_STEP): "final change",
+    DECODER: "decoder-only",
+    **{v: f"step {k} matched" for v, k in MATCHED.items()},
+}
 BOOK = "four-steps"  # the page's content file: what the page and its figures show of these names and sentences
 MESSAGES = "messages"  # a run's progress messages: content/<lang>/messages.md
 
@@ -130,8 +161,14 @@ def _sentence_gap() -> str:
 
 def base_config(depth: int, width: int, heads: int, task: Seq2SeqTask = DEFAULT_TASK) -> TransformerConfig:
     """The sizes shared by every variant; raises ValueError for sizes the model refuses."""
-    return TransformerConfig(arch="decoder", vocab_size=task.vocab_size, d_model=width, n_heads=heads,
-                             n_layers=depth, max_len=task.input_len + task.target_len)
+    return TransformerConfig(
+        arch="decoder",
+        vocab_size=task.vocab_size,
+        d_model=width,
+        n_heads=heads,
+        n_layers=depth,
+        max_len=task.input_len + task.target_len,
+    )
 
 
 def variant_config(base: TransformerConfig, variant: str) -> TransformerConfig:
@@ -199,8 +236,16 @@ POSITIONS = "Target positions"
 SOFTMAXES = "Softmaxes per target query"
 PARAMETERS = "Parameters"
 ASPECTS = (ROLES, SHARED_ROLES, SHARED_STACKS, READS, INPUT_MASK, POSITIONS, SOFTMAXES)
-_ASPECT_KEYS = {ROLES: "roles", SHARED_ROLES: "shared-roles", SHARED_STACKS: "shared-stacks", READS: "reads",
-                INPUT_MASK: "input-mask", POSITIONS: "positions", SOFTMAXES: "softmaxes", PARAMETERS: "parameters"}
+_ASPECT_KEYS = {
+    ROLES: "roles",
+    SHARED_ROLES: "shared-roles",
+    SHARED_STACKS: "shared-stacks",
+    READS: "reads",
+    INPUT_MASK: "input-mask",
+    POSITIONS: "positions",
+    SOFTMAXES: "softmaxes",
+    PARAMETERS: "parameters",
+}
 
 
 def aspect_label(aspect: str) -> str:
@@ -237,11 +282,28 @@ def diff_table(base: TransformerConfig, step: int, counts: dict[str, int]) -> li
     now = describe(step_config(base, step))
     before = describe(step_config(base, step - 1)) if step else now
     target = describe(decoder_only_config(base))
-    rows = [{"aspect": a, "previous": before[a], "value": now[a], "decoder_only": target[a],
-             "changed": now[a] != before[a], "as_decoder_only": now[a] == target[a]} for a in ASPECTS]
+    rows = [
+        {
+            "aspect": a,
+            "previous": before[a],
+            "value": now[a],
+            "decoder_only": target[a],
+            "changed": now[a] != before[a],
+            "as_decoder_only": now[a] == target[a],
+        }
+        for a in ASPECTS
+    ]
     n_now, n_before, n_dec = counts[str(step)], counts[str(max(step - 1, 0))], counts[DECODER]
-    rows.append({"aspect": PARAMETERS, "previous": f"{n_before:,}", "value": _params_text(n_now, n_dec),
-                 "decoder_only": f"{n_dec:,}", "changed": n_now != n_before, "as_decoder_only": n_now == n_dec})
+    rows.append(
+        {
+            "aspect": PARAMETERS,
+            "previous": f"{n_before:,}",
+            "value": _params_text(n_now, n_dec),
+            "decoder_only": f"{n_dec:,}",
+            "changed": n_now != n_before,
+            "as_decoder_only": n_now == n_dec,
+        }
+    )
     return rows
 
 
@@ -264,8 +326,11 @@ def extra_parameters_explained(base: TransformerConfig, step: int, counts: dict[
         parts.append(content.text(BOOK, "extra-ln-cross", L=L))
     parts.append(content.text(BOOK, f"extra-final-ln-{'unused' if cfg.layer_aligned else 'used'}"))
     layer_norms = 2 * d * ((L if cfg.has_cross_sublayer else 0) + 1)
-    head = (content.text(BOOK, "extra-head-ln", extra=extra, k=layer_norms // (2 * d)) if extra == layer_norms
-            else content.text(BOOK, "extra-head", extra=extra))
+    head = (
+        content.text(BOOK, "extra-head-ln", extra=extra, k=layer_norms // (2 * d))
+        if extra == layer_norms
+        else content.text(BOOK, "extra-head", extra=extra)
+    )
     return content.text(BOOK, "extra-text", head=head, parts=clause_sep().join(parts))
 
 
@@ -287,11 +352,16 @@ class Wiring:
 def wiring(cfg: TransformerConfig) -> Wiring:
     L = cfg.n_layers
     aligned = _is(cfg, "layer_aligned")
-    return Wiring(depth=L, reads=tuple(range(L)) if aligned else (L,) * L,
-                  input_mask="causal" if _is(cfg, "causal_encoder") else "bidirectional",
-                  shared_stacks=_is(cfg, "share_encoder_decoder"), shared_roles=_is(cfg, "share_cross_self"),
-                  joint=_is(cfg, "joint_softmax"), decoder_only=cfg.arch == "decoder",
-                  positions_continue=target_start(cfg, 1) > 0)
+    return Wiring(
+        depth=L,
+        reads=tuple(range(L)) if aligned else (L,) * L,
+        input_mask="causal" if _is(cfg, "causal_encoder") else "bidirectional",
+        shared_stacks=_is(cfg, "share_encoder_decoder"),
+        shared_roles=_is(cfg, "share_cross_self"),
+        joint=_is(cfg, "joint_softmax"),
+        decoder_only=cfg.arch == "decoder",
+        positions_continue=target_start(cfg, 1) > 0,
+    )
 
 
 @dataclass(frozen=True)
@@ -330,14 +400,19 @@ def weight_tiles(cfg: TransformerConfig) -> list[WeightTile]:
         owners.setdefault(id(block.mlp), ("encoder", layer))
     tiles = []
     for layer, block in enumerate(encoder, start=1):
-        tiles += [WeightTile("encoder", layer, "self", *owners[id(block.attn)]),
-                  WeightTile("encoder", layer, "mlp", *owners[id(block.mlp)])]
+        tiles += [
+            WeightTile("encoder", layer, "self", *owners[id(block.attn)]),
+            WeightTile("encoder", layer, "mlp", *owners[id(block.mlp)]),
+        ]
     for layer, block in enumerate(model.blocks, start=1):
         crossed = cfg.has_cross_sublayer
-        tiles += [WeightTile("decoder", layer, "self", *owners[id(block.attn)], merged=not crossed),
-                  WeightTile("decoder", layer, "cross", *owners[id(block.cross if crossed else block.attn)],
-                             merged=not crossed),
-                  WeightTile("decoder", layer, "mlp", *owners[id(block.mlp)])]
+        tiles += [
+            WeightTile("decoder", layer, "self", *owners[id(block.attn)], merged=not crossed),
+            WeightTile(
+                "decoder", layer, "cross", *owners[id(block.cross if crossed else block.attn)], merged=not crossed
+            ),
+            WeightTile("decoder", layer, "mlp", *owners[id(block.mlp)]),
+        ]
     return tiles
 
 
@@ -370,30 +445,46 @@ def combined_mask(cfg: TransformerConfig, n: int, m: int) -> dict:
         fill(slice(0, n + m), slice(0, n + m), masks.causal(n + m), "causal")
     else:
         causal_input = cfg.causal_encoder
-        fill(inp, inp, masks.causal(n) if causal_input else masks.bidirectional(n),
-             "causal" if causal_input else "bidirectional")
+        fill(
+            inp,
+            inp,
+            masks.causal(n) if causal_input else masks.bidirectional(n),
+            "causal" if causal_input else "bidirectional",
+        )
         if cfg.joint_softmax:
             fill(tgt, slice(0, n + m), masks.joint(n, m), "joint")
         else:
             fill(tgt, inp, masks.bidirectional(m, n), "cross")
             fill(tgt, tgt, masks.causal(m), "causal")
-    if cfg.arch != "decoder" and cfg.joint_softmax and np.array_equal(codes >= 0, masks.allowed(masks.causal(n + m)).numpy()):
+    if (
+        cfg.arch != "decoder"
+        and cfg.joint_softmax
+        and np.array_equal(codes >= 0, masks.allowed(masks.causal(n + m)).numpy())
+    ):
         # one softmax per row over exactly decoder-only's cells: the same attention, so decoder-only's colour
         codes[codes >= 0] = code["causal"]
     start = target_start(cfg, n)
-    labels = [f"x{i + 1}@{i}" for i in range(n)] + [
-        f"{'BOS' if j == 0 else f'y{j}'}@{start + j}" for j in range(m)]
+    labels = [f"x{i + 1}@{i}" for i in range(n)] + [f"{'BOS' if j == 0 else f'y{j}'}@{start + j}" for j in range(m)]
     return {"codes": codes, "categories": MASK_CATEGORIES, "labels": labels}
 
 
 # --- numeric check --------------------------------------------------------------------------------
 CAUSES = (
-    ("softmaxes", "two softmaxes (step 4 itself)",
-     "target queries normalise over their own prefix and over the input separately, not in one softmax"),
-    ("layer_output", "keys/values from layer l's output",
-     "decoder layer l reads what encoder layer l produces instead of what it reads: one layer too deep"),
-    ("positions", "target positions restart at 0",
-     "the target's position embeddings start at 0 instead of continuing at n after the input"),
+    (
+        "softmaxes",
+        "two softmaxes (step 4 itself)",
+        "target queries normalise over their own prefix and over the input separately, not in one softmax",
+    ),
+    (
+        "layer_output",
+        "keys/values from layer l's output",
+        "decoder layer l reads what encoder layer l produces instead of what it reads: one layer too deep",
+    ),
+    (
+        "positions",
+        "target positions restart at 0",
+        "the target's position embeddings start at 0 instead of continuing at n after the input",
+    ),
 )
 
 
@@ -412,7 +503,7 @@ PUT_BACK = {  # per cause, the config change that puts it back alone into the ex
 def _max_diff(model: Transformer, decoder: Transformer, x: torch.Tensor, y: torch.Tensor) -> tuple[float, float]:
     """(max |logit difference|, max |decoder-only logit|) on the target positions of one batch."""
     with torch.no_grad():
-        ref = make_batch("decoder", x, y).run(decoder).logits[:, x.shape[1]:]
+        ref = make_batch("decoder", x, y).run(decoder).logits[:, x.shape[1] :]
         got = make_batch("encoder_decoder", x, y).run(model).logits
     return (got - ref).abs().max().item(), ref.abs().max().item()
 
@@ -423,15 +514,21 @@ def _transplanted(cfg: TransformerConfig, decoder: Transformer) -> Transformer:
     return model.eval()
 
 
-def check_settings(base: TransformerConfig, train_steps: int = 100, seed: int = 0, batch: int = 16,
-                   task: Seq2SeqTask = DEFAULT_TASK) -> dict:
+def check_settings(
+    base: TransformerConfig, train_steps: int = 100, seed: int = 0, batch: int = 16, task: Seq2SeqTask = DEFAULT_TASK
+) -> dict:
     """Everything that fixes a numeric check's result (its cache key)."""
-    return {"model": base.to_dict(), "task": asdict(task), "train_steps": train_steps, "seed": seed,
-            "batch": batch}
+    return {"model": base.to_dict(), "task": asdict(task), "train_steps": train_steps, "seed": seed, "batch": batch}
 
 
-def numeric_check(base: TransformerConfig, train_steps: int = 100, seed: int = 0, batch: int = 16,
-                  task: Seq2SeqTask = DEFAULT_TASK, progress: Progress = SILENT) -> dict:
+def numeric_check(
+    base: TransformerConfig,
+    train_steps: int = 100,
+    seed: int = 0,
+    batch: int = 16,
+    task: Seq2SeqTask = DEFAULT_TASK,
+    progress: Progress = SILENT,
+) -> dict:
     """Train decoder-only briefly, copy its weights into every step, compare logits on one batch.
 
     Returns per step the instantiated parameter count and max |logit difference| in float32 and float64
@@ -443,9 +540,12 @@ def numeric_check(base: TransformerConfig, train_steps: int = 100, seed: int = 0
     configs = step_configs(base)
     every = max(1, train_steps // 10)
 
-    trained = train(configs[DECODER], task, TrainConfig(steps=train_steps, seed=seed, eval_every=every,
-                                                       eval_size=128),
-                    progress.part(0, 0.9, content.text(MESSAGES, "fs-training-decoder") + colon()))
+    trained = train(
+        configs[DECODER],
+        task,
+        TrainConfig(steps=train_steps, seed=seed, eval_every=every, eval_size=128),
+        progress.part(0, 0.9, content.text(MESSAGES, "fs-training-decoder") + colon()),
+    )
     if trained.stopped != "steps":
         return {"stopped": trained.stopped}
     x, y = task.sample(batch, torch.Generator().manual_seed(seed + 7))
@@ -470,10 +570,15 @@ def numeric_check(base: TransformerConfig, train_steps: int = 100, seed: int = 0
             model = _transplanted(replace(configs[str(FINAL_STEP)], **PUT_BACK[key]), dec)
             row[dtype] = _max_diff(model, dec, x, y)[0]
         causes.append(row)
-    return {"settings": check_settings(base, train_steps, seed, batch, task), "steps": steps,
-            "decoder_only_params": decoders["f32"].num_parameters(), "causes": causes,
-            "max_abs_logit": scale, "decoder_eval_loss": trained.history[-1]["eval_loss"],
-            "train_seconds": trained.seconds}
+    return {
+        "settings": check_settings(base, train_steps, seed, batch, task),
+        "steps": steps,
+        "decoder_only_params": decoders["f32"].num_parameters(),
+        "causes": causes,
+        "max_abs_logit": scale,
+        "decoder_eval_loss": trained.history[-1]["eval_loss"],
+        "train_seconds": trained.seconds,
+    }
 
 
 # --- ablation -------------------------------------------------------------------------------------
@@ -522,9 +627,13 @@ class AblationSettings(Reviewable):
     def total_flops(self) -> float:
         """Training FLOPs of the whole ablation (what bounds its time)."""
         t = self.task_spec
-        per_run = [TRAIN_FLOPS_PER_FORWARD * self.batch_size * self.steps
-                   * sequence_forward_flops(variant_config(self.base, v), t.input_len, t.target_len)
-                   for v in self.variants]
+        per_run = [
+            TRAIN_FLOPS_PER_FORWARD
+            * self.batch_size
+            * self.steps
+            * sequence_forward_flops(variant_config(self.base, v), t.input_len, t.target_len)
+            for v in self.variants
+        ]
         return float(sum(per_run) * len(self.seeds))
 
 
@@ -551,18 +660,28 @@ def compare_functions(reference: torch.Tensor, other: torch.Tensor) -> dict:
     return {"agreement": agreement, "kl": max(kl, 0.0)}  # max: a KL of identical functions may round below 0
 
 
-def run_one(settings: AblationSettings, variant: str, seed: int,
-            progress: Progress = SILENT) -> tuple[dict, torch.Tensor]:
+def run_one(
+    settings: AblationSettings, variant: str, seed: int, progress: Progress = SILENT
+) -> tuple[dict, torch.Tensor]:
     """Train one variant with one seed: its held-out loss curve and final numbers, and its predictions on the
     shared input set (for `compare_functions`; not stored)."""
     cfg = variant_config(settings.base, variant)
     result = train_by_recipe(settings.lab_recipe(), cfg, settings.task_spec, settings.train_config(seed), progress)
     final = result.history[-1]
-    run = {"variant": variant, "seed": seed, "width": cfg.d_model, "eval_loss": final["eval_loss"],
-           "eval_accuracy": final["eval_accuracy"], "flops": result.flops, "params": result.model.num_parameters(),
-           "steps_done": result.steps_done, "stopped": result.stopped, "seconds": result.seconds,
-           "curve": [[row["step"], row["eval_loss"]] for row in result.history],
-           **({"lr": result.lr} if settings.recipe != "old" else {})}
+    run = {
+        "variant": variant,
+        "seed": seed,
+        "width": cfg.d_model,
+        "eval_loss": final["eval_loss"],
+        "eval_accuracy": final["eval_accuracy"],
+        "flops": result.flops,
+        "params": result.model.num_parameters(),
+        "steps_done": result.steps_done,
+        "stopped": result.stopped,
+        "seconds": result.seconds,
+        "curve": [[row["step"], row["eval_loss"]] for row in result.history],
+        **({"lr": result.lr} if settings.recipe != "old" else {}),
+    }
     return run, target_log_probs(result.model, settings.task_spec, settings.eval_size)
 
 
@@ -586,8 +705,9 @@ def run_ablation(settings: AblationSettings, progress: Progress = SILENT) -> dic
             progress.update(done / len(jobs), run_message(done, len(jobs), run))
         return run
 
-    label = lambda job, i, n: content.text(MESSAGES, "fs-run", i=i, total=n, variant=variant_short(job[1]),  # noqa: E731
-                                           seed=job[0])
+    def label(job: tuple[int, str], i: int, n: int) -> str:
+        return content.text(MESSAGES, "fs-run", i=i, total=n, variant=variant_short(job[1]), seed=job[0])
+
     outcome = run_units(Units(keys=jobs, train=one, label=label), progress)
     runs = [r for r in outcome.records if r["stopped"] == "steps"]  # a cut model is dropped
     for run in runs:
@@ -595,14 +715,22 @@ def run_ablation(settings: AblationSettings, progress: Progress = SILENT) -> dic
         if run["variant"] != DECODER and reference is not None:
             run.update(compare_functions(reference, predictions[(run["variant"], run["seed"])]))
     decoders = [r["seed"] for r in runs if r["variant"] == DECODER]
-    baseline = [{"seed": a, "other_seed": b, **compare_functions(predictions[(DECODER, a)],
-                                                                  predictions[(DECODER, b)])}
-                for a, b in neighbour_pairs(decoders)]
+    baseline = [
+        {"seed": a, "other_seed": b, **compare_functions(predictions[(DECODER, a)], predictions[(DECODER, b)])}
+        for a, b in neighbour_pairs(decoders)
+    ]
     complete = len(runs) == len(jobs)
-    return {"settings": settings.to_dict(), "runs": runs, "complete": complete,
-            **({} if complete else {"stopped": "stopped early"}), "seed_baseline": baseline,
-            "wall_seconds": time.perf_counter() - start, "threads": torch.get_num_threads(),
-            "torch": torch.__version__, "summary": summarize(runs)}
+    return {
+        "settings": settings.to_dict(),
+        "runs": runs,
+        "complete": complete,
+        **({} if complete else {"stopped": "stopped early"}),
+        "seed_baseline": baseline,
+        "wall_seconds": time.perf_counter() - start,
+        "threads": torch.get_num_threads(),
+        "torch": torch.__version__,
+        "summary": summarize(runs),
+    }
 
 
 def neighbour_pairs(seeds: list[int]) -> list[tuple[int, int]]:
@@ -623,9 +751,17 @@ def summarize(runs: list[dict], alpha: float = 0.05) -> dict:
         if not losses:
             continue
         arr = np.asarray(losses)
-        variants.append({"variant": v, "name": VARIANT_NAMES[v], "n": len(arr), "mean": float(arr.mean()),
-                         "sd": float(arr.std(ddof=1)) if len(arr) > 1 else float("nan"),
-                         "min": float(arr.min()), "max": float(arr.max())})
+        variants.append(
+            {
+                "variant": v,
+                "name": VARIANT_NAMES[v],
+                "n": len(arr),
+                "mean": float(arr.mean()),
+                "sd": float(arr.std(ddof=1)) if len(arr) > 1 else float("nan"),
+                "min": float(arr.min()),
+                "max": float(arr.max()),
+            }
+        )
     path = []
     for k in range(1, FINAL_STEP + 1):
         prev, cur = by_variant.get(str(k - 1)), by_variant.get(str(k))
@@ -637,8 +773,11 @@ def summarize(runs: list[dict], alpha: float = 0.05) -> dict:
     exact = None
     if by_variant.get(str(FINAL_STEP)) and by_variant.get(DECODER):
         pairs = {(r["variant"], r["seed"]): r["eval_loss"] for r in runs}
-        gaps = [abs(pairs[(str(FINAL_STEP), s)] - pairs[(DECODER, s)]) for (v, s) in pairs
-                if v == DECODER and (str(FINAL_STEP), s) in pairs]
+        gaps = [
+            abs(pairs[(str(FINAL_STEP), s)] - pairs[(DECODER, s)])
+            for (v, s) in pairs
+            if v == DECODER and (str(FINAL_STEP), s) in pairs
+        ]
         exact = {"max_same_seed_gap": max(gaps) if gaps else float("nan"), "seeds": len(gaps)}
     return {"variants": variants, "path": path, "verdict": verdict, "final_vs_decoder": exact}
 
@@ -655,12 +794,18 @@ def paired_analysis(runs: list[dict]) -> dict:
     present = [v for v in ALL_VARIANTS if any(key[0] == v for key in loss)]
     pairs = []
     for i, a in enumerate(present):
-        for b in present[i + 1:]:
+        for b in present[i + 1 :]:
             seeds = sorted(s for (v, s) in loss if v == a and (b, s) in loss)
             diffs = [loss[(a, s)] - loss[(b, s)] for s in seeds]
-            pairs.append({"a": a, "b": b, "n": len(seeds),
-                          "mean_diff": float(np.mean(diffs)) if diffs else float("nan"),
-                          "paired_p": sign_flip_p(diffs) if len(diffs) >= 2 else float("nan")})
+            pairs.append(
+                {
+                    "a": a,
+                    "b": b,
+                    "n": len(seeds),
+                    "mean_diff": float(np.mean(diffs)) if diffs else float("nan"),
+                    "paired_p": sign_flip_p(diffs) if len(diffs) >= 2 else float("nan"),
+                }
+            )
     for row, adjusted in zip(pairs, holm([r["paired_p"] for r in pairs])):
         row["holm_p"] = adjusted
     equivalence = None
@@ -669,10 +814,20 @@ def paired_analysis(runs: list[dict]) -> dict:
     if seeds:
         margin = EQUIVALENCE_SHARE * float(np.mean([loss[(decoder, s)] for s in seeds]))
         test = tost_sign_flip([loss[(four, s)] for s in seeds], [loss[(decoder, s)] for s in seeds], margin)
-        equivalence = {"a": four, "b": decoder, "margin": margin, "p": test["p"], "mean_diff": test["mean_diff"],
-                       "n": test["n"], "smallest_p": 1 / 2 ** test["n"]}
-    return {"pairs": pairs, "equivalence": equivalence,
-            "smallest_p": smallest_p(min((r["n"] for r in pairs), default=0))}
+        equivalence = {
+            "a": four,
+            "b": decoder,
+            "margin": margin,
+            "p": test["p"],
+            "mean_diff": test["mean_diff"],
+            "n": test["n"],
+            "smallest_p": 1 / 2 ** test["n"],
+        }
+    return {
+        "pairs": pairs,
+        "equivalence": equivalence,
+        "smallest_p": smallest_p(min((r["n"] for r in pairs), default=0)),
+    }
 
 
 def paired_text(analysis: dict) -> str:
@@ -682,10 +837,20 @@ def paired_text(analysis: dict) -> str:
         return content.text(BOOK, "paired-too-few")
     row = next(r for r in analysis["pairs"] if (r["a"], r["b"]) == (eq["a"], eq["b"]))
     same = eq["p"] < 0.05
-    return content.text(BOOK, f"paired-{'supported' if same else 'not-shown'}", diff=row["mean_diff"], n=row["n"],
-                        p=p_label(row["paired_p"]), holm=p_label(row["holm_p"]), pairs=len(analysis["pairs"]),
-                        margin=eq["margin"], share=EQUIVALENCE_SHARE, tost=p_label(eq["p"]), seeds=eq["n"],
-                        smallest=eq["smallest_p"])
+    return content.text(
+        BOOK,
+        f"paired-{'supported' if same else 'not-shown'}",
+        diff=row["mean_diff"],
+        n=row["n"],
+        p=p_label(row["paired_p"]),
+        holm=p_label(row["holm_p"]),
+        pairs=len(analysis["pairs"]),
+        margin=eq["margin"],
+        share=EQUIVALENCE_SHARE,
+        tost=p_label(eq["p"]),
+        seeds=eq["n"],
+        smallest=eq["smallest_p"],
+    )
 
 
 def _row(analysis: dict, a: str, b: str) -> dict | None:
@@ -714,9 +879,16 @@ def path_text(analysis: dict, path: tuple[str, ...] = VARIANTS[:-1]) -> str:
             continue
         ups.append(row["mean_diff"] > 0)
         worse = row["mean_diff"] > 0
-        moves.append(content.text(BOOK, f"path-{'worse' if worse else 'better'}",
-                                  name=variant_short(after), size=abs(row["mean_diff"]), p=p_label(row["paired_p"]),
-                                  holm=p_text(row["holm_p"])))
+        moves.append(
+            content.text(
+                BOOK,
+                f"path-{'worse' if worse else 'better'}",
+                name=variant_short(after),
+                size=abs(row["mean_diff"]),
+                p=p_label(row["paired_p"]),
+                holm=p_text(row["holm_p"]),
+            )
+        )
     if not moves:
         return ""
     shape = "monotone" if all(ups) or not any(ups) else "not-monotone"
@@ -730,27 +902,48 @@ def confound_text(analysis: dict, table: list[dict]) -> str:
     if not {"0", "2", "0m", "1m"} <= set(params):
         return ""
     full, shared = params["0"], params["2"]
-    text = content.text(BOOK, "confound", full=full["params"], shared=shared["params"],
-                        ratio=full["params"] / shared["params"], w0=params["0m"]["width"], w1=params["1m"]["width"],
-                        v0=params["0m"]["vs_decoder"], v1=params["1m"]["vs_decoder"])
-    rows = {"narrow": _row(analysis, "0m", "0"), "1": _row(analysis, "1m", "0m"), "2": _row(analysis, "2", "1m"),
-            "both": _row(analysis, "2", "0m"), "shared both": _row(analysis, "2", "0")}
+    text = content.text(
+        BOOK,
+        "confound",
+        full=full["params"],
+        shared=shared["params"],
+        ratio=full["params"] / shared["params"],
+        w0=params["0m"]["width"],
+        w1=params["1m"]["width"],
+        v0=params["0m"]["vs_decoder"],
+        v1=params["1m"]["vs_decoder"],
+    )
+    rows = {
+        "narrow": _row(analysis, "0m", "0"),
+        "1": _row(analysis, "1m", "0m"),
+        "2": _row(analysis, "2", "1m"),
+        "both": _row(analysis, "2", "0m"),
+        "shared both": _row(analysis, "2", "0"),
+    }
     if all(rows.values()):
-        text += _sentence_gap() + content.text(BOOK, "confound-moves", narrow=_move(rows["narrow"]),
-                                               one=_move(rows["1"]), two=_move(rows["2"]), both=_move(rows["both"]),
-                                               shared=_move(rows["shared both"]))
+        text += _sentence_gap() + content.text(
+            BOOK,
+            "confound-moves",
+            narrow=_move(rows["narrow"]),
+            one=_move(rows["1"]),
+            two=_move(rows["2"]),
+            both=_move(rows["both"]),
+            shared=_move(rows["shared both"]),
+        )
     return text
 
 
 def function_summary(record: dict) -> dict:
     """Per variant, how far its trained model predicts from decoder-only's of the same seed (mean and seed range
     of agreement and KL), and the same numbers for decoder-only models of neighbouring seeds (`baseline`)."""
+
     def spread(rows: list[dict]) -> dict:
         out = {"n": len(rows)}
         for key in ("agreement", "kl"):
             values = np.asarray([r[key] for r in rows], dtype=float)
-            out.update({key: float(values.mean()), f"{key}_min": float(values.min()),
-                        f"{key}_max": float(values.max())})
+            out.update(
+                {key: float(values.mean()), f"{key}_min": float(values.min()), f"{key}_max": float(values.max())}
+            )
         return out
 
     variants = []
@@ -762,8 +955,11 @@ def function_summary(record: dict) -> dict:
     base_by_seed = {r["seed"]: r["kl"] for r in baseline}
     four = {r["seed"]: r["kl"] for r in record["runs"] if r["variant"] == str(FINAL_STEP - 1) and "kl" in r}
     diffs = [four[s] - base_by_seed[s] for s in sorted(four) if s in base_by_seed]
-    paired = {"further": sum(d > 0 for d in diffs), "n": len(diffs),
-              "p": sign_flip_p(diffs) if len(diffs) >= 2 else float("nan")}  # step 4's KL minus the seed's own
+    paired = {
+        "further": sum(d > 0 for d in diffs),
+        "n": len(diffs),
+        "p": sign_flip_p(diffs) if len(diffs) >= 2 else float("nan"),
+    }  # step 4's KL minus the seed's own
     return {"variants": variants, "baseline": spread(baseline) if baseline else None, "paired": paired}
 
 
@@ -776,22 +972,35 @@ def function_text(summary: dict, steps: int) -> str:
         return content.text(BOOK, "functions-too-few")
     paired = summary.get("paired") or {"n": 0}
     if paired["n"] >= 2 and paired["p"] < 0.05 and paired["further"] > paired["n"] / 2:
-        relation = content.text(BOOK, "relation-further-paired", k=paired["further"], n=paired["n"],
-                                p=p_label(paired["p"]))
+        relation = content.text(
+            BOOK, "relation-further-paired", k=paired["further"], n=paired["n"], p=p_label(paired["p"])
+        )
     elif four["kl"] < base["kl_min"]:
         relation = content.text(BOOK, "relation-closer")
     elif four["kl"] <= base["kl_max"]:
         relation = content.text(BOOK, "relation-about")
     else:
         relation = content.text(BOOK, "relation-further")
-    text = content.text(BOOK, "functions-text", steps=steps, relation=relation, kl=four["kl"], kl_min=four["kl_min"],
-                        kl_max=four["kl_max"], base_kl=base["kl"], base_min=base["kl_min"], base_max=base["kl_max"],
-                        agree=four["agreement"], base_agree=base["agreement"])
+    text = content.text(
+        BOOK,
+        "functions-text",
+        steps=steps,
+        relation=relation,
+        kl=four["kl"],
+        kl_min=four["kl_min"],
+        kl_max=four["kl_max"],
+        base_kl=base["kl"],
+        base_min=base["kl_min"],
+        base_max=base["kl_max"],
+        agree=four["agreement"],
+        base_agree=base["agreement"],
+    )
     early = [rows[v]["kl"] for v in ("0", "1", "2") if v in rows]
     if early:
         further = min(early) > four["kl"]
-        text += _sentence_gap() + content.text(BOOK, f"functions-early-{'further' if further else 'not'}",
-                                               low=min(early), high=max(early))
+        text += _sentence_gap() + content.text(
+            BOOK, f"functions-early-{'further' if further else 'not'}", low=min(early), high=max(early)
+        )
     final = rows.get(str(FINAL_STEP))
     if final:
         text += _sentence_gap() + content.text(BOOK, "functions-final", agree=final["agreement"])
@@ -812,16 +1021,47 @@ def runs_at(runs: list[dict], step: int) -> list[dict]:
 def ablation_args(settings: AblationSettings) -> list[str]:
     """The CLI arguments that reproduce `settings` (used by the page's rerun and by the tests)."""
     s = settings
-    return ["--task", s.task, "--length", str(s.length), "--symbols", str(s.n_symbols), "--depth", str(s.depth),
-            "--width", str(s.width), "--heads", str(s.heads), "--steps", str(s.steps), "--batch-size",
-            str(s.batch_size), "--lr", repr(s.lr), "--eval-size", str(s.eval_size), "--eval-every",
-            str(s.eval_every), "--seeds", *map(str, s.seeds), "--variants", *s.variants]
+    return [
+        "--task",
+        s.task,
+        "--length",
+        str(s.length),
+        "--symbols",
+        str(s.n_symbols),
+        "--depth",
+        str(s.depth),
+        "--width",
+        str(s.width),
+        "--heads",
+        str(s.heads),
+        "--steps",
+        str(s.steps),
+        "--batch-size",
+        str(s.batch_size),
+        "--lr",
+        repr(s.lr),
+        "--eval-size",
+        str(s.eval_size),
+        "--eval-every",
+        str(s.eval_every),
+        "--seeds",
+        *map(str, s.seeds),
+        "--variants",
+        *s.variants,
+    ]
 
 
 def run_message(done: int, total: int, run: dict) -> str:
     """The progress message after a finished run, in the run's language."""
-    return content.text(MESSAGES, "fs-run-done", i=done, total=total, variant=variant_short(run["variant"]),
-                        seed=run["seed"], loss=run["eval_loss"])
+    return content.text(
+        MESSAGES,
+        "fs-run-done",
+        i=done,
+        total=total,
+        variant=variant_short(run["variant"]),
+        seed=run["seed"],
+        loss=run["eval_loss"],
+    )
 
 
 PRESETS = {  # the shipped ablations, both paths each
@@ -854,4 +1094,3 @@ def estimate_seconds(settings: AblationSettings, reference: dict | None) -> floa
     """Wall time a rerun should take here, from the shipped run's measured speed (plus process start)."""
     rate = seconds_per_flop(reference) or 2e-10
     return 5.0 + settings.total_flops() * rate
-

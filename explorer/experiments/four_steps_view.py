@@ -34,6 +34,7 @@ def task_label(task: str) -> str:
     """A rerun task's name (sort, reverse, copy) in the run's language."""
     return content.text(BOOK, f"task-{task}")
 
+
 # slides 52-55 (and 59-66): the three extra structures of encoder-decoder; `step` removes it, `compare` is the
 # pair of shipped variants whose difference measures removing it here; their texts are `why-<step>-*` sections
 WHY = (  # separate parameters: against step 0 at the matched width, so the model does not also shrink
@@ -54,8 +55,10 @@ def masks(step: int, size: tuple[int, int] = MASK_SIZE) -> list[tuple[str, dict]
     """Who reads whom at `step` and in decoder-only, `size` (input, target) tokens each: from the flags, which no
     size changes."""
     base = fs.base_config(**fs.DEFAULT_SIZES)
-    return [(content.text(BOOK, "mask-panel-step", step=step), fs.combined_mask(fs.step_config(base, step), *size)),
-            (fs.variant_short(fs.DECODER), fs.combined_mask(fs.decoder_only_config(base), *size))]
+    return [
+        (content.text(BOOK, "mask-panel-step", step=step), fs.combined_mask(fs.step_config(base, step), *size)),
+        (fs.variant_short(fs.DECODER), fs.combined_mask(fs.decoder_only_config(base), *size)),
+    ]
 
 
 def mask_first_screen(step: int) -> tuple[str, dict, dict]:
@@ -76,11 +79,23 @@ def weights(step: int, depth: int) -> dict:
 
     def owners(found: list[fs.WeightTile]) -> list[tuple]:
         return [(t.stack, t.layer, t.role, t.owner, t.owner_layer) for t in found]
-    same = ("all" if tiles == reference and wiring.reads == fs.wiring(decoder).reads else
-            "wiring" if owners(tiles) == owners(reference) and wiring.reads == fs.wiring(decoder).reads else
-            "weights" if owners(tiles) == owners(reference) else "none")
-    return {"tiles": tiles, "w": wiring, "step": fs.variant_short(str(step)), "decoder_blocks": fs.weight_blocks(reference),
-            "same": same}
+
+    same = (
+        "all"
+        if tiles == reference and wiring.reads == fs.wiring(decoder).reads
+        else "wiring"
+        if owners(tiles) == owners(reference) and wiring.reads == fs.wiring(decoder).reads
+        else "weights"
+        if owners(tiles) == owners(reference)
+        else "none"
+    )
+    return {
+        "tiles": tiles,
+        "w": wiring,
+        "step": fs.variant_short(str(step)),
+        "decoder_blocks": fs.weight_blocks(reference),
+        "same": same,
+    }
 
 
 def takeaway(step: int) -> dict:
@@ -90,6 +105,7 @@ def takeaway(step: int) -> dict:
 
 
 # --- the numeric check ---------------------------------------------------------------------------------------
+
 
 def _roundtrip(d: dict) -> dict:
     """`d` as it reads back from JSON, to compare with a stored record's settings."""
@@ -126,6 +142,7 @@ def check_work(base) -> Callable[[Progress], dict]:
             return {"timed_out": True}
         results.save(fs.CHECK_KIND, settings, out)
         return out
+
     return work
 
 
@@ -140,19 +157,32 @@ def check_numbers(check: dict, step: int) -> dict:
     row = check["steps"][step]
     diffs = [r["max_abs_logit_diff_f64"] for r in check["steps"]]
     four, final = check["steps"][4], check["steps"][FINAL_STEP]
-    return {"tiles": [(content.text(BOOK, "tile-f32", step=step), f"{row['max_abs_logit_diff']:.3g}", None),
-                      ("float64", f"{row['max_abs_logit_diff_f64']:.3g}", None),
-                      (content.text(BOOK, "tile-relative"), f"{row['relative_diff']:.2g}",
-                       content.text(BOOK, "help-largest", largest=check["max_abs_logit"]))],
-            "sharing": step <= 2 and max(diffs[:3]) - min(diffs[:3]) <= 1e-9 * max(diffs[:3]),
-            "result": {"four": four["max_abs_logit_diff"], "relative": relative(four["relative_diff"]),
-                       "final": final["max_abs_logit_diff"], "final64": final["max_abs_logit_diff_f64"]}}
+    return {
+        "tiles": [
+            (content.text(BOOK, "tile-f32", step=step), f"{row['max_abs_logit_diff']:.3g}", None),
+            ("float64", f"{row['max_abs_logit_diff_f64']:.3g}", None),
+            (
+                content.text(BOOK, "tile-relative"),
+                f"{row['relative_diff']:.2g}",
+                content.text(BOOK, "help-largest", largest=check["max_abs_logit"]),
+            ),
+        ],
+        "sharing": step <= 2 and max(diffs[:3]) - min(diffs[:3]) <= 1e-9 * max(diffs[:3]),
+        "result": {
+            "four": four["max_abs_logit_diff"],
+            "relative": relative(four["relative_diff"]),
+            "final": final["max_abs_logit_diff"],
+            "final64": final["max_abs_logit_diff_f64"],
+        },
+    }
 
 
 # --- the ablation --------------------------------------------------------------------------------------------
 
+
 def ablation_work(settings: fs.AblationSettings) -> Callable[[Progress], dict]:
     """The background work of an ablation rerun: a complete record is cached, a cut one says why it stopped."""
+
     def work(progress: Progress) -> dict:
         record = fs.run_ablation(settings, progress)
         if record["complete"]:
@@ -160,14 +190,18 @@ def ablation_work(settings: fs.AblationSettings) -> Callable[[Progress], dict]:
         else:
             record["stopped"] = content.text(BOOK, "stopped-limit", limit=fs.ABLATION_TIME_LIMIT_S)
         return record
+
     return work
 
 
 def analysis(record: dict) -> dict:
     """The paired tests, the function comparison and the parameter table of one ablation record."""
     settings = fs.AblationSettings.from_dict(record["settings"])
-    return {"paired": fs.paired_analysis(record["runs"]), "functions": fs.function_summary(record),
-            "parameters": fs.parameter_table(settings.base, settings.variants)}
+    return {
+        "paired": fs.paired_analysis(record["runs"]),
+        "functions": fs.function_summary(record),
+        "parameters": fs.parameter_table(settings.base, settings.variants),
+    }
 
 
 def ablation_key(preset: str) -> str:
@@ -179,8 +213,12 @@ def stopped_note(record: dict) -> str | None:
     """The warning over a record whose runs were cut short (why, and how many finished); None when complete."""
     if record.get("complete", True):
         return None
-    return content.text(BOOK, "ablation-stopped", why=record.get("stopped") or content.text(BOOK, "incomplete"),
-                        runs=len(record["runs"]))
+    return content.text(
+        BOOK,
+        "ablation-stopped",
+        why=record.get("stopped") or content.text(BOOK, "incomplete"),
+        runs=len(record["runs"]),
+    )
 
 
 def same_function_note(record: dict) -> str | None:
@@ -192,21 +230,40 @@ def same_function_note(record: dict) -> str | None:
 def pairs_table(paired: dict) -> list[dict]:
     """Every pair of variants: seeds, mean difference in held-out loss, exact and Holm-corrected p."""
     col = {name: content.text(BOOK, f"col-{name}") for name in ("seeds", "loss-diff", "exact-p", "holm-p")}
-    return [{"a": fs.variant_short(r["a"]), "b": fs.variant_short(r["b"]), col["seeds"]: r["n"],
-             col["loss-diff"]: round(r["mean_diff"], 4), col["exact-p"]: p_text(r["paired_p"]),
-             col["holm-p"]: p_text(r["holm_p"])} for r in paired["pairs"]]
+    return [
+        {
+            "a": fs.variant_short(r["a"]),
+            "b": fs.variant_short(r["b"]),
+            col["seeds"]: r["n"],
+            col["loss-diff"]: round(r["mean_diff"], 4),
+            col["exact-p"]: p_text(r["paired_p"]),
+            col["holm-p"]: p_text(r["holm_p"]),
+        }
+        for r in paired["pairs"]
+    ]
 
 
 def variants_table(summary: dict, parameters: list[dict]) -> list[dict]:
     """Per variant: width, parameters (and against decoder-only), seeds and the held-out loss's spread."""
     by_variant = {r["variant"]: r for r in parameters}
-    col = {name: content.text(BOOK, f"col-{name}") for name in ("variant", "width", "parameters", "vs-decoder",
-                                                                 "seeds", "loss-mean", "sd", "min", "max")}
-    return [{col["variant"]: fs.variant_name(v["variant"]), col["width"]: by_variant[v["variant"]]["width"],
-             col["parameters"]: f"{by_variant[v['variant']]['params']:,}",
-             col["vs-decoder"]: f"{by_variant[v['variant']]['vs_decoder']:+.1%}", col["seeds"]: v["n"],
-             col["loss-mean"]: round(v["mean"], 4), col["sd"]: round(v["sd"], 4), col["min"]: round(v["min"], 4),
-             col["max"]: round(v["max"], 4)} for v in summary["variants"]]
+    col = {
+        name: content.text(BOOK, f"col-{name}")
+        for name in ("variant", "width", "parameters", "vs-decoder", "seeds", "loss-mean", "sd", "min", "max")
+    }
+    return [
+        {
+            col["variant"]: fs.variant_name(v["variant"]),
+            col["width"]: by_variant[v["variant"]]["width"],
+            col["parameters"]: f"{by_variant[v['variant']]['params']:,}",
+            col["vs-decoder"]: f"{by_variant[v['variant']]['vs_decoder']:+.1%}",
+            col["seeds"]: v["n"],
+            col["loss-mean"]: round(v["mean"], 4),
+            col["sd"]: round(v["sd"], 4),
+            col["min"]: round(v["min"], 4),
+            col["max"]: round(v["max"], 4),
+        }
+        for v in summary["variants"]
+    ]
 
 
 def run_caption(record: dict) -> str:
@@ -214,8 +271,14 @@ def run_caption(record: dict) -> str:
     wall, runs = record.get("wall_seconds"), len(record["runs"])
     date = record.get("date")
     if wall:
-        return content.text(BOOK, f"run-caption-wall-{'date' if date else 'nodate'}", runs=runs, wall=wall,
-                            threads=record.get("threads", 1), date=date)
+        return content.text(
+            BOOK,
+            f"run-caption-wall-{'date' if date else 'nodate'}",
+            runs=runs,
+            wall=wall,
+            threads=record.get("threads", 1),
+            date=date,
+        )
     return content.text(BOOK, f"run-caption-{'date' if date else 'plain'}", runs=runs, date=date)
 
 
@@ -232,10 +295,19 @@ def rerun_plan(settings: fs.AblationSettings, shipped: dict | None, step0_parame
     if step0_parameters > fs.LIVE_PARAM_LIMIT:
         return {"kind": "too-big", "limit": f"{fs.LIVE_PARAM_LIMIT:,}", "n": f"{step0_parameters:,}"}
     if estimate > fs.ABLATION_TIME_LIMIT_S:
-        return {"kind": "too-long", "runs": runs, "steps": settings.steps, "seconds": estimate,
-                "limit": fs.ABLATION_TIME_LIMIT_S}
-    return {"kind": "run", "runs": runs, "seconds": estimate,
-            "key": f"four-steps-ablation-{results.result_key(fs.ABLATION_KIND, settings.to_dict())}"}
+        return {
+            "kind": "too-long",
+            "runs": runs,
+            "steps": settings.steps,
+            "seconds": estimate,
+            "limit": fs.ABLATION_TIME_LIMIT_S,
+        }
+    return {
+        "kind": "run",
+        "runs": runs,
+        "seconds": estimate,
+        "key": f"four-steps-ablation-{results.result_key(fs.ABLATION_KIND, settings.to_dict())}",
+    }
 
 
 def rerun_notice(plan: dict) -> str | None:
@@ -254,8 +326,13 @@ def measured(shipped: dict | None, pair: tuple[str, str]) -> dict | str:
         return content.text(BOOK, "measured-missing")
     rows = {(r["a"], r["b"]): r for r in fs.paired_analysis(shipped["runs"])["pairs"]}
     row = rows.get(pair) or {**rows[pair[::-1]], "mean_diff": -rows[pair[::-1]]["mean_diff"]}
-    return {"a": fs.variant_short(pair[0]), "b": fs.variant_short(pair[1]), "diff": row["mean_diff"],
-            "p": row["paired_p"], "n": row["n"]}
+    return {
+        "a": fs.variant_short(pair[0]),
+        "b": fs.variant_short(pair[1]),
+        "diff": row["mean_diff"],
+        "p": row["paired_p"],
+        "n": row["n"],
+    }
 
 
 def why_header() -> list[str]:
@@ -268,19 +345,32 @@ def why_cells(row: dict, shipped: dict | None) -> list[str]:
     test that would show it with what the shipped ablation measured."""
     step, found = row["step"], measured(shipped, row["compare"])
     found = content.text(BOOK, "measured", **{**found, "p": p_label(found["p"])}) if isinstance(found, dict) else found
-    return [f"**{content.text(BOOK, f'why-{step}-structure')}**", content.text(BOOK, f"why-{step}-helped"),
-            content.text(BOOK, f"why-{step}-changed"),
-            content.text(BOOK, "why-test", test=content.text(BOOK, f"why-{step}-test"), measured=found)]
+    return [
+        f"**{content.text(BOOK, f'why-{step}-structure')}**",
+        content.text(BOOK, f"why-{step}-helped"),
+        content.text(BOOK, f"why-{step}-changed"),
+        content.text(BOOK, "why-test", test=content.text(BOOK, f"why-{step}-test"), measured=found),
+    ]
 
 
 # --- separate or shared parameters (slides 53-55) ------------------------------------------------------------
 
+
 def shared_params_tests(record: dict) -> list[dict]:
     """The shared-parameters tests as a table: seeds, mean difference, exact, Holm and equivalence p, verdict."""
-    col = {name: content.text(BOOK, f"col-{name}", margin=sp.EQUIVALENCE_MARGIN)
-           for name in ("test", "seeds", "mean-diff", "exact-p", "holm-p", "equivalence-p", "verdict")}
-    return [{col["test"]: content.text(BOOK, f"sp-test-{r['test']}"), col["seeds"]: r["n"],
-             col["mean-diff"]: round(r["mean_diff"], 4), col["exact-p"]: p_text(r["p"]),
-             col["holm-p"]: p_text(r["holm_p"]), col["equivalence-p"]: p_text(r["tost_p"]),
-             col["verdict"]: sp.verdict_text(sp.verdict(r))}
-            for r in sp.analyse(record)["tests"]]
+    col = {
+        name: content.text(BOOK, f"col-{name}", margin=sp.EQUIVALENCE_MARGIN)
+        for name in ("test", "seeds", "mean-diff", "exact-p", "holm-p", "equivalence-p", "verdict")
+    }
+    return [
+        {
+            col["test"]: content.text(BOOK, f"sp-test-{r['test']}"),
+            col["seeds"]: r["n"],
+            col["mean-diff"]: round(r["mean_diff"], 4),
+            col["exact-p"]: p_text(r["p"]),
+            col["holm-p"]: p_text(r["holm_p"]),
+            col["equivalence-p"]: p_text(r["tost_p"]),
+            col["verdict"]: sp.verdict_text(sp.verdict(r)),
+        }
+        for r in sp.analyse(record)["tests"]
+    ]

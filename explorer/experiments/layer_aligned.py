@@ -29,9 +29,16 @@ def _four_steps(record: dict | None) -> dict | None:
         return None
     change = row["mean_diff"] if row["a"] == STEP_AT else -row["mean_diff"]
     settings = record["settings"]
-    return {"steps": settings["steps"], "depth": settings["depth"], "width": settings["width"],
-            "length": settings["length"], "seeds": row["n"], "loss_change": change, "p": row["paired_p"],
-            "holm_p": row["holm_p"]}
+    return {
+        "steps": settings["steps"],
+        "depth": settings["depth"],
+        "width": settings["width"],
+        "length": settings["length"],
+        "seeds": row["n"],
+        "loss_change": change,
+        "p": row["paired_p"],
+        "holm_p": row["holm_p"],
+    }
 
 
 def _depth(swept: dict | None, depth: int) -> dict | None:
@@ -43,8 +50,15 @@ def _depth(swept: dict | None, depth: int) -> dict | None:
     if row is None:
         return None
     config = analysis["config"]
-    return {"depth": depth, "steps": config["steps"], "width": config["d_model"], "seeds": row["seeds"],
-            "accuracy_gap": row["accuracy_gap"], "p": row["p_accuracy"], "deepest": max(analysis["depths"])}
+    return {
+        "depth": depth,
+        "steps": config["steps"],
+        "width": config["d_model"],
+        "seeds": row["seeds"],
+        "accuracy_gap": row["accuracy_gap"],
+        "p": row["p_accuracy"],
+        "deepest": max(analysis["depths"]),
+    }
 
 
 def sources() -> tuple[Path, ...]:
@@ -74,14 +88,31 @@ def placeholders(found: dict) -> dict[str, object]:
     """The values both pages' `reconcile` paragraphs fill in, formatted once."""
     four, longer = found["four_steps"], found["four_steps_long"]
     main, control = found["depth_main"], found["depth_control"]
-    return {"fs_change": four["loss_change"], "fs_p": p_label(four["p"]), "fs_holm": p_label(four["holm_p"]),
-            "fs_seeds": four["seeds"], "fs_steps": four["steps"], "fs_depth": four["depth"],
-            "fs_width": four["width"], "fs_length": four["length"],
-            "fs_later": content.text("four-steps", "reconcile-later", steps=longer["steps"],
-                                     change=longer["loss_change"], p=p_label(longer["p"]), seeds=longer["seeds"])
-            if longer else content.text("four-steps", "reconcile-no-later"),
-            "dp_steps": main["steps"], "dp_width": main["width"], "dp_seeds": main["seeds"],
-            "main_gap": round(100 * main["accuracy_gap"], 1) + 0.0, "main_p": p_label(main["p"]),
-            "control_gap": round(100 * control["accuracy_gap"], 1) + 0.0,  # + 0.0: never "-0.0"
-            "control_p": p_label(control["p"]),
-            "deepest": main["deepest"]}
+    return {
+        "fs_change": four["loss_change"],
+        "fs_p": p_label(four["p"]),
+        "fs_holm": p_label(four["holm_p"]),
+        "fs_seeds": four["seeds"],
+        "fs_steps": four["steps"],
+        "fs_depth": four["depth"],
+        "fs_width": four["width"],
+        "fs_length": four["length"],
+        "fs_later": content.text(
+            "four-steps",
+            "reconcile-later",
+            steps=longer["steps"],
+            change=longer["loss_change"],
+            p=p_label(longer["p"]),
+            seeds=longer["seeds"],
+        )
+        if longer
+        else content.text("four-steps", "reconcile-no-later"),
+        "dp_steps": main["steps"],
+        "dp_width": main["width"],
+        "dp_seeds": main["seeds"],
+        "main_gap": round(100 * main["accuracy_gap"], 1) + 0.0,
+        "main_p": p_label(main["p"]),
+        "control_gap": round(100 * control["accuracy_gap"], 1) + 0.0,  # + 0.0: never "-0.0"
+        "control_p": p_label(control["p"]),
+        "deepest": main["deepest"],
+    }

@@ -119,7 +119,7 @@ class TransferTask:
             seq.append(SUCCESSOR[seq[-1]])
         seq = torch.stack(seq, dim=1) + FIRST_SYMBOL  # [B, 14]
         mark = torch.full((len(starts), 1), CHAIN_MARK)
-        return torch.cat([mark, seq[:, :LENGTH - 1]], dim=1), seq[:, LENGTH - 1:]
+        return torch.cat([mark, seq[:, : LENGTH - 1]], dim=1), seq[:, LENGTH - 1 :]
 
     @staticmethod
     def maps(symbols: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -140,10 +140,16 @@ class TransferTask:
         return (*self.chains(torch.randint(0, HALF, (TEST_SIZE,), generator=gen) + cycle * HALF), 1)
 
 
-TASKS = {"translation": DictionaryTask("translation", HALF), "one-vocabulary": DictionaryTask("one-vocabulary", 0),
-         "transfer": TransferTask()}
-TASK_LABELS = {"translation": "translation (two vocabularies)", "one-vocabulary": "one vocabulary",
-               "transfer": "transfer (facts met only as input)"}
+TASKS = {
+    "translation": DictionaryTask("translation", HALF),
+    "one-vocabulary": DictionaryTask("one-vocabulary", 0),
+    "transfer": TransferTask(),
+}
+TASK_LABELS = {
+    "translation": "translation (two vocabularies)",
+    "one-vocabulary": "one vocabulary",
+    "transfer": "transfer (facts met only as input)",
+}
 
 
 # --- variants ---------------------------------------------------------------------------------------------
@@ -153,8 +159,16 @@ SEPARATE, SHARED = VARIANTS
 
 def shared_config(width: int = 64, depth: int = 2, heads: int = 4) -> TransformerConfig:
     """One stack for input and target (steps 1 and 2 of the four steps)."""
-    return TransformerConfig(arch="encoder_decoder", vocab_size=VOCAB, d_model=width, n_heads=heads, n_layers=depth,
-                             max_len=LENGTH, share_cross_self=True, share_encoder_decoder=True)
+    return TransformerConfig(
+        arch="encoder_decoder",
+        vocab_size=VOCAB,
+        d_model=width,
+        n_heads=heads,
+        n_layers=depth,
+        max_len=LENGTH,
+        share_cross_self=True,
+        share_encoder_decoder=True,
+    )
 
 
 def separate_config(shared: TransformerConfig) -> TransformerConfig:
@@ -232,12 +246,21 @@ def run_one(cfg: SharedParamsConfig, task: str, variant: str, seed: int, progres
     distribution] per evaluation) and its loss on the task's fixed held-out set."""
     model_cfg, spec = variant_config(variant, cfg.width), TASKS[task]
     result = train_by_recipe(cfg.lab_recipe(), model_cfg, spec, cfg.train_config(seed), progress)
-    run = {"task": task, "variant": variant, "seed": seed, "width": model_cfg.d_model, "d_ff": model_cfg.ff_width,
-           "params": result.model.num_parameters(), "flops": result.flops, "steps_done": result.steps_done,
-           "stopped": result.stopped, "seconds": result.seconds,
-           "curve": [[row["step"], row["flops"], row["eval_loss"]] for row in result.history],
-           **({"lr": result.lr} if cfg.recipe != "old" else {}),
-           **test_loss(result.model, *spec.test_set())}
+    run = {
+        "task": task,
+        "variant": variant,
+        "seed": seed,
+        "width": model_cfg.d_model,
+        "d_ff": model_cfg.ff_width,
+        "params": result.model.num_parameters(),
+        "flops": result.flops,
+        "steps_done": result.steps_done,
+        "stopped": result.stopped,
+        "seconds": result.seconds,
+        "curve": [[row["step"], row["flops"], row["eval_loss"]] for row in result.history],
+        **({"lr": result.lr} if cfg.recipe != "old" else {}),
+        **test_loss(result.model, *spec.test_set()),
+    }
     if task == "transfer":
         control = test_loss(result.model, *spec.test_set(cycle=0))
         run.update(control_loss=control["loss"], control_accuracy=control["accuracy"])
@@ -252,25 +275,41 @@ def run(cfg: SharedParamsConfig, progress: Progress = SILENT) -> dict:
 
     def said(job: tuple[int, str, str], i: int) -> dict:
         seed, task, variant = job
-        return {"i": i, "total": len(jobs), "task": content.text(MESSAGES, f"sp-task-{task}"),
-                "variant": content.text(MESSAGES, f"sp-variant-{variant}"), "seed": seed}
+        return {
+            "i": i,
+            "total": len(jobs),
+            "task": content.text(MESSAGES, f"sp-task-{task}"),
+            "variant": content.text(MESSAGES, f"sp-variant-{variant}"),
+            "seed": seed,
+        }
 
     def one(job: tuple[int, str, str], part: Progress) -> dict:
         record = run_one(cfg, job[1], job[2], job[0], part)
         if record["stopped"] == "steps":
             done = jobs.index(job) + 1
-            progress.update(done / len(jobs), content.text(MESSAGES, "sp-run-done", **said(job, done),
-                                                           loss=record["loss"]))
+            progress.update(
+                done / len(jobs), content.text(MESSAGES, "sp-run-done", **said(job, done), loss=record["loss"])
+            )
         return record
 
-    outcome = run_units(Units(keys=jobs, train=one, label=lambda job, i, n: content.text(
-        MESSAGES, "sp-run", **said(job, i)),
-        publish=lambda records: {"config": cfg.to_dict(), "runs": [r for r in records if r["stopped"] == "steps"]}),
-        progress)
+    outcome = run_units(
+        Units(
+            keys=jobs,
+            train=one,
+            label=lambda job, i, n: content.text(MESSAGES, "sp-run", **said(job, i)),
+            publish=lambda records: {"config": cfg.to_dict(), "runs": [r for r in records if r["stopped"] == "steps"]},
+        ),
+        progress,
+    )
     runs = [r for r in outcome.records if r["stopped"] == "steps"]  # a cut model is dropped, whole ones kept
     stopped = None if outcome.stopped == "steps" else outcome.stopped
-    record = {"config": cfg.to_dict(), "runs": runs, "complete": stopped is None,
-              "wall_seconds": time.perf_counter() - start, "threads": torch.get_num_threads()}
+    record = {
+        "config": cfg.to_dict(),
+        "runs": runs,
+        "complete": stopped is None,
+        "wall_seconds": time.perf_counter() - start,
+        "threads": torch.get_num_threads(),
+    }
     if stopped:
         record["stopped"] = stopped
     return {**record, **analyse(record)}
@@ -293,14 +332,24 @@ def rows(runs: list[dict]) -> list[dict]:
     for (task, variant), losses in _by_cell(runs).items():
         mine = [r for r in runs if (r["task"], r["variant"]) == (task, variant)]
         values = np.asarray(list(losses.values()))
-        row = {"task": task, "variant": variant, "params": mine[0]["params"], "loss": float(values.mean()),
-               "loss_low": float(values.min()), "loss_high": float(values.max()), "seeds": len(values),
-               "accuracy": float(np.mean([r["accuracy"] for r in mine])), "width": mine[0]["width"],
-               "d_ff": mine[0]["d_ff"], "flops": mine[0]["flops"]}
+        row = {
+            "task": task,
+            "variant": variant,
+            "params": mine[0]["params"],
+            "loss": float(values.mean()),
+            "loss_low": float(values.min()),
+            "loss_high": float(values.max()),
+            "seeds": len(values),
+            "accuracy": float(np.mean([r["accuracy"] for r in mine])),
+            "width": mine[0]["width"],
+            "d_ff": mine[0]["d_ff"],
+            "flops": mine[0]["flops"],
+        }
         if task == "transfer":
             control = np.asarray([r["control_loss"] for r in mine])
-            row.update(control_loss=float(control.mean()), control_low=float(control.min()),
-                       control_high=float(control.max()))
+            row.update(
+                control_loss=float(control.mean()), control_low=float(control.min()), control_high=float(control.max())
+            )
         out.append(row)
     return out
 
@@ -308,9 +357,15 @@ def rows(runs: list[dict]) -> list[dict]:
 def paired_gaps(runs: list[dict]) -> dict[str, dict[int, float]]:
     """Per task and seed, the separate model's held-out loss minus the shared one's (seeds that have both)."""
     cells = _by_cell(runs)
-    return {task: {s: loss - cells[(task, SHARED)][s] for s, loss in sorted(by_seed.items())
-                   if s in cells.get((task, SHARED), {})}
-            for (task, variant), by_seed in cells.items() if variant == SEPARATE and (task, SHARED) in cells}
+    return {
+        task: {
+            s: loss - cells[(task, SHARED)][s]
+            for s, loss in sorted(by_seed.items())
+            if s in cells.get((task, SHARED), {})
+        }
+        for (task, variant), by_seed in cells.items()
+        if variant == SEPARATE and (task, SHARED) in cells
+    }
 
 
 def tests(runs: list[dict]) -> list[dict]:
@@ -322,23 +377,40 @@ def tests(runs: list[dict]) -> list[dict]:
     for task, by_seed in gaps.items():
         separate = [cells[(task, SEPARATE)][s] for s in by_seed]
         shared = [cells[(task, SHARED)][s] for s in by_seed]
-        out.append({"test": task, "what": "separate minus shared", **_paired_test(list(by_seed.values())),
-                    "tost_p": tost_sign_flip(separate, shared, EQUIVALENCE_MARGIN)["p"]})
+        out.append(
+            {
+                "test": task,
+                "what": "separate minus shared",
+                **_paired_test(list(by_seed.values())),
+                "tost_p": tost_sign_flip(separate, shared, EQUIVALENCE_MARGIN)["p"],
+            }
+        )
     if "translation" in gaps and "one-vocabulary" in gaps:
         both = [s for s in gaps["translation"] if s in gaps["one-vocabulary"]]
         contrast = [gaps["translation"][s] - gaps["one-vocabulary"][s] for s in both]
-        out.append({"test": "contrast", "what": "(separate minus shared) on translation minus on one vocabulary",
-                    **_paired_test(contrast), "tost_p": float("nan")})
+        out.append(
+            {
+                "test": "contrast",
+                "what": "(separate minus shared) on translation minus on one vocabulary",
+                **_paired_test(contrast),
+                "tost_p": float("nan"),
+            }
+        )
     for row, adjusted in zip(out, holm([r["p"] for r in out])):
         row["holm_p"] = adjusted
     return out
 
 
 def _paired_test(diffs: list[float]) -> dict:
-    return {"n": len(diffs), "positive": sum(d > 0 for d in diffs),
-            "mean_diff": float(np.mean(diffs)) if diffs else float("nan"),
-            "diff_low": float(min(diffs, default=float("nan"))), "diff_high": float(max(diffs, default=float("nan"))),
-            "p": sign_flip_p(diffs) if len(diffs) >= 2 else float("nan"), "smallest_p": smallest_p(len(diffs))}
+    return {
+        "n": len(diffs),
+        "positive": sum(d > 0 for d in diffs),
+        "mean_diff": float(np.mean(diffs)) if diffs else float("nan"),
+        "diff_low": float(min(diffs, default=float("nan"))),
+        "diff_high": float(max(diffs, default=float("nan"))),
+        "p": sign_flip_p(diffs) if len(diffs) >= 2 else float("nan"),
+        "smallest_p": smallest_p(len(diffs)),
+    }
 
 
 def flop_matched_tests(runs: list[dict]) -> list[dict]:
@@ -357,8 +429,14 @@ def flop_matched_tests(runs: list[dict]) -> list[dict]:
             diffs.append(float(separate[-1, 2] - shared[i, 2]))
             step = int(shared[i, 0])
         if diffs:
-            out.append({"test": task, "what": "separate (final) minus shared at equal training FLOPs",
-                        "shared_step": step, **_paired_test(diffs)})
+            out.append(
+                {
+                    "test": task,
+                    "what": "separate (final) minus shared at equal training FLOPs",
+                    "shared_step": step,
+                    **_paired_test(diffs),
+                }
+            )
     for row, adjusted in zip(out, holm([r["p"] for r in out])):
         row["holm_p"] = adjusted
     return out
@@ -367,8 +445,13 @@ def flop_matched_tests(runs: list[dict]) -> list[dict]:
 def analyse(record: dict) -> dict:
     """What the CLI prints and the page reads: `rows`, `tests` (parameter-matched), `flop_matched` (the same pairs
     at equal training FLOPs), the declared margin and what the interval is."""
-    return {"rows": rows(record["runs"]), "tests": tests(record["runs"]),
-            "flop_matched": flop_matched_tests(record["runs"]), "margin": EQUIVALENCE_MARGIN, "interval": INTERVAL}
+    return {
+        "rows": rows(record["runs"]),
+        "tests": tests(record["runs"]),
+        "flop_matched": flop_matched_tests(record["runs"]),
+        "margin": EQUIVALENCE_MARGIN,
+        "interval": INTERVAL,
+    }
 
 
 def verdict(test: dict, alpha: float = 0.05) -> str:
@@ -401,26 +484,49 @@ def placeholders(record: dict) -> dict:
     cells = {(r["task"], r["variant"]): r for r in analysis["rows"]}
     for (task, variant), row in cells.items():
         prefix = f"{TASK_KEYS[task]}_{'sep' if variant == SEPARATE else 'sh'}"
-        values.update({prefix: row["loss"], f"{prefix}_low": row["loss_low"], f"{prefix}_high": row["loss_high"],
-                       f"{prefix}_acc": row["accuracy"]})
+        values.update(
+            {
+                prefix: row["loss"],
+                f"{prefix}_low": row["loss_low"],
+                f"{prefix}_high": row["loss_high"],
+                f"{prefix}_acc": row["accuracy"],
+            }
+        )
         if task == "transfer":
             values[f"{prefix}_control"] = row["control_loss"]
     for test in analysis["tests"]:
         key = TASK_KEYS[test["test"]]
-        values.update({f"{key}_diff": test["mean_diff"], f"{key}_p": p_label(test["p"]),
-                       f"{key}_holm": p_label(test["holm_p"]), f"{key}_eq": p_label(test["tost_p"]),
-                       f"{key}_positive": test["positive"],
-                       f"{key}_verdict": verdict_text(verdict(test))})
+        values.update(
+            {
+                f"{key}_diff": test["mean_diff"],
+                f"{key}_p": p_label(test["p"]),
+                f"{key}_holm": p_label(test["holm_p"]),
+                f"{key}_eq": p_label(test["tost_p"]),
+                f"{key}_positive": test["positive"],
+                f"{key}_verdict": verdict_text(verdict(test)),
+            }
+        )
         values.update(seeds=test["n"], smallest=smallest_p(test["n"]), tests=len(analysis["tests"]))
     for task, (separate, shared, step) in equal_flops(record["runs"]).items():
-        values.update({f"{TASK_KEYS[task]}_sep_final": separate, f"{TASK_KEYS[task]}_sh_same_flops": shared,
-                       "same_flops_step": step})
+        values.update(
+            {
+                f"{TASK_KEYS[task]}_sep_final": separate,
+                f"{TASK_KEYS[task]}_sh_same_flops": shared,
+                "same_flops_step": step,
+            }
+        )
     both = next((task for task, _ in cells if (task, SEPARATE) in cells and (task, SHARED) in cells), None)
     if both is not None:  # sizes and FLOPs per step are the same on every task
         sep, sh = cells[(both, SEPARATE)], cells[(both, SHARED)]
-        values.update(params_sep=f"{sep['params']:,}", params_sh=f"{sh['params']:,}", width_sep=sep["width"],
-                      dff_sep=sep["d_ff"], width_sh=sh["width"], mismatch=sep["params"] / sh["params"] - 1,
-                      flops_ratio=sep["flops"] / sh["flops"])
+        values.update(
+            params_sep=f"{sep['params']:,}",
+            params_sh=f"{sh['params']:,}",
+            width_sep=sep["width"],
+            dff_sep=sep["d_ff"],
+            width_sh=sh["width"],
+            mismatch=sep["params"] / sh["params"] - 1,
+            flops_ratio=sep["flops"] / sh["flops"],
+        )
     return values
 
 
@@ -434,6 +540,9 @@ def equal_flops(runs: list[dict]) -> dict[str, tuple[float, float, int]]:
             continue  # a variant missing, or curves of unequal length (a cut run)
         budget = curves[SEPARATE][0, -1, 1]
         i = int(np.argmin(np.abs(curves[SHARED][0, :, 1] - budget)))
-        out[task] = (float(curves[SEPARATE][:, -1, 2].mean()), float(curves[SHARED][:, i, 2].mean()),
-                     int(curves[SHARED][0, i, 0]))
+        out[task] = (
+            float(curves[SEPARATE][:, -1, 2].mean()),
+            float(curves[SHARED][:, i, 2].mean()),
+            int(curves[SHARED][0, i, 0]),
+        )
     return out

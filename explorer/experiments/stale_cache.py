@@ -71,8 +71,10 @@ class StaleConfig(Recipe):
                 raise ValueError(f"task must be one of {sorted(RULES)}, got {name!r}")
         for n, m in self.sizes:
             if n < DRIFT_TASK.min_length or m < 1 or n + m > DRIFT_TASK.length:
-                raise ValueError(f"sizes need n >= {DRIFT_TASK.min_length}, m >= 1 and n + m <= "
-                                 f"{DRIFT_TASK.length} (what the encoders read); got n={n}, m={m}")
+                raise ValueError(
+                    f"sizes need n >= {DRIFT_TASK.min_length}, m >= 1 and n + m <= "
+                    f"{DRIFT_TASK.length} (what the encoders read); got n={n}, m={m}"
+                )
         if self.test_chats < 1 or min(self.task_steps) < 1:
             raise ValueError("test_chats and task_steps must be >= 1")
 
@@ -80,11 +82,18 @@ class StaleConfig(Recipe):
 def train_encoder(cfg: StaleConfig, task: str, seed: int, progress: Progress = SILENT) -> tuple[Transformer, dict]:
     """The drift encoder's shape trained on `task` at 4-32 tokens; returns it and its held-out accuracy."""
     steps = cfg.task_steps[cfg.tasks.index(task)]
-    result = train(DRIFT_MODEL, replace(DRIFT_TASK, name=task),
-                   cfg.train_config(seed, steps=steps, eval_every=steps), progress)
+    result = train(
+        DRIFT_MODEL, replace(DRIFT_TASK, name=task), cfg.train_config(seed, steps=steps, eval_every=steps), progress
+    )
     final = result.history[-1]
-    return result.model, {"task": task, "seed": seed, "steps": steps, "eval_accuracy": final["eval_accuracy"],
-                          "eval_loss": final["eval_loss"], "seconds": result.seconds}
+    return result.model, {
+        "task": task,
+        "seed": seed,
+        "steps": steps,
+        "eval_accuracy": final["eval_accuracy"],
+        "eval_loss": final["eval_loss"],
+        "seconds": result.seconds,
+    }
 
 
 def test_chats(task: str, n: int, m: int, count: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -108,9 +117,12 @@ def compare(model: Transformer, x: torch.Tensor, y: torch.Tensor, n: int) -> dic
     stale = stale_logits(model, x, n)
     labels = y[:, n:]
     kl = F.kl_div(stale.log_softmax(-1), full.log_softmax(-1), log_target=True, reduction="none").sum(-1)
-    return {"accuracy_reencode": (full.argmax(-1) == labels).float().mean().item(),
-            "accuracy_stale": (stale.argmax(-1) == labels).float().mean().item(),
-            "kl": kl.mean().item(), "max_abs_logit_diff": (full - stale).abs().max().item()}
+    return {
+        "accuracy_reencode": (full.argmax(-1) == labels).float().mean().item(),
+        "accuracy_stale": (stale.argmax(-1) == labels).float().mean().item(),
+        "kl": kl.mean().item(),
+        "max_abs_logit_diff": (full - stale).abs().max().item(),
+    }
 
 
 def measure(model: Transformer, task: str, sizes: tuple[tuple[int, int], ...], count: int) -> list[dict]:
@@ -133,8 +145,15 @@ def run(cfg: StaleConfig, progress: Progress = SILENT) -> dict:
         model, info = train_encoder(cfg, task, seed, part)
         return {"info": info, "runs": [{**r, "seed": seed} for r in measure(model, task, cfg.sizes, cfg.test_chats)]}
 
-    outcome = run_units(Units(keys=jobs, train=one, label=lambda job, i, n: f"{job[0]}, seed {job[1]}",
-                              weight=lambda job: cfg.task_steps[cfg.tasks.index(job[0])]), progress)
+    outcome = run_units(
+        Units(
+            keys=jobs,
+            train=one,
+            label=lambda job, i, n: f"{job[0]}, seed {job[1]}",
+            weight=lambda job: cfg.task_steps[cfg.tasks.index(job[0])],
+        ),
+        progress,
+    )
     models = [unit["info"] for unit in outcome.records]
     runs = [r for unit in outcome.records for r in unit["runs"]]
     return {"config": cfg.to_dict(), "models": models, "runs": runs, "rows": seed_means(runs)}
@@ -168,7 +187,9 @@ def every_seed_worse(runs: list[dict], task: str) -> bool:
 def seed_averages(runs: list[dict], sizes: set[tuple[int, int]] | None = None) -> list[dict]:
     """Per task and seed (bidirectional): accuracy lost to the stale cache and KL, averaged over the sizes
     (those in `sizes`, or all): one number per trained model, the unit the seeds replicate."""
-    df = pd.DataFrame([r for r in runs if r["arch"] == "bidirectional" and (sizes is None or (r["n"], r["m"]) in sizes)])
+    df = pd.DataFrame(
+        [r for r in runs if r["arch"] == "bidirectional" and (sizes is None or (r["n"], r["m"]) in sizes)]
+    )
     df["gap"] = df["accuracy_reencode"] - df["accuracy_stale"]
     return df.groupby(["task", "seed"], sort=False)[["gap", "kl"]].mean().reset_index().to_dict("records")
 
@@ -180,19 +201,30 @@ def headline(record: dict) -> dict:
     bidir, causal = df[df["arch"] == "bidirectional"], df[df["arch"] == "causal"]
     gaps = pd.DataFrame(seed_averages(record["runs"])).groupby("task", sort=False)["gap"]
     trained = pd.DataFrame(record["models"]).groupby("task", sort=False)
-    out = {"causal_max_kl": float(causal["kl"].abs().max()),
-           "causal_max_logit_diff": float(causal["max_abs_logit_diff"].max())}
+    out = {
+        "causal_max_kl": float(causal["kl"].abs().max()),
+        "causal_max_logit_diff": float(causal["max_abs_logit_diff"].max()),
+    }
     for task, rows in bidir.groupby("task", sort=False):
         worst = rows.loc[rows["kl"].idxmax()]
-        out[task] = {"n": int(worst["n"]), "m": int(worst["m"]), "accuracy_reencode": float(worst["accuracy_reencode"]),
-                     "accuracy_stale": float(worst["accuracy_stale"]), "kl": float(worst["kl"]),
-                     "kl_low": float(worst["kl_low"]), "kl_high": float(worst["kl_high"]),
-                     "mean_gap": float(gaps.mean()[task]), "gap_low": float(gaps.min()[task]),
-                     "gap_high": float(gaps.max()[task]), "every_seed_worse": every_seed_worse(record["runs"], task),
-                     "ranges_apart": bool((rows["accuracy_reencode_low"] > rows["accuracy_stale_high"]).all()),
-                     "seeds": int(rows["seeds"].min()), "steps": int(trained["steps"].max()[task]),
-                     "trained_low": float(trained["eval_accuracy"].min()[task]),
-                     "trained_high": float(trained["eval_accuracy"].max()[task])}
+        out[task] = {
+            "n": int(worst["n"]),
+            "m": int(worst["m"]),
+            "accuracy_reencode": float(worst["accuracy_reencode"]),
+            "accuracy_stale": float(worst["accuracy_stale"]),
+            "kl": float(worst["kl"]),
+            "kl_low": float(worst["kl_low"]),
+            "kl_high": float(worst["kl_high"]),
+            "mean_gap": float(gaps.mean()[task]),
+            "gap_low": float(gaps.min()[task]),
+            "gap_high": float(gaps.max()[task]),
+            "every_seed_worse": every_seed_worse(record["runs"], task),
+            "ranges_apart": bool((rows["accuracy_reencode_low"] > rows["accuracy_stale_high"]).all()),
+            "seeds": int(rows["seeds"].min()),
+            "steps": int(trained["steps"].max()[task]),
+            "trained_low": float(trained["eval_accuracy"].min()[task]),
+            "trained_high": float(trained["eval_accuracy"].max()[task]),
+        }
     return out
 
 

@@ -32,23 +32,44 @@ def gap_vs_compute(points: list[dict], config: dict, height: int = 500) -> go.Fi
     for i, width in enumerate(widths):
         row = sorted((p for p in points if p["width"] == width), key=lambda p: p["flops"])
         fig.add_scatter(
-            x=[p["flops"] for p in row], y=[p["gap"] for p in row], name=f"d = {width}",
-            mode="lines+markers", line=dict(color=_width_color(i), width=2 + i), marker=dict(size=8 + 2 * i),
-            error_y=dict(type="data", symmetric=False, array=[p["gap_high"] - p["gap"] for p in row],
-                         arrayminus=[p["gap"] - p["gap_low"] for p in row], thickness=1.5, width=4),
-            customdata=[[p["steps"], p["gap_low"], p["gap_high"], p["decoder_loss"], p["prefix_lm_loss"], p["seeds"]]
-                        for p in row],
-            hovertemplate=content.text(BOOK, "gap-hover", width=width))
+            x=[p["flops"] for p in row],
+            y=[p["gap"] for p in row],
+            name=f"d = {width}",
+            mode="lines+markers",
+            line=dict(color=_width_color(i), width=2 + i),
+            marker=dict(size=8 + 2 * i),
+            error_y=dict(
+                type="data",
+                symmetric=False,
+                array=[p["gap_high"] - p["gap"] for p in row],
+                arrayminus=[p["gap"] - p["gap_low"] for p in row],
+                thickness=1.5,
+                width=4,
+            ),
+            customdata=[
+                [p["steps"], p["gap_low"], p["gap_high"], p["decoder_loss"], p["prefix_lm_loss"], p["seeds"]]
+                for p in row
+            ],
+            hovertemplate=content.text(BOOK, "gap-hover", width=width),
+        )
     fig.update_xaxes(title=content.text(BOOK, "gap-x-axis"), type="log", dtick=1)  # decades only: readable on a phone
     fig.update_yaxes(title=content.text(BOOK, "gap-y-axis"), zeroline=False)
     # the legend under the plot, in one row: beside it, it would squeeze the plot on a phone
-    fig.update_layout(legend=dict(title=content.text(BOOK, "gap-legend"), orientation="h", x=0.0, y=-0.22,
-                                  xanchor="left", yanchor="top"))
+    fig.update_layout(
+        legend=dict(
+            title=content.text(BOOK, "gap-legend"), orientation="h", x=0.0, y=-0.22, xanchor="left", yanchor="top"
+        )
+    )
     seeds = max((p["seeds"] for p in points), default=0)
     task = config["task_name"]
-    detail = content.text(BOOK, "gap-evidence", seeds=plural(seeds, "seed"),
-                          task=content.text(BOOK, "task-sort") if task == "sort" else task, length=config["length"],
-                          layers=plural(config["n_layers"], "layer"))
+    detail = content.text(
+        BOOK,
+        "gap-evidence",
+        seeds=plural(seeds, "seed"),
+        task=content.text(BOOK, "task-sort") if task == "sort" else task,
+        length=config["length"],
+        layers=plural(config["n_layers"], "layer"),
+    )
     return styled(fig, content.text(BOOK, "gap-title"), Evidence(Kind.MEASURED, detail), height=height)
 
 
@@ -57,20 +78,40 @@ def serving_cost(rows: list[dict], width: int, layers: int, height: int = 420) -
     causal input with a KV cache computes only the new tokens."""
     fig = go.Figure()
     turns = [r["turn"] for r in rows]
-    for key, name, color, dash in (("cum_reencode", content.text(BOOK, "serving-reencode"),
-                                    CONCEPT_COLORS["bidirectional"], "solid"),
-                                   ("cum_cached", content.text(BOOK, "serving-cached"),
-                                    CONCEPT_COLORS["causal"], "dash")):
-        fig.add_scatter(x=turns, y=[r[key] for r in rows], name=name, mode="lines+markers",
-                        line=dict(color=color, width=3, dash=dash),
-                        hovertemplate=content.text(BOOK, "serving-hover", name=name))
+    for key, name, color, dash in (
+        ("cum_reencode", content.text(BOOK, "serving-reencode"), CONCEPT_COLORS["bidirectional"], "solid"),
+        ("cum_cached", content.text(BOOK, "serving-cached"), CONCEPT_COLORS["causal"], "dash"),
+    ):
+        fig.add_scatter(
+            x=turns,
+            y=[r[key] for r in rows],
+            name=name,
+            mode="lines+markers",
+            line=dict(color=color, width=3, dash=dash),
+            hovertemplate=content.text(BOOK, "serving-hover", name=name),
+        )
     last = rows[-1]
-    fig.add_annotation(x=last["turn"], y=last["cum_reencode"], text=content.text(BOOK, "serving-ratio",
-                                                                                 ratio=last["ratio"]),
-                       showarrow=True, arrowhead=2, ax=-90, ay=-10, font=dict(size=14))
+    fig.add_annotation(
+        x=last["turn"],
+        y=last["cum_reencode"],
+        text=content.text(BOOK, "serving-ratio", ratio=last["ratio"]),
+        showarrow=True,
+        arrowhead=2,
+        ax=-90,
+        ay=-10,
+        font=dict(size=14),
+    )
     fig.update_xaxes(title=content.text(BOOK, "serving-x-axis"), dtick=1)
     fig.update_yaxes(title=content.text(BOOK, "serving-y-axis"), rangemode="tozero")
     fig.update_layout(legend=dict(x=0.01, y=0.99, xanchor="left", yanchor="top"))
-    detail = content.text(BOOK, "serving-evidence", width=width, layers=plural(layers, "layer"), m=last["m"],
-                          reencode=si(last["cum_reencode"]), cached=si(last["cum_cached"]), turns=last["turn"])
+    detail = content.text(
+        BOOK,
+        "serving-evidence",
+        width=width,
+        layers=plural(layers, "layer"),
+        m=last["m"],
+        reencode=si(last["cum_reencode"]),
+        cached=si(last["cum_cached"]),
+        turns=last["turn"],
+    )
     return styled(fig, content.text(BOOK, "serving-title"), Evidence(Kind.FORMULA, detail), height=height)

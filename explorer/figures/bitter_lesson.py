@@ -36,16 +36,31 @@ def axis_title(axis: str) -> str:
 
 
 def _detail(cfg: dict, seeds: list[int]) -> str:
-    return content.text(BOOK, "detail", seeds=seed_list(seeds), steps=cfg["steps"], batch=cfg["batch_size"],
-                        layers=cfg["n_layers"], d_model=cfg["d_model"], width=cfg["hand_width"],
-                        eval_size=cfg["eval_size"])
+    return content.text(
+        BOOK,
+        "detail",
+        seeds=seed_list(seeds),
+        steps=cfg["steps"],
+        batch=cfg["batch_size"],
+        layers=cfg["n_layers"],
+        d_model=cfg["d_model"],
+        width=cfg["hand_width"],
+        eval_size=cfg["eval_size"],
+    )
 
 
 def _floor(fig: go.Figure, floor: float, case: str) -> None:
     fig.add_hline(y=floor, line=dict(color=FLOOR_COLOR, width=2, dash="dot"))
-    fig.add_annotation(x=0.0, xref="paper", y=floor, text=content.text(BOOK, f"floor-{case}", floor=floor),
-                       showarrow=False,
-                       xanchor="left", yanchor="bottom", font=dict(color=FLOOR_COLOR, size=14))
+    fig.add_annotation(
+        x=0.0,
+        xref="paper",
+        y=floor,
+        text=content.text(BOOK, f"floor-{case}", floor=floor),
+        showarrow=False,
+        xanchor="left",
+        yanchor="bottom",
+        font=dict(color=FLOOR_COLOR, size=14),
+    )
 
 
 def _crossing(fig: go.Figure, analysis: dict, axis: str) -> None:
@@ -57,17 +72,31 @@ def _crossing(fig: go.Figure, analysis: dict, axis: str) -> None:
     x = c[axis]
     y = float(np.interp(math.log(x), np.log(general[axis] if axis == "flops" else analysis["data"]), general["mean"]))
     low, high = c[f"{axis}_range"] or (x, x)
-    fig.add_trace(go.Scatter(x=[x], y=[y], mode="markers",
-                             name=content.text(BOOK, "crossover-name"),
-                             error_x=dict(type="data", symmetric=False, array=[high - x], arrayminus=[x - low],
-                                          color="#222222", thickness=2, width=6),
-                             marker=dict(size=14, symbol="diamond", color="white", line=dict(color="#222222", width=2)),
-                             hovertemplate=content.text(BOOK, "crossover-hover", crossed=c["seeds_crossed"],
-                                                        seeds=c["seeds"]) + "<extra></extra>"))
+    fig.add_trace(
+        go.Scatter(
+            x=[x],
+            y=[y],
+            mode="markers",
+            name=content.text(BOOK, "crossover-name"),
+            error_x=dict(
+                type="data",
+                symmetric=False,
+                array=[high - x],
+                arrayminus=[x - low],
+                color="#222222",
+                thickness=2,
+                width=6,
+            ),
+            marker=dict(size=14, symbol="diamond", color="white", line=dict(color="#222222", width=2)),
+            hovertemplate=content.text(BOOK, "crossover-hover", crossed=c["seeds_crossed"], seeds=c["seeds"])
+            + "<extra></extra>",
+        )
+    )
 
 
-def learning_curves(analysis: dict, config: dict, axis: str = "data", height: int = 480,
-                    badge_chars: int = BADGE_CHARS) -> go.Figure:
+def learning_curves(
+    analysis: dict, config: dict, axis: str = "data", height: int = 480, badge_chars: int = BADGE_CHARS
+) -> go.Figure:
     """Held-out loss of both methods over data or compute: seed mean (thick), seed min-max (band), the floor
     the counts allow (dotted, closed form) and the crossover. On the compute axis the hand-built method's last
     loss runs on dashed: it has seen every example, and more compute on its two features cannot pass the floor."""
@@ -78,27 +107,61 @@ def learning_curves(analysis: dict, config: dict, axis: str = "data", height: in
     for method in bl.METHODS:
         m, color = analysis["methods"][method], COLORS[method]
         x = m["flops"] if axis == "flops" else analysis["data"]
-        fig.add_trace(go.Scatter(x=np.concatenate([x, x[::-1]]), y=np.concatenate([m["high"], m["low"][::-1]]),
-                                 fill="toself", fillcolor=color, opacity=0.2, line=dict(width=0), hoverinfo="skip",
-                                 showlegend=False, legendgroup=method))
+        fig.add_trace(
+            go.Scatter(
+                x=np.concatenate([x, x[::-1]]),
+                y=np.concatenate([m["high"], m["low"][::-1]]),
+                fill="toself",
+                fillcolor=color,
+                opacity=0.2,
+                line=dict(width=0),
+                hoverinfo="skip",
+                showlegend=False,
+                legendgroup=method,
+            )
+        )
         name = method_name(method)
-        fig.add_trace(go.Scatter(x=x, y=m["mean"], mode="lines+markers", name=name, legendgroup=method,
-                                 line=dict(color=color, width=4), marker=dict(size=6),
-                                 hovertemplate=content.text(BOOK, "curve-hover", name=name, axis=axis_title(axis))
-                                 + "<extra></extra>"))
+        fig.add_trace(
+            go.Scatter(
+                x=x,
+                y=m["mean"],
+                mode="lines+markers",
+                name=name,
+                legendgroup=method,
+                line=dict(color=color, width=4),
+                marker=dict(size=6),
+                hovertemplate=content.text(BOOK, "curve-hover", name=name, axis=axis_title(axis)) + "<extra></extra>",
+            )
+        )
         if axis == "flops" and method == "hand-built" and x[-1] < right:
-            fig.add_trace(go.Scatter(x=[x[-1], right], y=[m["mean"][-1]] * 2, mode="lines", legendgroup=method,
-                                     showlegend=False, line=dict(color=color, width=2, dash="dash"),
-                                     hovertemplate=content.text(BOOK, "last-loss-hover") + "<extra></extra>"))
+            fig.add_trace(
+                go.Scatter(
+                    x=[x[-1], right],
+                    y=[m["mean"][-1]] * 2,
+                    mode="lines",
+                    legendgroup=method,
+                    showlegend=False,
+                    line=dict(color=color, width=2, dash="dash"),
+                    hovertemplate=content.text(BOOK, "last-loss-hover") + "<extra></extra>",
+                )
+            )
     _floor(fig, analysis["counts_floor"]["loss"], analysis["case"])
     _crossing(fig, analysis, axis)
     top = max(float(analysis["methods"][m]["high"].max()) for m in bl.METHODS)
     fig.update_xaxes(type="log", exponentformat="power", dtick=DTICK[axis], title=axis_title(axis))
     fig.update_yaxes(title=content.text(BOOK, "y-title"), range=[0, top * 1.05])
     fig.update_layout(legend=UNDER, margin=dict(b=LEGEND_MARGIN))
-    return styled(fig, content.text(BOOK, f"title-{analysis['case']}-{axis}"),
-                  Evidence(Kind.MEASURED, content.text(BOOK, "detail-bands", detail=_detail(config, analysis["seeds"])),
-                           also=(Kind.FORMULA,)), height=height, badge_chars=badge_chars)
+    return styled(
+        fig,
+        content.text(BOOK, f"title-{analysis['case']}-{axis}"),
+        Evidence(
+            Kind.MEASURED,
+            content.text(BOOK, "detail-bands", detail=_detail(config, analysis["seeds"])),
+            also=(Kind.FORMULA,),
+        ),
+        height=height,
+        badge_chars=badge_chars,
+    )
 
 
 def live_curves(partial: dict, axis: str = "data", height: int = 420) -> go.Figure:
@@ -108,11 +171,19 @@ def live_curves(partial: dict, axis: str = "data", height: int = 420) -> go.Figu
     for run in partial.get("runs", []):
         method = run["method"]
         name = method_name(method)
-        fig.add_trace(go.Scatter(x=run[axis], y=run["loss"], mode="lines+markers", name=name,
-                                 legendgroup=method, showlegend=method not in shown,
-                                 line=dict(color=COLORS[method], width=2), marker=dict(size=5),
-                                 hovertemplate=content.text(BOOK, "live-hover", name=name, seed=run["seed"])
-                                 + "<extra></extra>"))
+        fig.add_trace(
+            go.Scatter(
+                x=run[axis],
+                y=run["loss"],
+                mode="lines+markers",
+                name=name,
+                legendgroup=method,
+                showlegend=method not in shown,
+                line=dict(color=COLORS[method], width=2),
+                marker=dict(size=5),
+                hovertemplate=content.text(BOOK, "live-hover", name=name, seed=run["seed"]) + "<extra></extra>",
+            )
+        )
         shown.add(method)
     cfg = bl.BitterConfig.from_dict(partial["config"])
     runs = partial.get("runs") or [{"case": cfg.cases[0]}]
@@ -120,11 +191,18 @@ def live_curves(partial: dict, axis: str = "data", height: int = 420) -> go.Figu
     ends = [cfg.checkpoint_steps()[0] * cfg.batch_size, cfg.steps * cfg.batch_size]  # the finished run's range
     if axis == "flops":
         ends = [ends[0] * cfg.flops_per_example("hand-built"), ends[1] * cfg.flops_per_example("transformer")]
-    fig.update_xaxes(type="log", exponentformat="power", dtick=DTICK[axis], title=axis_title(axis),
-                     range=[math.log10(ends[0]) - 0.1, math.log10(ends[1]) + 0.1])
+    fig.update_xaxes(
+        type="log",
+        exponentformat="power",
+        dtick=DTICK[axis],
+        title=axis_title(axis),
+        range=[math.log10(ends[0]) - 0.1, math.log10(ends[1]) + 0.1],
+    )
     fig.update_yaxes(title=content.text(BOOK, "y-title"), range=[0, LIVE_TOP])
     fig.update_layout(legend=UNDER, margin=dict(b=LEGEND_MARGIN))
-    return styled(fig, content.text(BOOK, "title-live"),
-                  Evidence(Kind.MEASURED, content.text(BOOK, "detail-live", detail=_detail(partial["config"],
-                                                                                         list(cfg.seeds)))),
-                  height=height)
+    return styled(
+        fig,
+        content.text(BOOK, "title-live"),
+        Evidence(Kind.MEASURED, content.text(BOOK, "detail-live", detail=_detail(partial["config"], list(cfg.seeds)))),
+        height=height,
+    )

@@ -145,8 +145,12 @@ def for_frame(fig: go.Figure, frame: Frame, height: int | None = None) -> go.Fig
     elif frame.kind == PHONE and not stacked:
         _tighten_rows(out, frame, (out.layout.height or 480) - legend_px - top - 80, exact=True)
     _hide_crowded_cell_text(out, width)
-    out.update_layout(margin=dict(l=6, r=10, t=max(8, legend_px + top + 8), b=8, pad=2), width=None, autosize=True,
-                      meta={**(out.layout.meta or {}), "frame": frame.kind})
+    out.update_layout(
+        margin=dict(l=6, r=10, t=max(8, legend_px + top + 8), b=8, pad=2),
+        width=None,
+        autosize=True,
+        meta={**(out.layout.meta or {}), "frame": frame.kind},
+    )
     return out
 
 
@@ -174,12 +178,16 @@ def _size_type(fig: go.Figure, frame: Frame) -> None:
     tick = frame.tick_px
     factor = tick / 16  # the template's tick size
     floor = tick if frame.kind == PROJECTOR else round(tick * 0.8)
-    fig.update_layout(font=dict(size=tick), legend=dict(font=dict(size=tick)),
-                      hoverlabel=dict(font=dict(size=max(tick, 13))))
+    fig.update_layout(
+        font=dict(size=tick), legend=dict(font=dict(size=tick)), hoverlabel=dict(font=dict(size=max(tick, 13)))
+    )
     for axis in (*fig.select_xaxes(), *fig.select_yaxes()):
         own = axis.tickfont.size or 16
-        axis.update(tickfont=dict(size=max(floor, round(own * factor))), automargin=True,
-                    title=dict(font=dict(size=round(tick * 1.08)), standoff=4))
+        axis.update(
+            tickfont=dict(size=max(floor, round(own * factor))),
+            automargin=True,
+            title=dict(font=dict(size=round(tick * 1.08)), standoff=4),
+        )
     for letter, axes in (("x", fig.select_xaxes()), ("y", fig.select_yaxes())):
         for axis in axes:
             if axis.type == "log" and not axis.tickvals and axis.dtick in (None, "D1", "D2"):
@@ -188,8 +196,9 @@ def _size_type(fig: go.Figure, frame: Frame) -> None:
         note.font.size = max(floor, round((note.font.size or 16) * factor))
     for trace in fig.data:
         font = getattr(trace, "textfont", None)
-        if font is not None and (font.size or getattr(trace, "text", None) is not None
-                                 or getattr(trace, "texttemplate", None)):
+        if font is not None and (
+            font.size or getattr(trace, "text", None) is not None or getattr(trace, "texttemplate", None)
+        ):
             size = font.size if isinstance(font.size, (int, float)) else 14
             font.size = max(floor, round(size * factor))
         if trace.type == "table":
@@ -198,15 +207,18 @@ def _size_type(fig: go.Figure, frame: Frame) -> None:
                 part.height = round(part.font.size * 2.0)
         bar = getattr(trace, "colorbar", None)
         if bar is not None and trace.type in ("heatmap", "contour") and trace.showscale is not False:
-            bar.update(tickfont=dict(size=floor), thickness=10 if frame.kind == PHONE else round(tick * 0.9),
-                       title=dict(font=dict(size=floor)))
+            bar.update(
+                tickfont=dict(size=floor),
+                thickness=10 if frame.kind == PHONE else round(tick * 0.9),
+                title=dict(font=dict(size=floor)),
+            )
         marker_bar = getattr(getattr(trace, "marker", None), "colorbar", None)
         if marker_bar is not None and getattr(trace.marker, "showscale", None):
             marker_bar.update(tickfont=dict(size=floor), title=dict(font=dict(size=floor)))
 
 
 def _axis_id(axis, letter: str) -> str:
-    """"x", "x2", ... of a layout axis (its Plotly name is "xaxis", "xaxis2", ...)."""
+    """ "x", "x2", ... of a layout axis (its Plotly name is "xaxis", "xaxis2", ...)."""
     return letter + axis.plotly_name[5:]
 
 
@@ -218,8 +230,11 @@ def _decades(fig: go.Figure, axis, letter: str) -> float | None:
     for trace in fig.data:
         if (getattr(trace, f"{letter}axis", None) or letter) == _axis_id(axis, letter):
             data = getattr(trace, letter, None)
-            values += [float(v) for v in (() if data is None else data)
-                       if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) and v > 0]
+            values += [
+                float(v)
+                for v in (() if data is None else data)
+                if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) and v > 0
+            ]
     return math.log10(max(values) / min(values)) if values else None
 
 
@@ -281,8 +296,11 @@ def _wrap_labels(fig: go.Figure, frame: Frame, width: int) -> None:
                 room = width * 0.33 if letter == "y" else max(width * 0.9 / len(cats), 60)
                 chars = max(6, int(room / (size * CHAR_EM)))
                 if any(display_width(c) > chars for c in cats):
-                    axis.update(tickmode="array", tickvals=cats,
-                                ticktext=["<br>".join(wrap_text(c.replace("<br>", " "), chars)) for c in cats])
+                    axis.update(
+                        tickmode="array",
+                        tickvals=cats,
+                        ticktext=["<br>".join(wrap_text(c.replace("<br>", " "), chars)) for c in cats],
+                    )
 
 
 def _wrap_x_titles(fig: go.Figure, width: int) -> None:
@@ -345,13 +363,19 @@ def _wrap_cells(values, px: float, size: float) -> list:
 
 def _table_px(trace, widths: list[float], cell: float, head: float) -> float:
     """Rough height of a table whose columns are `widths` px: each row as tall as its most wrapped cell."""
+
     def lines(text, size: float, px: float) -> int:
-        return sum(max(1, math.ceil(text_px(part, size) / max(px - 12, 20)))
-                   for part in _TAGS.sub(lambda m: "\n" if m.group(0) == "<br>" else "", str(text)).split("\n"))
+        return sum(
+            max(1, math.ceil(text_px(part, size) / max(px - 12, 20)))
+            for part in _TAGS.sub(lambda m: "\n" if m.group(0) == "<br>" else "", str(text)).split("\n")
+        )
+
     rows = len(trace.cells.values[0]) if trace.cells.values else 0
     header = max(lines(h, head, w) for h, w in zip(trace.header.values or [""], widths)) * head * 1.35 + 10
-    body = sum(max(lines(col[r], cell, w) for col, w in zip(trace.cells.values, widths)) * cell * 1.35 + 10
-               for r in range(rows))
+    body = sum(
+        max(lines(col[r], cell, w) for col, w in zip(trace.cells.values, widths)) * cell * 1.35 + 10
+        for r in range(rows)
+    )
     return header + body
 
 
@@ -369,8 +393,10 @@ def _fit_table_columns(fig: go.Figure, width: int, height: int | None = None) ->
         room = width * ((trace.domain.x[1] - trace.domain.x[0]) if trace.domain and trace.domain.x else 1) - 8
         cell, head = trace.cells.font.size or 14, trace.header.font.size or 14
         for shrink in (1.0, 0.9, 0.8, 0.75):
-            need = [max(_longest_word_px(vals, cell * shrink), _longest_word_px([h], head * shrink)) + 18
-                    for h, vals in columns]
+            need = [
+                max(_longest_word_px(vals, cell * shrink), _longest_word_px([h], head * shrink)) + 18
+                for h, vals in columns
+            ]
             if sum(need) <= room:
                 break
         if shrink < 1.0:
@@ -382,10 +408,12 @@ def _fit_table_columns(fig: go.Figure, width: int, height: int | None = None) ->
             take = min(1.0, short / max(sum(spare), 1e-9))
             have = [max(nd, hv - sp * take) for nd, hv, sp in zip(need, have, spare)]
             trace.columnwidth = have
-        trace.cells.values = [_wrap_cells(col, px, trace.cells.font.size or 14)
-                              for col, px in zip(trace.cells.values, have)]
-        trace.header.values = [_wrap_cells([h], px, trace.header.font.size or 14)[0]
-                               for h, px in zip(trace.header.values or [], have)] or trace.header.values
+        trace.cells.values = [
+            _wrap_cells(col, px, trace.cells.font.size or 14) for col, px in zip(trace.cells.values, have)
+        ]
+        trace.header.values = [
+            _wrap_cells([h], px, trace.header.font.size or 14)[0] for h, px in zip(trace.header.values or [], have)
+        ] or trace.header.values
         if height:  # a frame's fixed height: smaller type until the rows fit it (Plotly scrolls a taller table)
             cell, head = trace.cells.font.size or 14, trace.header.font.size or 14
             for _ in range(6):
@@ -430,10 +458,14 @@ def _legend_names(fig: go.Figure) -> list[str]:
 def _legend_entries(fig: go.Figure, legend: str = "legend") -> list[str]:
     """The entry names a legend shows (one per legend group), as Plotly decides whether to show them."""
     shown, groups = [], set()
-    visible = [t for t in fig.data if getattr(t, "showlegend", False) is not False and getattr(t, "name", None)
-               and t.visible is not False]
-    if fig.layout.showlegend is False or (len(fig.data) == 1 and fig.layout.showlegend is not True
-                                           and visible and visible[0].showlegend is not True):
+    visible = [
+        t
+        for t in fig.data
+        if getattr(t, "showlegend", False) is not False and getattr(t, "name", None) and t.visible is not False
+    ]
+    if fig.layout.showlegend is False or (
+        len(fig.data) == 1 and fig.layout.showlegend is not True and visible and visible[0].showlegend is not True
+    ):
         return []
     for trace in visible:
         if (getattr(trace, "legend", None) or "legend") != legend:
@@ -515,10 +547,23 @@ def _legends_on_top(fig: go.Figure, frame: Frame, heights: dict[str, int]) -> No
     total = fig.layout.height or 480
     offset = 0
     for name, px in heights.items():
-        fig.update_layout({name: dict(orientation="h", x=0, xanchor="left", y=1 - offset / total,
-                                      yanchor="top", yref="container", xref="container", bgcolor="rgba(0,0,0,0)",
-                                      borderwidth=0, font=dict(size=frame.tick_px),
-                                      title=dict(font=dict(size=frame.tick_px), side=_title_side(fig, name)))})
+        fig.update_layout(
+            {
+                name: dict(
+                    orientation="h",
+                    x=0,
+                    xanchor="left",
+                    y=1 - offset / total,
+                    yanchor="top",
+                    yref="container",
+                    xref="container",
+                    bgcolor="rgba(0,0,0,0)",
+                    borderwidth=0,
+                    font=dict(size=frame.tick_px),
+                    title=dict(font=dict(size=frame.tick_px), side=_title_side(fig, name)),
+                )
+            }
+        )
         offset += px
 
 
@@ -563,8 +608,14 @@ def _stack_panels(fig: go.Figure, frame: Frame) -> int:
             yname = "yaxis" + (trace.yaxis or "y")[1:]
             domain = fig.layout[yname].domain if yname in fig.layout else None
             if domain:
-                bar.update(y=(domain[0] + domain[1]) / 2, yanchor="middle", len=domain[1] - domain[0],
-                           lenmode="fraction", x=1.01, xanchor="left")
+                bar.update(
+                    y=(domain[0] + domain[1]) / 2,
+                    yanchor="middle",
+                    len=domain[1] - domain[0],
+                    lenmode="fraction",
+                    x=1.01,
+                    xanchor="left",
+                )
     return total
 
 
@@ -572,12 +623,20 @@ def _tighten_rows(fig: go.Figure, frame: Frame, plot_px: int, exact: bool = Fals
     """Rows of panels keep gaps of at most a panel title, tick labels and an axis title between them: a grid's
     gaps are fractions of its height, which a projector's frame makes 150 px tall; the rows get the rest.
     `exact` (a phone): every gap becomes that size, larger where the panel titles wrapped onto more lines."""
-    rows = sorted({tuple(round(v, 5) for v in axis.domain) for axis in fig.select_yaxes()
-                   if axis.domain and not axis.overlaying}, key=lambda d: -d[1])
+    rows = sorted(
+        {tuple(round(v, 5) for v in axis.domain) for axis in fig.select_yaxes() if axis.domain and not axis.overlaying},
+        key=lambda d: -d[1],
+    )
     if len(rows) < 2 or any(a[0] < b[1] for a, b in zip(rows, rows[1:])):  # one row, or rows that overlap
         return
-    title_lines = max(((n.text or "").count("<br>") + 1 for n in fig.layout.annotations
-                       if n.yref == "paper" and n.yanchor == "bottom"), default=1)
+    title_lines = max(
+        (
+            (n.text or "").count("<br>") + 1
+            for n in fig.layout.annotations
+            if n.yref == "paper" and n.yanchor == "bottom"
+        ),
+        default=1,
+    )
     cap = (frame.tick_px * (3.0 + 1.3 * title_lines) + 16) / max(plot_px, 100)
     gaps = [a[0] - b[1] for a, b in zip(rows, rows[1:])]
     if all(g <= cap for g in gaps) and not exact:
@@ -613,8 +672,9 @@ def _tighten_rows(fig: go.Figure, frame: Frame, plot_px: int, exact: bool = Fals
 def _tighten_columns(fig: go.Figure, frame: Frame, width: int) -> None:
     """Side-by-side panels keep gaps of at most their neighbour's tick labels and a little air: a grid's gaps are
     fractions of its width, 200 px on a projector, which squares (heatmaps) take from their size."""
-    columns = sorted({tuple(round(v, 5) for v in axis.domain) for axis in fig.select_xaxes()
-                      if axis.domain and not axis.overlaying})
+    columns = sorted(
+        {tuple(round(v, 5) for v in axis.domain) for axis in fig.select_xaxes() if axis.domain and not axis.overlaying}
+    )
     if len(columns) < 2 or any(a[1] > b[0] for a, b in zip(columns, columns[1:])):
         return
     cap = (frame.tick_px * 4.5 + 24) / max(width, 200)

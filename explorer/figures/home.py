@@ -23,22 +23,54 @@ def argument_chain() -> go.Figure:
     for i, stage in enumerate(STAGES):
         x0 = i * (width + gap)
         color = OKABE_ITO[i % len(OKABE_ITO)]
-        fig.add_shape(type="rect", x0=x0, x1=x0 + width, y0=0, y1=1, line=dict(color=color, width=3),
-                      fillcolor="rgba(255,255,255,0)")
+        fig.add_shape(
+            type="rect",
+            x0=x0,
+            x1=x0 + width,
+            y0=0,
+            y1=1,
+            line=dict(color=color, width=3),
+            fillcolor="rgba(255,255,255,0)",
+        )
         title = "<br>".join(wrap_text(stage.title, BOX_CHARS))  # two short lines fit a box on a phone's 640 px
-        fig.add_annotation(x=x0 + width / 2, y=0.72, text=f"<b>{title}</b>", showarrow=False,
-                           font=dict(size=15, color=color))
-        fig.add_annotation(x=x0 + width / 2, y=0.22, text=slides_label(stage.slides), showarrow=False,
-                           font=dict(size=14, color="#444444"))
+        fig.add_annotation(
+            x=x0 + width / 2, y=0.72, text=f"<b>{title}</b>", showarrow=False, font=dict(size=15, color=color)
+        )
+        fig.add_annotation(
+            x=x0 + width / 2,
+            y=0.22,
+            text=slides_label(stage.slides),
+            showarrow=False,
+            font=dict(size=14, color="#444444"),
+        )
         if i < n - 1:
-            fig.add_annotation(x=x0 + width + gap - 0.03, y=0.5, ax=x0 + width + 0.03, ay=0.5, xref="x", yref="y",
-                               axref="x", ayref="y", showarrow=True, arrowhead=3, arrowsize=1.4, arrowwidth=2,
-                               arrowcolor="#555555", text="")
+            fig.add_annotation(
+                x=x0 + width + gap - 0.03,
+                y=0.5,
+                ax=x0 + width + 0.03,
+                ay=0.5,
+                xref="x",
+                yref="y",
+                axref="x",
+                ayref="y",
+                showarrow=True,
+                arrowhead=3,
+                arrowsize=1.4,
+                arrowwidth=2,
+                arrowcolor="#555555",
+                text="",
+            )
     fig.update_xaxes(visible=False, range=[-0.1, n * (width + gap) - gap + 0.1])
     fig.update_yaxes(visible=False, range=[-0.1, 1.1])
     # five boxes in a row: a phone scrolls them sideways instead of squeezing their names into each other
-    return keep_width(styled(fig, content.text(BOOK, "chain-title"),
-                             Evidence(Kind.SCHEMATIC, content.text(BOOK, "chain-evidence")), height=260))
+    return keep_width(
+        styled(
+            fig,
+            content.text(BOOK, "chain-title"),
+            Evidence(Kind.SCHEMATIC, content.text(BOOK, "chain-evidence")),
+            height=260,
+        )
+    )
 
 
 PATH_COLORS = {"open": "#BBBBBB", "right": OKABE_ITO[2], "wrong": OKABE_ITO[3]}
@@ -48,20 +80,36 @@ def path_progress(outcomes: list[str], current: int) -> go.Figure:
     """The learning path as a row of ten stops: grey before a prediction, green when the figure agreed with
     it, orange when it did not; the current stop ringed."""
     n = len(outcomes)
-    fig = go.Figure(go.Scatter(
-        x=list(range(1, n + 1)), y=[0] * n, mode="markers+text", text=[str(i) for i in range(1, n + 1)],
-        textposition="middle center", textfont=dict(size=15, color="white"), hoverinfo="skip", showlegend=False,
-        cliponaxis=False,  # the current stop's ring may reach past a short plot's edge: drawn whole, not cut
-        marker=dict(size=[40 if i == current else 30 for i in range(1, n + 1)],
-                    color=[PATH_COLORS[o] for o in outcomes],
-                    line=dict(width=[4 if i == current else 0 for i in range(1, n + 1)], color="#222222"))))
+    fig = go.Figure(
+        go.Scatter(
+            x=list(range(1, n + 1)),
+            y=[0] * n,
+            mode="markers+text",
+            text=[str(i) for i in range(1, n + 1)],
+            textposition="middle center",
+            textfont=dict(size=15, color="white"),
+            hoverinfo="skip",
+            showlegend=False,
+            cliponaxis=False,  # the current stop's ring may reach past a short plot's edge: drawn whole, not cut
+            marker=dict(
+                size=[40 if i == current else 30 for i in range(1, n + 1)],
+                color=[PATH_COLORS[o] for o in outcomes],
+                line=dict(width=[4 if i == current else 0 for i in range(1, n + 1)], color="#222222"),
+            ),
+        )
+    )
     fig.add_shape(type="line", x0=1, x1=n, y0=0, y1=0, line=dict(color="#BBBBBB", width=2), layer="below")
     fig.update_xaxes(visible=False, range=[0.4, n + 0.6])
     fig.update_yaxes(visible=False, range=[-1, 1])
     done = sum(o != "open" for o in outcomes)
     right = sum(o == "right" for o in outcomes)
-    return styled(fig, content.text(BOOK, "progress-title", current=current, total=n, done=done, right=right),
-                  Evidence(Kind.SCHEMATIC, content.text(BOOK, "progress-evidence")), height=230, badge_chars=60)
+    return styled(
+        fig,
+        content.text(BOOK, "progress-title", current=current, total=n, done=done, right=right),
+        Evidence(Kind.SCHEMATIC, content.text(BOOK, "progress-evidence")),
+        height=230,
+        badge_chars=60,
+    )
 
 
 MAP_LINE_UNITS = 84  # a row of the glossary map holds about this many character widths before it wraps
@@ -98,15 +146,35 @@ def glossary_map(terms: list, matched: set[str] | None = None, line_units: int =
             colors.append(stage_color.get(pages[slug].stage, "#444444") if on else "#BBBBBB")
             custom.append([t.term_zh, t.term_en, slug, t.explanation])
         line += 1
-    fig = go.Figure(go.Scatter(
-        x=xs, y=ys, mode="text", text=texts, textfont=dict(size=13, color=colors), customdata=custom,
-        meta={"columns": ["term_zh", "term_en", "page", "explanation"]}, showlegend=False, cliponaxis=False,
-        hovertemplate="<b>%{customdata[0]}</b> · %{customdata[1]}<br>%{customdata[3]}<extra></extra>"))
+    fig = go.Figure(
+        go.Scatter(
+            x=xs,
+            y=ys,
+            mode="text",
+            text=texts,
+            textfont=dict(size=13, color=colors),
+            customdata=custom,
+            meta={"columns": ["term_zh", "term_en", "page", "explanation"]},
+            showlegend=False,
+            cliponaxis=False,
+            hovertemplate="<b>%{customdata[0]}</b> · %{customdata[1]}<br>%{customdata[3]}<extra></extra>",
+        )
+    )
     fig.update_xaxes(visible=False, range=[0, widest])
-    fig.update_yaxes(range=[line - 0.5, -0.5], tickvals=ticks, ticktext=[pages[s].title for s in slugs],
-                     showgrid=False, zeroline=False, ticks="")
+    fig.update_yaxes(
+        range=[line - 0.5, -0.5],
+        tickvals=ticks,
+        ticktext=[pages[s].title for s in slugs],
+        showgrid=False,
+        zeroline=False,
+        ticks="",
+    )
     for tick in ticks[1:]:
         fig.add_hline(y=tick - 0.5, line=dict(color="#DDDDDD", width=1))
     fig.update_layout(hoverlabel=dict(align="left"))
-    return styled(fig, content.text(BOOK, "map-title"), Evidence(Kind.SCHEMATIC, content.text(BOOK, "map-evidence")),
-                  height=120 + 24 * line)
+    return styled(
+        fig,
+        content.text(BOOK, "map-title"),
+        Evidence(Kind.SCHEMATIC, content.text(BOOK, "map-evidence")),
+        height=120 + 24 * line,
+    )

@@ -1,4 +1,4 @@
-""""Does it hold at scale?": a claim's paired effect per rung against parameters, measured. Pure function: the
+""" "Does it hold at scale?": a claim's paired effect per rung against parameters, measured. Pure function: the
 ladder's JSON in (`explorer.ladder.run`), a Plotly figure out."""
 
 from __future__ import annotations
@@ -24,27 +24,49 @@ def ladder_chart(ladder: dict, height: int = 460) -> go.Figure:
     rungs = ladder["rungs"]
     for r in rungs:
         seeds = list(r.get("per_seed", {}).values())
-        fig.add_scatter(x=[r["params"]] * len(seeds), y=seeds, mode="markers", showlegend=False,
-                        marker=dict(color=SEED_COLOR, size=7, symbol="circle-open"), hoverinfo="skip")
+        fig.add_scatter(
+            x=[r["params"]] * len(seeds),
+            y=seeds,
+            mode="markers",
+            showlegend=False,
+            marker=dict(color=SEED_COLOR, size=7, symbol="circle-open"),
+            hoverinfo="skip",
+        )
     for device in sorted({r["device"] for r in rungs}):
         row = [r for r in rungs if r["device"] == device]
         fig.add_scatter(
-            x=[r["params"] for r in row], y=[r["effect"] for r in row], mode="markers+text",
-            name=content.text(BOOK, "device", device=device), marker=dict(size=14, color=DEVICE_COLORS.get(device)),
-            error_y=dict(type="data", symmetric=False, array=[r["high"] - r["effect"] for r in row],
-                         arrayminus=[r["effect"] - r["low"] for r in row], thickness=2, width=6),
+            x=[r["params"] for r in row],
+            y=[r["effect"] for r in row],
+            mode="markers+text",
+            name=content.text(BOOK, "device", device=device),
+            marker=dict(size=14, color=DEVICE_COLORS.get(device)),
+            error_y=dict(
+                type="data",
+                symmetric=False,
+                array=[r["high"] - r["effect"] for r in row],
+                arrayminus=[r["effect"] - r["low"] for r in row],
+                thickness=2,
+                width=6,
+            ),
             text=[content.text(BOOK, "same-sign", k=r["same_sign"], n=r["seeds"]) for r in row],
-            textposition="middle right", textfont=dict(size=13),
+            textposition="middle right",
+            textfont=dict(size=13),
             customdata=[[r["label"], si(r["flops"]), r["low"], r["high"], r["seeds"]] for r in row],
-            hovertemplate=content.text(BOOK, "hover"))
+            hovertemplate=content.text(BOOK, "hover"),
+        )
     if len(rungs) > 1:  # the rungs in order, so the eye follows the trend
-        fig.add_scatter(x=[r["params"] for r in rungs], y=[r["effect"] for r in rungs], mode="lines",
-                        line=dict(color=ZERO_COLOR, width=1), showlegend=False, hoverinfo="skip")
+        fig.add_scatter(
+            x=[r["params"] for r in rungs],
+            y=[r["effect"] for r in rungs],
+            mode="lines",
+            line=dict(color=ZERO_COLOR, width=1),
+            showlegend=False,
+            hoverinfo="skip",
+        )
     fig.update_xaxes(title=content.text(BOOK, "x-axis"), type="log")
     fig.update_yaxes(title=content.text(BOOK, f"y-axis-{ladder['claim']}"))
     fig.update_layout(legend=dict(orientation="h", x=0.0, y=-0.2, xanchor="left", yanchor="top"))
     seeds = max((r["seeds"] for r in rungs), default=0)
     span = rungs[-1]["params"] / rungs[0]["params"] if len(rungs) > 1 else 1.0
     detail = content.text(BOOK, "evidence", seeds=seeds, rungs=len(rungs), span=f"{span:.0f}")
-    return styled(fig, content.text(BOOK, f"title-{ladder['claim']}"), Evidence(Kind.MEASURED, detail),
-                  height=height)
+    return styled(fig, content.text(BOOK, f"title-{ladder['claim']}"), Evidence(Kind.MEASURED, detail), height=height)

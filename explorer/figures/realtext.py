@@ -40,31 +40,61 @@ def four_models(readings: Sequence[Reading], layer: int, head: int, detail: str)
     titles = []
     for r in readings:
         own = layer_for(r, layer, deepest)
-        titles.append(content.text(BOOK, "real-panel", arch=arch_name(r.arch), layer=own + 1,
-                                   layers=r.attention.shape[0], head=head + 1, mask=_mask_kind(r)))
+        titles.append(
+            content.text(
+                BOOK,
+                "real-panel",
+                arch=arch_name(r.arch),
+                layer=own + 1,
+                layers=r.attention.shape[0],
+                head=head + 1,
+                mask=_mask_kind(r),
+            )
+        )
     cols = 2
     rows = (len(readings) + cols - 1) // cols
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.12,
-                        vertical_spacing=0.16)
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.12, vertical_spacing=0.16)
     for i, r in enumerate(readings):
         row, col = i // cols + 1, i % cols + 1
         own = layer_for(r, layer, deepest)
         blocked = np.where(r.allowed, np.nan, 1.0)
-        fig.add_trace(go.Heatmap(z=blocked, colorscale=[[0, BLOCKED], [1, BLOCKED]], showscale=False,
-                                 hoverinfo="skip", name=content.text(BOOK, "kind-blocked")), row=row, col=col)
+        fig.add_trace(
+            go.Heatmap(
+                z=blocked,
+                colorscale=[[0, BLOCKED], [1, BLOCKED]],
+                showscale=False,
+                hoverinfo="skip",
+                name=content.text(BOOK, "kind-blocked"),
+            ),
+            row=row,
+            col=col,
+        )
         trace = heatmaps.weights_heatmap(r.attention[own, head], r.allowed, r.labels, r.labels, showscale=i == 0)
         trace.name = f"{arch_name(r.arch)} L{own + 1} H{head + 1}"  # the CSV export names each panel by it
         fig.add_trace(trace, row=row, col=col)
-        heatmaps.matrix_layout(fig, r.labels, r.labels, row=row, col=col,
-                               x_title=content.text(BOOK, "axis-key"), y_title=content.text(BOOK, "axis-query"))
+        heatmaps.matrix_layout(
+            fig,
+            r.labels,
+            r.labels,
+            row=row,
+            col=col,
+            x_title=content.text(BOOK, "axis-key"),
+            y_title=content.text(BOOK, "axis-query"),
+        )
         size = 12 if len(r.labels) <= 24 else 8
         every = dict(tickvals=list(range(len(r.labels))), ticktext=r.labels)  # every character: none skipped
         fig.update_xaxes(every, tickfont=dict(size=size), tickangle=0, constrain="domain", row=row, col=col)
-        fig.update_yaxes(every, tickfont=dict(size=size), constrain="domain", row=row, col=col,
-                         scaleanchor=f"x{'' if i == 0 else i + 1}")
+        fig.update_yaxes(
+            every,
+            tickfont=dict(size=size),
+            constrain="domain",
+            row=row,
+            col=col,
+            scaleanchor=f"x{'' if i == 0 else i + 1}",
+        )
     fig.update_annotations(font=dict(size=13))
     fig.update_layout(margin=dict(l=60, r=20, b=50))
     # two rows of square panels in half the width each: the width, not the sentence, sets the height
-    return styled(fig, content.text(BOOK, "real-title", head=head + 1), Evidence(Kind.MEASURED, detail),
-                  height=rows * 400 + 160)
-
+    return styled(
+        fig, content.text(BOOK, "real-title", head=head + 1), Evidence(Kind.MEASURED, detail), height=rows * 400 + 160
+    )

@@ -44,10 +44,12 @@ def _detail(record: dict, runs: list[dict]) -> str:
     params = {r["variant"]: (r["params"], r["width"]) for r in runs}
     sizes = ("; " if i18n.current() == "en" else "；").join(
         content.text(BOOK, "sizes", variant=content.text(BOOK, f"short-{v}"), n=si(n), width=w)
-        for v, (n, w) in params.items())
+        for v, (n, w) in params.items()
+    )
     seeds = sorted({r["seed"] for r in runs})
-    return content.text(BOOK, "detail", seeds=seed_list(seeds), steps=cfg["steps"], batch=cfg["batch_size"],
-                        sizes=sizes)
+    return content.text(
+        BOOK, "detail", seeds=seed_list(seeds), steps=cfg["steps"], batch=cfg["batch_size"], sizes=sizes
+    )
 
 
 def losses(record: dict) -> go.Figure:
@@ -55,37 +57,76 @@ def losses(record: dict) -> go.Figure:
     and every seed as a dot."""
     runs = record["runs"]
     tasks = _tasks(runs)
-    fig = make_subplots(rows=1, cols=max(1, len(tasks)), subplot_titles=[_task(t) for t in tasks],
-                        horizontal_spacing=0.1)
+    fig = make_subplots(
+        rows=1, cols=max(1, len(tasks)), subplot_titles=[_task(t) for t in tasks], horizontal_spacing=0.1
+    )
     for col, task in enumerate(tasks, start=1):
         for i, variant in enumerate(VARIANTS):
             values = [r["loss"] for r in runs if (r["task"], r["variant"]) == (task, variant)]
             if not values:
                 continue
             mean = float(np.mean(values))
-            fig.add_trace(go.Scatter(
-                x=[i + 0.12] * len(values), y=values, mode="markers", showlegend=False,
-                marker=dict(size=7, color=COLORS[variant], opacity=0.45),
-                hovertemplate=content.text(BOOK, "seed-hover", name=_name(variant))), row=1, col=col)
-            fig.add_trace(go.Scatter(
-                x=[i - 0.12], y=[mean], mode="markers", name=content.text(BOOK, "mean-name", name=_name(variant)),
-                showlegend=col == 1, legendgroup=variant, marker=dict(size=13, symbol="diamond", color=COLORS[variant]),
-                error_y=dict(type="data", symmetric=False, array=[max(values) - mean], arrayminus=[mean - min(values)],
-                             color=COLORS[variant], thickness=2, width=8),
-                hovertemplate=content.text(BOOK, "mean-hover", name=_name(variant), n=len(values))),
-                row=1, col=col)
+            fig.add_trace(
+                go.Scatter(
+                    x=[i + 0.12] * len(values),
+                    y=values,
+                    mode="markers",
+                    showlegend=False,
+                    marker=dict(size=7, color=COLORS[variant], opacity=0.45),
+                    hovertemplate=content.text(BOOK, "seed-hover", name=_name(variant)),
+                ),
+                row=1,
+                col=col,
+            )
+            fig.add_trace(
+                go.Scatter(
+                    x=[i - 0.12],
+                    y=[mean],
+                    mode="markers",
+                    name=content.text(BOOK, "mean-name", name=_name(variant)),
+                    showlegend=col == 1,
+                    legendgroup=variant,
+                    marker=dict(size=13, symbol="diamond", color=COLORS[variant]),
+                    error_y=dict(
+                        type="data",
+                        symmetric=False,
+                        array=[max(values) - mean],
+                        arrayminus=[mean - min(values)],
+                        color=COLORS[variant],
+                        thickness=2,
+                        width=8,
+                    ),
+                    hovertemplate=content.text(BOOK, "mean-hover", name=_name(variant), n=len(values)),
+                ),
+                row=1,
+                col=col,
+            )
         if task == "transfer":  # its loss lies above what knowing nothing costs
             guess = content.text(BOOK, "guess")
-            fig.add_trace(go.Scatter(x=[-0.6, 1.6], y=[math.log(SYMBOLS)] * 2, mode="lines", name=guess,
-                                     line=dict(color="#777777", dash="dot", width=2),
-                                     hovertemplate=content.text(BOOK, "guess-hover", guess=guess)), row=1, col=col)
-        fig.update_xaxes(tickmode="array", tickvals=[0, 1], ticktext=[content.text(BOOK, f"short-{v}") for v in VARIANTS],
-                         range=[-0.6, 1.6], row=1, col=col)
+            fig.add_trace(
+                go.Scatter(
+                    x=[-0.6, 1.6],
+                    y=[math.log(SYMBOLS)] * 2,
+                    mode="lines",
+                    name=guess,
+                    line=dict(color="#777777", dash="dot", width=2),
+                    hovertemplate=content.text(BOOK, "guess-hover", guess=guess),
+                ),
+                row=1,
+                col=col,
+            )
+        fig.update_xaxes(
+            tickmode="array",
+            tickvals=[0, 1],
+            ticktext=[content.text(BOOK, f"short-{v}") for v in VARIANTS],
+            range=[-0.6, 1.6],
+            row=1,
+            col=col,
+        )
         fig.update_yaxes(type="log", dtick=LOG_TICKS, row=1, col=col)
     fig.update_yaxes(title=content.text(BOOK, "loss-axis"), row=1, col=1)
     fig.update_layout(legend=BELOW, margin=dict(b=120))
-    return styled(fig, content.text(BOOK, "losses-title"),
-                  Evidence(Kind.MEASURED, _detail(record, runs)), height=500)
+    return styled(fig, content.text(BOOK, "losses-title"), Evidence(Kind.MEASURED, _detail(record, runs)), height=500)
 
 
 def curves(record: dict, axis: str = "step") -> go.Figure:
@@ -96,24 +137,40 @@ def curves(record: dict, axis: str = "step") -> go.Figure:
         raise ValueError(f"axis must be one of {', '.join(AXES)}, got {axis!r}")
     runs = record.get("runs") or []
     tasks = _tasks(runs) or list(record["config"]["tasks"])
-    fig = make_subplots(rows=1, cols=len(tasks), subplot_titles=[_task(t) for t in tasks],
-                        horizontal_spacing=0.08)
+    fig = make_subplots(rows=1, cols=len(tasks), subplot_titles=[_task(t) for t in tasks], horizontal_spacing=0.08)
     shown = set()
     for col, task in enumerate(tasks, start=1):
         for run in (r for r in runs if r["task"] == task):
             curve = np.asarray(run["curve"])
             variant = run["variant"]
-            fig.add_trace(go.Scatter(
-                x=curve[:, 0 if axis == "step" else 1], y=curve[:, 2], mode="lines", name=_name(variant),
-                legendgroup=variant, showlegend=variant not in shown, line=dict(color=COLORS[variant], width=1.6),
-                hovertemplate=content.text(BOOK, "run-hover", name=_name(variant), seed=run["seed"])), row=1, col=col)
+            fig.add_trace(
+                go.Scatter(
+                    x=curve[:, 0 if axis == "step" else 1],
+                    y=curve[:, 2],
+                    mode="lines",
+                    name=_name(variant),
+                    legendgroup=variant,
+                    showlegend=variant not in shown,
+                    line=dict(color=COLORS[variant], width=1.6),
+                    hovertemplate=content.text(BOOK, "run-hover", name=_name(variant), seed=run["seed"]),
+                ),
+                row=1,
+                col=col,
+            )
             shown.add(variant)
-        fig.update_xaxes(title=content.text(BOOK, f"axis-{axis}"), row=1, col=col,
-                         **(dict(type="log", dtick=LOG_TICKS) if axis == "flops" else {}))
+        fig.update_xaxes(
+            title=content.text(BOOK, f"axis-{axis}"),
+            row=1,
+            col=col,
+            **(dict(type="log", dtick=LOG_TICKS) if axis == "flops" else {}),
+        )
         fig.update_yaxes(type="log", dtick=LOG_TICKS, row=1, col=col)
     fig.update_yaxes(title=content.text(BOOK, "loss-axis"), row=1, col=1)
     fig.update_layout(legend={**BELOW, "y": -0.3}, margin=dict(b=140))
     done = content.text(BOOK, "runs", n=len(runs)) if runs else content.text(BOOK, "no-run")
-    return styled(fig, content.text(BOOK, "curves-title"),
-                  Evidence(Kind.MEASURED, content.text(BOOK, "curves-evidence", done=done,
-                                                       steps=record["config"]["steps"])), height=460)
+    return styled(
+        fig,
+        content.text(BOOK, "curves-title"),
+        Evidence(Kind.MEASURED, content.text(BOOK, "curves-evidence", done=done, steps=record["config"]["steps"])),
+        height=460,
+    )

@@ -46,8 +46,9 @@ SEQUENTIAL = "Viridis"  # attention weights and other magnitudes: perceptually u
 
 # Latin text from the first three; Chinese text falls through to a CJK font (Debian's Noto CJK, which the PNG and
 # SVG export finds offline; a student's own system font on macOS or Windows)
-FONT_FAMILY = ("Inter, Helvetica, Arial, 'Noto Sans CJK SC', 'Noto Sans SC', 'PingFang SC', 'Microsoft YaHei', "
-               "sans-serif")
+FONT_FAMILY = (
+    "Inter, Helvetica, Arial, 'Noto Sans CJK SC', 'Noto Sans SC', 'PingFang SC', 'Microsoft YaHei', sans-serif"
+)
 TEMPLATE_NAME = "explorer"
 pio.templates[TEMPLATE_NAME] = go.layout.Template(
     layout=go.Layout(
@@ -57,10 +58,24 @@ pio.templates[TEMPLATE_NAME] = go.layout.Template(
         paper_bgcolor="white",
         plot_bgcolor="white",
         # automargin: an axis's tick labels and title push the margin out instead of being cut at the edge
-        xaxis=dict(showgrid=True, gridcolor="#E5E5E5", zeroline=False, linecolor="#888888", ticks="outside",
-                   automargin=True, title=dict(font=dict(size=18), standoff=10)),
-        yaxis=dict(showgrid=True, gridcolor="#E5E5E5", zeroline=False, linecolor="#888888", ticks="outside",
-                   automargin=True, title=dict(font=dict(size=18), standoff=8)),
+        xaxis=dict(
+            showgrid=True,
+            gridcolor="#E5E5E5",
+            zeroline=False,
+            linecolor="#888888",
+            ticks="outside",
+            automargin=True,
+            title=dict(font=dict(size=18), standoff=10),
+        ),
+        yaxis=dict(
+            showgrid=True,
+            gridcolor="#E5E5E5",
+            zeroline=False,
+            linecolor="#888888",
+            ticks="outside",
+            automargin=True,
+            title=dict(font=dict(size=18), standoff=8),
+        ),
         legend=dict(bgcolor="rgba(255,255,255,0.8)", font=dict(size=15)),
         hoverlabel=dict(font=dict(size=15)),
         margin=dict(l=70, r=30, t=90, b=70),
@@ -75,16 +90,21 @@ BADGE_CHARS = 84  # characters per badge line: fits the plot of a full-width fig
 BADGE_LINE_PX = 19  # each further badge line moves the plot down this far
 
 
-def styled(fig: go.Figure, title: str, evidence: Evidence, height: int = 480,
-           badge_chars: int = BADGE_CHARS) -> go.Figure:
+def styled(
+    fig: go.Figure, title: str, evidence: Evidence, height: int = 480, badge_chars: int = BADGE_CHARS
+) -> go.Figure:
     """Apply the template, a title and the evidence badge; every figure function ends with this.
 
     The title sits on the top row and the badge on its own row just above the plot, so a long title
     never runs into the badge. A figure drawn in half a page's width passes a smaller `badge_chars`.
     """
     margin_top = max(TOP_MARGIN, fig.layout.margin.t or 0)
-    fig.update_layout(template=TEMPLATE_NAME, height=height, margin=dict(t=margin_top),
-                      title=dict(text=title, yref="container", y=1.0, yanchor="top", pad=dict(t=14, l=12)))
+    fig.update_layout(
+        template=TEMPLATE_NAME,
+        height=height,
+        margin=dict(t=margin_top),
+        title=dict(text=title, yref="container", y=1.0, yanchor="top", pad=dict(t=14, l=12)),
+    )
     for axis in fig.select_yaxes():
         if axis.title.text:
             axis.title.text = wrap_axis_title(axis.title.text)
@@ -136,7 +156,7 @@ def wrap_axis_title(text: str, chars: int = AXIS_TITLE_CHARS) -> str:
         return text
     spaces = [i for i, c in enumerate(text) if c == " "]
     cut = min(spaces, key=lambda i: abs(i - len(text) / 2))
-    return f"{text[:cut]}<br>{text[cut + 1:]}"
+    return f"{text[:cut]}<br>{text[cut + 1 :]}"
 
 
 def badge_lines(evidence: Evidence, chars: int = BADGE_CHARS) -> list[str]:
@@ -156,15 +176,30 @@ def stamp_evidence(fig: go.Figure, evidence: Evidence, badge_chars: int = BADGE_
     """Write the evidence kinds into the figure itself, so exported slides keep them."""
     lines = badge_lines(evidence, badge_chars)
     fig.add_annotation(
-        text="<br>".join(lines), align="left",
-        xref="paper", yref="paper", x=1.0, y=1.0, yshift=6, xanchor="right", yanchor="bottom",
-        showarrow=False, font=dict(size=13, color="white"), bgcolor=EVIDENCE_COLORS[evidence.kind],
-        borderpad=4, name="evidence",
+        text="<br>".join(lines),
+        align="left",
+        xref="paper",
+        yref="paper",
+        x=1.0,
+        y=1.0,
+        yshift=6,
+        xanchor="right",
+        yanchor="bottom",
+        showarrow=False,
+        font=dict(size=13, color="white"),
+        bgcolor=EVIDENCE_COLORS[evidence.kind],
+        borderpad=4,
+        name="evidence",
     )
-    fig.update_layout(margin=dict(t=(fig.layout.margin.t or TOP_MARGIN) + BADGE_LINE_PX * (len(lines) - 1)),
-                      meta={**(fig.layout.meta or {}), "evidence": evidence.kind.value,
-                            "evidence_kinds": [k.value for k in evidence.kinds],
-                            "evidence_detail": evidence.detail})
+    fig.update_layout(
+        margin=dict(t=(fig.layout.margin.t or TOP_MARGIN) + BADGE_LINE_PX * (len(lines) - 1)),
+        meta={
+            **(fig.layout.meta or {}),
+            "evidence": evidence.kind.value,
+            "evidence_kinds": [k.value for k in evidence.kinds],
+            "evidence_detail": evidence.detail,
+        },
+    )
     return fig
 
 
@@ -196,9 +231,13 @@ def split_header(fig: go.Figure) -> tuple[go.Figure, Header]:
     out.layout.annotations = [a for a in out.layout.annotations if a.name != "evidence"]
     top = out.layout.margin.t or TOP_MARGIN
     freed = min(freed, top - HEADER_KEEP_PX)
-    out.update_layout(title_text="", margin=dict(t=top - freed), height=(out.layout.height or 480) - freed,
-                      meta={**(out.layout.meta or {}), "title": title})  # the plot keeps its size; the text takes
-                                                                          # the rows the figure gives up
+    out.update_layout(
+        title_text="",
+        margin=dict(t=top - freed),
+        height=(out.layout.height or 480) - freed,
+        meta={**(out.layout.meta or {}), "title": title},
+    )  # the plot keeps its size; the text takes
+    # the rows the figure gives up
     header = Header(title, badge.text.replace("<br>", " ") if badge else "", badge.bgcolor if badge else "")
     return out, header
 
@@ -237,8 +276,12 @@ def for_dark(fig: go.Figure) -> go.Figure:
     """A copy for the app's dark theme: dark panels, light type and grid. Exports keep the light original
     (a slide is printed on white), so this is applied only where the figure is shown."""
     out = go.Figure(fig)
-    out.update_layout(paper_bgcolor=DARK["paper"], plot_bgcolor=DARK["paper"], font=dict(color=DARK["text"]),
-                      legend=dict(bgcolor="rgba(14,17,23,0.8)"))
+    out.update_layout(
+        paper_bgcolor=DARK["paper"],
+        plot_bgcolor=DARK["paper"],
+        font=dict(color=DARK["text"]),
+        legend=dict(bgcolor="rgba(14,17,23,0.8)"),
+    )
     out.update_xaxes(gridcolor=DARK["grid"], linecolor=DARK["line"])
     out.update_yaxes(gridcolor=DARK["grid"], linecolor=DARK["line"])
     for shape in out.layout.shapes:  # light panels (a fit window, a highlighted band) become faint veils
@@ -264,14 +307,20 @@ def for_dark(fig: go.Figure) -> go.Figure:
     return out
 
 
-_TRACE_COLORS = (("marker", "color"), ("marker", "line", "color"), ("line", "color"), ("error_y", "color"),
-                 ("error_x", "color"), ("textfont", "color"))
+_TRACE_COLORS = (
+    ("marker", "color"),
+    ("marker", "line", "color"),
+    ("line", "color"),
+    ("error_y", "color"),
+    ("error_x", "color"),
+    ("textfont", "color"),
+)
 
 
 def _rgb(color: object) -> tuple[int, int, int] | None:
     if not isinstance(color, str) or not color.startswith("#") or len(color) != 7:
         return None
-    return tuple(int(color[i:i + 2], 16) for i in (1, 3, 5))
+    return tuple(int(color[i : i + 2], 16) for i in (1, 3, 5))
 
 
 _RGB_FUNCTION = re.compile(r"rgba?\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)")

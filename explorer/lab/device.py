@@ -28,8 +28,9 @@ def resolve(name: str = "cpu") -> torch.device:
     if name == "auto":
         return torch.device(next((d for d in ("cuda", "mps") if available(d)), "cpu"))
     if not available(name):
-        raise ValueError(f"device {name!r} is not available here (torch sees: "
-                         f"{', '.join(d for d in CHOICES[1:] if available(d))})")
+        raise ValueError(
+            f"device {name!r} is not available here (torch sees: {', '.join(d for d in CHOICES[1:] if available(d))})"
+        )
     return torch.device(name)
 
 

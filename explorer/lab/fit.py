@@ -75,8 +75,15 @@ def _set_lr(opt: torch.optim.Optimizer, lr: float) -> None:
 class _Loop:
     """One fit in progress: the clock, the stop test and the rows, shared by the trunk and its branches."""
 
-    def __init__(self, task: Task, plan: FitPlan, held_out: Any, device: torch.device, progress: Progress,
-                 on_eval: Callable[[dict, float], None] | None) -> None:
+    def __init__(
+        self,
+        task: Task,
+        plan: FitPlan,
+        held_out: Any,
+        device: torch.device,
+        progress: Progress,
+        on_eval: Callable[[dict, float], None] | None,
+    ) -> None:
         self.task, self.plan, self.held_out, self.device = task, plan, held_out, device
         self.progress, self.on_eval = progress, on_eval
         self.result: FitResult | None = None
@@ -108,8 +115,15 @@ class _Loop:
             numbers = self.task.readout(model, self.held_out)
         model.train()
         self.result.seconds = time.perf_counter() - self.start
-        row = {"step": step, "flops": float(step * self.plan.flops_per_step), "train_loss": train_loss, **numbers,
-               "seconds": self.result.seconds, "phase": phase, "budget": budget}
+        row = {
+            "step": step,
+            "flops": float(step * self.plan.flops_per_step),
+            "train_loss": train_loss,
+            **numbers,
+            "seconds": self.result.seconds,
+            "phase": phase,
+            "budget": budget,
+        }
         self.result.history.append(row)
         return row
 
@@ -119,9 +133,16 @@ class _Loop:
             self.on_eval(row, self.result.steps_done / self.total)
 
 
-def fit(model: nn.Module, task: Task, plan: FitPlan, data: torch.Generator, held_out: Any,
-        device: torch.device | str = "cpu", progress: Progress = SILENT,
-        on_eval: Callable[[dict, float], None] | None = None) -> FitResult:
+def fit(
+    model: nn.Module,
+    task: Task,
+    plan: FitPlan,
+    data: torch.Generator,
+    held_out: Any,
+    device: torch.device | str = "cpu",
+    progress: Progress = SILENT,
+    on_eval: Callable[[dict, float], None] | None = None,
+) -> FitResult:
     """Train `model` (already initialised) on `task` along `plan`, drawing batches from `data`, reading on
     `held_out` (a batch from `task.batches`). Stops early when `progress` says so; the result says where.
     `on_eval(row, fraction done)` sees every evaluation as it is made (progress lines, partial curves); a row
@@ -138,8 +159,15 @@ def fit(model: nn.Module, task: Task, plan: FitPlan, data: torch.Generator, held
         if schedule.kind == "wsd":
             branch_at.setdefault(schedule.branch_start(b), []).append(b)
     trunk_end = schedule.branch_start(last) if schedule.kind == "wsd" else last
-    constant_reads = {s: [b for b in plan.budgets if s in plan.readout_steps(b)] for b in plan.budgets
-                      for s in plan.readout_steps(b)} if schedule.kind == "constant" else {}
+    constant_reads = (
+        {
+            s: [b for b in plan.budgets if s in plan.readout_steps(b)]
+            for b in plan.budgets
+            for s in plan.readout_steps(b)
+        }
+        if schedule.kind == "constant"
+        else {}
+    )
     collected: dict[int, list[dict]] = {}
 
     def read(row: dict, budgets: list[int]) -> None:
@@ -148,8 +176,12 @@ def fit(model: nn.Module, task: Task, plan: FitPlan, data: torch.Generator, held
             if row["step"] == b:
                 rows = collected[b]
                 means = {k: float(np.mean([r[k] for r in rows])) for k in rows[-1] if k.startswith("eval_")}
-                row["readout"] = result.readouts[b] = {"step": b, "flops": float(b * plan.flops_per_step),
-                                                       "n": len(rows), **means}
+                row["readout"] = result.readouts[b] = {
+                    "step": b,
+                    "flops": float(b * plan.flops_per_step),
+                    "n": len(rows),
+                    **means,
+                }
 
     def branches(after: int) -> str | None:
         for b in branch_at.get(after, []):
@@ -178,8 +210,15 @@ def fit(model: nn.Module, task: Task, plan: FitPlan, data: torch.Generator, held
     return result
 
 
-def _branch(loop: _Loop, trunk: nn.Module, trunk_opt: torch.optim.Optimizer, data: torch.Generator, start: int,
-            budget: int, read: Callable[[dict, list[int]], None]) -> str | None:
+def _branch(
+    loop: _Loop,
+    trunk: nn.Module,
+    trunk_opt: torch.optim.Optimizer,
+    data: torch.Generator,
+    start: int,
+    budget: int,
+    read: Callable[[dict, list[int]], None],
+) -> str | None:
     """The decay branch from trunk step `start` to `budget`, on copies (the trunk goes on untouched)."""
     plan = loop.plan
     model = copy.deepcopy(trunk)

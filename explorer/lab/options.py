@@ -1,8 +1,8 @@
 """The lab's command-line options, the same on every experiment command:
 
-  --device auto|cpu|cuda|mps   where training runs (default cpu; auto: an accelerator if torch sees one)
-  --recipe old|reviewed        how runs are made (`explorer.lab.recipe`); `old` remakes the shipped results
-  --save                       the only way anything is written into data/ (default: print, and cache runs)
+--device auto|cpu|cuda|mps   where training runs (default cpu; auto: an accelerator if torch sees one)
+--recipe old|reviewed        how runs are made (`explorer.lab.recipe`); `old` remakes the shipped results
+--save                       the only way anything is written into data/ (default: print, and cache runs)
 """
 
 from __future__ import annotations
@@ -17,11 +17,19 @@ DATA_DIR = Path(__file__).resolve().parents[2] / "data"
 
 
 def add(parser: argparse.ArgumentParser, what: str = "its shipped file") -> argparse.ArgumentParser:
-    parser.add_argument("--device", choices=CHOICES, default="cpu",
-                        help="where to train (default cpu; auto: cuda or mps when torch sees one, else cpu)")
-    parser.add_argument("--recipe", choices=NAMES, default="old",
-                        help="old: one rate, constant, one checkpoint (remakes the shipped results); reviewed: rate "
-                             "per size from a grid, WSD decay at every budget, readout fixed in advance")
+    parser.add_argument(
+        "--device",
+        choices=CHOICES,
+        default="cpu",
+        help="where to train (default cpu; auto: cuda or mps when torch sees one, else cpu)",
+    )
+    parser.add_argument(
+        "--recipe",
+        choices=NAMES,
+        default="old",
+        help="old: one rate, constant, one checkpoint (remakes the shipped results); reviewed: rate "
+        "per size from a grid, WSD decay at every budget, readout fixed in advance",
+    )
     parser.add_argument("--save", action="store_true", help=f"write {what} under data/ (nothing else writes there)")
     parser.add_argument("--no-save", action="store_true", help=argparse.SUPPRESS)  # the old default, now a no-op
     return parser
@@ -30,8 +38,10 @@ def add(parser: argparse.ArgumentParser, what: str = "its shipped file") -> argp
 def needs_old(args: argparse.Namespace, experiment: str) -> None:
     """A ValueError (one clear line) when `--recipe reviewed` is asked of an experiment not yet on it."""
     if getattr(args, "recipe", "old") != "old":
-        raise ValueError(f"{experiment} runs the old recipe only; --recipe reviewed is wired into "
-                         "every experiment that trains models except crossover and cache so far")
+        raise ValueError(
+            f"{experiment} runs the old recipe only; --recipe reviewed is wired into "
+            "every experiment that trains models except crossover and cache so far"
+        )
 
 
 def saved_name(args: argparse.Namespace, preset: str) -> str:

@@ -51,8 +51,10 @@ class LabRecipe:
     def readout(self) -> str:
         if self.name == "old":
             return "one held-out evaluation at each budget, on a constant-rate run (mid-flight)"
-        return (f"mean of the last {self.readout_k} held-out evaluations of each budget's decay branch, "
-                "the same for every arm, fixed before the run")
+        return (
+            f"mean of the last {self.readout_k} held-out evaluations of each budget's decay branch, "
+            "the same for every arm, fixed before the run"
+        )
 
     def pilot_steps(self, longest: int) -> int:
         return max(1, round(self.pilot_fraction * longest))
@@ -60,8 +62,14 @@ class LabRecipe:
     def record(self, lr_by_size: dict[str, float] | None = None, **extra: object) -> dict:
         """What a result stores as `recipe`: {name, lr_grid, lr_by_size, schedule, readout} (+ `extra`)."""
         grid = list(self.lr_grid) if self.name == "reviewed" else [self.lr]
-        return {"name": self.name, "lr_grid": grid, "lr_by_size": dict(lr_by_size or {}),
-                "schedule": self.schedule.describe(), "readout": self.readout(), **extra}
+        return {
+            "name": self.name,
+            "lr_grid": grid,
+            "lr_by_size": dict(lr_by_size or {}),
+            "schedule": self.schedule.describe(),
+            "readout": self.readout(),
+            **extra,
+        }
 
 
 def old_record(lr: float, sizes: Iterable[Hashable], warmup: int = 20, **extra: object) -> dict:
@@ -74,13 +82,19 @@ def of_config(config: object) -> dict:
     """The `recipe` of a result from its `config`, for results that do not record one: the old recipe with the
     config's one rate (`lr`, else each of its `lrs`, a rate sweep) for every size it names."""
     config = config if isinstance(config, dict) else {}
-    sizes = next((config[k] for k in ("widths", "depths", "sizes", "ratios") if isinstance(config.get(k), list)),
-                 [config.get("d_model", config.get("width", "all"))])
+    sizes = next(
+        (config[k] for k in ("widths", "depths", "sizes", "ratios") if isinstance(config.get(k), list)),
+        [config.get("d_model", config.get("width", "all"))],
+    )
     sizes = [s if not isinstance(s, list) else "x".join(map(str, s)) for s in sizes]
     if isinstance(config.get("lrs"), list):
         record = old_record(float(config["lrs"][0]), sizes, int(config.get("warmup", 20)))
-        return {**record, "lr_grid": [float(v) for v in config["lrs"]], "lr_by_size": {},
-                "note": "a learning-rate sweep: every rate of the grid is reported, none chosen"}
+        return {
+            **record,
+            "lr_grid": [float(v) for v in config["lrs"]],
+            "lr_by_size": {},
+            "note": "a learning-rate sweep: every rate of the grid is reported, none chosen",
+        }
     return old_record(float(config.get("lr", 3e-3)), sizes, int(config.get("warmup", 20)))
 
 
@@ -97,11 +111,16 @@ def of_result(result: dict) -> dict:
         return of_config(config)
     runs = result.get("runs", result.get("records", []))
     runs = list(runs.values()) if isinstance(runs, dict) else runs
-    chosen = {"/".join(f"{k}={r[k]}" for k in SIZE_KEYS if k in r): r["lr"] for r in runs
-              if isinstance(r, dict) and "lr" in r}
-    recipe = LabRecipe("reviewed", lr_grid=tuple(config.get("lr_grid", DEFAULT_GRID)),
-                       warmup=int(config.get("warmup", 20)), decay_fraction=float(config.get("decay_fraction", 0.2)),
-                       readout_k=int(config.get("readout_k", 3)))
+    chosen = {
+        "/".join(f"{k}={r[k]}" for k in SIZE_KEYS if k in r): r["lr"] for r in runs if isinstance(r, dict) and "lr" in r
+    }
+    recipe = LabRecipe(
+        "reviewed",
+        lr_grid=tuple(config.get("lr_grid", DEFAULT_GRID)),
+        warmup=int(config.get("warmup", 20)),
+        decay_fraction=float(config.get("decay_fraction", 0.2)),
+        readout_k=int(config.get("readout_k", 3)),
+    )
     return recipe.record(chosen)
 
 

@@ -20,8 +20,16 @@ class Entry:
     count: Callable[[], dict]  # -> {units, shipped, cached, missing, estimated_seconds}
 
 
-def _counted(units: int, plan: planning.Plan | None, shipped_units: int, wall: float | None,
-             per_unit: float | None = None, missing_flops: float | None = None, rate: float | None = None, total_flops: float | None = None) -> dict:
+def _counted(
+    units: int,
+    plan: planning.Plan | None,
+    shipped_units: int,
+    wall: float | None,
+    per_unit: float | None = None,
+    missing_flops: float | None = None,
+    rate: float | None = None,
+    total_flops: float | None = None,
+) -> dict:
     ready = plan.sources.values() if plan is not None else ()
     got_shipped = sum(s == planning.SHIPPED for s in ready) if plan is not None else shipped_units
     cached = sum(s == planning.CACHE for s in ready) if plan is not None else 0
@@ -32,8 +40,14 @@ def _counted(units: int, plan: planning.Plan | None, shipped_units: int, wall: f
         unit = per_unit if per_unit is not None else ((wall / shipped_units) if wall and shipped_units else None)
         whole = unit * units if unit is not None else float("nan")
         left = unit * missing if unit is not None else float("nan")
-    return {"units": units, "shipped": got_shipped, "cached": cached, "missing": missing,
-            "estimated_seconds": whole, "missing_seconds": left}
+    return {
+        "units": units,
+        "shipped": got_shipped,
+        "cached": cached,
+        "missing": missing,
+        "estimated_seconds": whole,
+        "missing_seconds": left,
+    }
 
 
 def _bidirectional() -> dict:
@@ -45,12 +59,20 @@ def _bidirectional() -> dict:
     plan = planning.plan(cfg.runs(), runs.get, (bs.CACHE_KIND, lambda run: bs.run_key(cfg, *run)), bs.RUN_SHAPE)
     flops = {run: cfg.flops_per_step(run[0]) * cfg.steps for run in cfg.runs()}
     rate = estimate.measured_rate((r["flops_per_step"] * r["steps_done"], r["seconds"]) for r in runs.values())
-    return _counted(len(flops), plan, 0, None, missing_flops=sum(flops[k] for k in plan.missing), rate=rate,
-                    total_flops=sum(flops.values()))
+    return _counted(
+        len(flops),
+        plan,
+        0,
+        None,
+        missing_flops=sum(flops[k] for k in plan.missing),
+        rate=rate,
+        total_flops=sum(flops.values()),
+    )
 
 
 def _planned(module: str, preset: str = "main") -> Callable[[], dict]:
     """Experiments whose own `plan(cfg, shipped)` sorts units into shipped, cached and missing."""
+
     def count() -> dict:
         import importlib
 
@@ -62,6 +84,7 @@ def _planned(module: str, preset: str = "main") -> Callable[[], dict]:
         wall = (record or {}).get("wall_seconds")
         done = len((record or {}).get("runs", (record or {}).get("records", [])))
         return _counted(units, plan, 0, wall, per_unit=wall / done if wall and done else None)
+
     return count
 
 
@@ -76,14 +99,17 @@ def _crossover() -> dict:
     return _counted(len(cfg.runs), plan, 0, wall, per_unit=wall / done if wall and done else None)
 
 
-def _from_file(path_of: Callable[[], object], units_of: Callable[[], int],
-               runs_key: str = "runs") -> Callable[[], dict]:
+def _from_file(
+    path_of: Callable[[], object], units_of: Callable[[], int], runs_key: str = "runs"
+) -> Callable[[], dict]:
     """Experiments without a per-unit cache: a unit is shipped when the shipped file holds its run."""
+
     def count() -> dict:
         record = shipped.load(path_of()) or {}
         units = units_of()
         done = min(units, len(record.get(runs_key, [])))
         return _counted(units, None, done, record.get("wall_seconds"))
+
     return count
 
 
@@ -124,20 +150,24 @@ def _path(module: str, attr: str, *args: str) -> Callable[[], object]:
 
         value = getattr(importlib.import_module(module), attr)
         return value(*args) if callable(value) else value
+
     return get
 
 
 ENTRIES = (
     Entry("bidirectional-scaling", _bidirectional),
-    Entry("bitter-lesson", _from_file(_path("explorer.experiments.bitter_lesson", "shipped_path", "main"),
-                                      _bitter_units)),
+    Entry(
+        "bitter-lesson", _from_file(_path("explorer.experiments.bitter_lesson", "shipped_path", "main"), _bitter_units)
+    ),
     Entry("crossover", _crossover),
     Entry("depth", _planned("explorer.experiments.depth")),
-    Entry("four-steps", _from_file(_path("explorer.experiments.four_steps", "shipped_path", "main"),
-                                   _four_steps_units)),
+    Entry(
+        "four-steps", _from_file(_path("explorer.experiments.four_steps", "shipped_path", "main"), _four_steps_units)
+    ),
     Entry("lengths", _planned("explorer.experiments.lengths")),
-    Entry("shared-params", _from_file(_path("explorer.experiments.shared_params", "shipped_path", "main"),
-                                      _shared_units)),
+    Entry(
+        "shared-params", _from_file(_path("explorer.experiments.shared_params", "shipped_path", "main"), _shared_units)
+    ),
     Entry("cache-stale", _stale),
 )
 

@@ -20,20 +20,36 @@ from explorer.train import TrainConfig, TrainResult, train
 PILOT_KIND = "lab-pilot"  # one cached choice per (model, task, settings, grid)
 
 
-def chosen_lr(recipe: LabRecipe, model_cfg: TransformerConfig, task: object, cfg: TrainConfig,
-              progress: Progress = SILENT) -> tuple[float, dict[str, float]]:
+def chosen_lr(
+    recipe: LabRecipe, model_cfg: TransformerConfig, task: object, cfg: TrainConfig, progress: Progress = SILENT
+) -> tuple[float, dict[str, float]]:
     """This model's rate under `recipe` and every pilot's selection loss (the old recipe: its one rate, no pilots)."""
     if recipe.name == "old":
         return cfg.lr, {}
     steps = recipe.pilot_steps(cfg.steps)
-    key = {"model": model_cfg.to_dict(), "task": repr(task), "grid": list(recipe.lr_grid), "pilot_steps": steps,
-           "train": {k: v for k, v in asdict(cfg).items() if k not in ("lr", "seed", "steps", "time_budget_s")},
-           "schedule": recipe.schedule.describe(), "readout_k": recipe.k, "seed": PILOT_SEED}
+    key = {
+        "model": model_cfg.to_dict(),
+        "task": repr(task),
+        "grid": list(recipe.lr_grid),
+        "pilot_steps": steps,
+        "train": {k: v for k, v in asdict(cfg).items() if k not in ("lr", "seed", "steps", "time_budget_s")},
+        "schedule": recipe.schedule.describe(),
+        "readout_k": recipe.k,
+        "seed": PILOT_SEED,
+    }
     found = results.load(PILOT_KIND, key, {"lr": float, "pilots": dict})
     if found is None:
+
         def pilot(lr: float) -> float:
-            result = train(model_cfg, task, replace(cfg, lr=lr, steps=steps, seed=PILOT_SEED, eval_every=steps),
-                           progress, schedule=recipe.schedule, budgets=(steps,), readout_k=recipe.k)
+            result = train(
+                model_cfg,
+                task,
+                replace(cfg, lr=lr, steps=steps, seed=PILOT_SEED, eval_every=steps),
+                progress,
+                schedule=recipe.schedule,
+                budgets=(steps,),
+                readout_k=recipe.k,
+            )
             return result.readouts.get(steps, {}).get("eval_loss", float("nan"))
 
         lr, losses = choose_lr(recipe.lr_grid, pilot)
@@ -43,22 +59,37 @@ def chosen_lr(recipe: LabRecipe, model_cfg: TransformerConfig, task: object, cfg
     return found["lr"], found["pilots"]
 
 
-def train_by_recipe(recipe: LabRecipe, model_cfg: TransformerConfig, task: object, cfg: TrainConfig,
-                    progress: Progress = SILENT) -> TrainResult:
+def train_by_recipe(
+    recipe: LabRecipe, model_cfg: TransformerConfig, task: object, cfg: TrainConfig, progress: Progress = SILENT
+) -> TrainResult:
     """Train under `recipe`; the result's `lr` and `pilots` say what was chosen (see the module's docstring)."""
     if recipe.name == "old":
         result = train(model_cfg, task, cfg, progress)
         result.lr, result.pilots = cfg.lr, {}
         return result
     lr, pilots = chosen_lr(recipe, model_cfg, task, cfg, progress.part(0.0, 0.2))
-    result = train(model_cfg, task, replace(cfg, lr=lr), progress.part(0.2, 1.0), schedule=recipe.schedule,
-                   budgets=(cfg.steps,), readout_k=recipe.k)
+    result = train(
+        model_cfg,
+        task,
+        replace(cfg, lr=lr),
+        progress.part(0.2, 1.0),
+        schedule=recipe.schedule,
+        budgets=(cfg.steps,),
+        readout_k=recipe.k,
+    )
     branch = recipe.schedule.branch_start(cfg.steps)
     trunk = [{**row, "phase": "trunk"} for row in result.history if row["step"] <= branch]
     readout = result.readouts.get(cfg.steps)
     if readout is not None:
         last = result.history[-1]
-        trunk.append({**last, "eval_loss": readout["eval_loss"], "eval_accuracy": readout["eval_accuracy"],
-                      "phase": "readout", "readout_n": readout["n"]})
+        trunk.append(
+            {
+                **last,
+                "eval_loss": readout["eval_loss"],
+                "eval_accuracy": readout["eval_accuracy"],
+                "phase": "readout",
+                "readout_n": readout["n"],
+            }
+        )
     result.history, result.lr, result.pilots = trunk, lr, pilots
     return result

@@ -1,6 +1,7 @@
 """The one runner: plan the units of a run (shipped, cached, missing), train the missing ones in order, cache each
 finished unit, report progress, publish the records so far (a page draws them as they come), and stop between or
-inside units when cancelled or out of time (the ready units still come back; none trains after the stop). Every experiment hands it its units and a function that trains one.
+inside units when cancelled or out of time (the ready units still come back; none trains after the stop). Every
+experiment hands it its units and a function that trains one.
 """
 
 from __future__ import annotations

@@ -55,5 +55,7 @@ class Schedule:
     def describe(self) -> str:
         if self.kind == "constant":
             return f"linear warm-up over {self.warmup} steps, then constant"
-        return (f"WSD: linear warm-up over {self.warmup} steps, constant, then at every budget a branch that decays "
-                f"linearly to zero over its last {self.decay_fraction:.0%} of steps")
+        return (
+            f"WSD: linear warm-up over {self.warmup} steps, constant, then at every budget a branch that decays "
+            f"linearly to zero over its last {self.decay_fraction:.0%} of steps"
+        )

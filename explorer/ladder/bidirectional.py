@@ -2,8 +2,9 @@
 same seed giving both masks the same weights and batches, at widths 16x apart in parameters.
 
 Compute grows with size by a stated rule: steps double per rung while parameters grow about 4x (steps about the
-square root of parameters, so training FLOPs grow as parameters to about 1.5), and the sort grows harder per rung (4 more tokens and twice the symbols), since a
-wide model sorts 8 of 16 symbols perfectly and a loss near zero says nothing."""
+square root of parameters, so training FLOPs grow as parameters to about 1.5), and the sort grows harder per rung
+(4 more tokens and twice the symbols), since a wide model sorts 8 of 16 symbols perfectly and a loss near zero
+says nothing."""
 
 from __future__ import annotations
 
@@ -31,27 +32,42 @@ class Bidirectional:
     name: str = "bidirectional"
     effect: str = "decoder-only minus prefix-LM held-out loss per target token (positive: bidirectional input helps)"
     prediction: str = "the gain from bidirectional input shrinks towards nothing as models grow (slide 64)"
-    growth: str = ("steps grow as the square root of parameters; the sort gains 4 tokens and doubles its symbols "
-                   "per rung (main preset), so no rung saturates")
+    growth: str = (
+        "steps grow as the square root of parameters; the sort gains 4 tokens and doubles its symbols "
+        "per rung (main preset), so no rung saturates"
+    )
 
     def rungs(self, preset: str) -> list[Rung]:
-        return [Rung(f"d={w}", {"width": w, "length": n, "n_symbols": s, "steps": steps, "grid": GRIDS[preset]})
-                for w, n, s, steps in PRESETS[preset]]
+        return [
+            Rung(f"d={w}", {"width": w, "length": n, "n_symbols": s, "steps": steps, "grid": GRIDS[preset]})
+            for w, n, s, steps in PRESETS[preset]
+        ]
 
     def seeds(self, preset: str) -> tuple[int, ...]:
         return SEEDS[preset]
 
     def config(self, rung: Rung, seeds: tuple[int, ...]) -> bs.ScalingConfig:
         s = rung.settings
-        return bs.ScalingConfig(widths=(s["width"],), budgets=(s["steps"],), seeds=tuple(seeds),
-                                length=s["length"], n_symbols=s["n_symbols"], recipe="reviewed",
-                                lr_grid=tuple(s["grid"]), eval_size=256)
+        return bs.ScalingConfig(
+            widths=(s["width"],),
+            budgets=(s["steps"],),
+            seeds=tuple(seeds),
+            length=s["length"],
+            n_symbols=s["n_symbols"],
+            recipe="reviewed",
+            lr_grid=tuple(s["grid"]),
+            eval_size=256,
+        )
 
-    def measure(self, rung: Rung, seeds: tuple[int, ...], device: str, progress: Progress,
-                use_cache: bool) -> Measured:
+    def measure(self, rung: Rung, seeds: tuple[int, ...], device: str, progress: Progress, use_cache: bool) -> Measured:
         cfg = self.config(rung, seeds)
         swept = bs.sweep(cfg, use_cache=use_cache, progress=progress, device=device)
         width, steps = rung.settings["width"], rung.settings["steps"]
         effects = bs.paired_gaps(swept).get((width, steps), {})
-        return Measured(effects=effects, params=parameter_count(cfg.model_config(width, "decoder")), flops=float(steps * cfg.flops_per_step(width)),
-                        seconds=float(swept["seconds"]), extra={"recipe": swept["recipe"]})
+        return Measured(
+            effects=effects,
+            params=parameter_count(cfg.model_config(width, "decoder")),
+            flops=float(steps * cfg.flops_per_step(width)),
+            seconds=float(swept["seconds"]),
+            extra={"recipe": swept["recipe"]},
+        )

@@ -31,36 +31,56 @@ GRIDS = {"main": (3e-4, 1e-3, 3e-3, 1e-2), "quick": (1e-3, 1e-2)}  # the hand-bu
 @dataclass(frozen=True)
 class BitterLesson:
     name: str = "bitter-lesson"
-    effect: str = ("Transformer minus hand-built held-out loss on reviews whose first word can turn the verdict "
-                   "(negative: the general method wins)")
-    prediction: str = ("general methods that use more compute beat the knowledge people build in, by more as "
-                       "compute grows (slides 8-9)")
-    growth: str = ("only the Transformer grows; steps grow as the square root of its parameters; reviews grow from "
-                   "16 to 24 to 32 words (main preset)")
+    effect: str = (
+        "Transformer minus hand-built held-out loss on reviews whose first word can turn the verdict "
+        "(negative: the general method wins)"
+    )
+    prediction: str = (
+        "general methods that use more compute beat the knowledge people build in, by more as "
+        "compute grows (slides 8-9)"
+    )
+    growth: str = (
+        "only the Transformer grows; steps grow as the square root of its parameters; reviews grow from "
+        "16 to 24 to 32 words (main preset)"
+    )
 
     def rungs(self, preset: str) -> list[Rung]:
-        return [Rung(f"d={w}", {"width": w, "length": n, "steps": steps, "grid": GRIDS[preset]})
-                for w, n, steps in PRESETS[preset]]
+        return [
+            Rung(f"d={w}", {"width": w, "length": n, "steps": steps, "grid": GRIDS[preset]})
+            for w, n, steps in PRESETS[preset]
+        ]
 
     def seeds(self, preset: str) -> tuple[int, ...]:
         return SEEDS[preset]
 
     def config(self, rung: Rung, seeds: tuple[int, ...]) -> bl.BitterConfig:
         s = rung.settings
-        return bl.BitterConfig(cases=(CASE,), seeds=tuple(seeds), length=s["length"], steps=s["steps"],
-                               first_checkpoint=s["steps"], d_model=s["width"], recipe="reviewed",
-                               lr_grid=tuple(s["grid"]), eval_size=512)
+        return bl.BitterConfig(
+            cases=(CASE,),
+            seeds=tuple(seeds),
+            length=s["length"],
+            steps=s["steps"],
+            first_checkpoint=s["steps"],
+            d_model=s["width"],
+            recipe="reviewed",
+            lr_grid=tuple(s["grid"]),
+            eval_size=512,
+        )
 
-    def measure(self, rung: Rung, seeds: tuple[int, ...], device: str, progress: Progress,
-                use_cache: bool) -> Measured:
+    def measure(self, rung: Rung, seeds: tuple[int, ...], device: str, progress: Progress, use_cache: bool) -> Measured:
         cfg = self.config(rung, seeds)
         out = bl.run(cfg, progress, device)
         final = {(r["method"], r["seed"]): r["loss"][-1] for r in out["runs"] if r["loss"] and r["stopped"] == "steps"}
-        effects = {s: final[("transformer", s)] - final[("hand-built", s)] for s in seeds
-                   if ("transformer", s) in final and ("hand-built", s) in final}
+        effects = {
+            s: final[("transformer", s)] - final[("hand-built", s)]
+            for s in seeds
+            if ("transformer", s) in final and ("hand-built", s) in final
+        }
         per_example = cfg.flops_per_example("transformer")
-        return Measured(effects=effects, params=parameter_count(cfg.transformer()),
-                        flops=float(cfg.steps * cfg.batch_size * per_example),
-                        seconds=sum(r.get("seconds", 0.0) for r in out["runs"]),
-                        extra={"lr": out["recipe"]["lr_by_size"],
-                               "floor": bl.floors(cfg, CASE)})
+        return Measured(
+            effects=effects,
+            params=parameter_count(cfg.transformer()),
+            flops=float(cfg.steps * cfg.batch_size * per_example),
+            seconds=sum(r.get("seconds", 0.0) for r in out["runs"]),
+            extra={"lr": out["recipe"]["lr_by_size"], "floor": bl.floors(cfg, CASE)},
+        )

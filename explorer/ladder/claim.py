@@ -38,8 +38,9 @@ class Claim(Protocol):
 
     def seeds(self, preset: str) -> tuple[int, ...]: ...
 
-    def measure(self, rung: Rung, seeds: tuple[int, ...], device: str, progress: Progress,
-                use_cache: bool) -> Measured: ...
+    def measure(
+        self, rung: Rung, seeds: tuple[int, ...], device: str, progress: Progress, use_cache: bool
+    ) -> Measured: ...
 
 
 MeasureFn = Callable[[Rung, tuple[int, ...], str, Progress, bool], Measured]

@@ -95,19 +95,32 @@ class Recall:
 
 
 def window_config(width: int, task: Recall, window: int | None) -> TransformerConfig:
-    return TransformerConfig(arch="decoder", vocab_size=task.n_symbols, n_out=task.n_symbols * len(LAGS),
-                             d_model=width, n_heads=4, n_layers=1, max_len=task.length, window=window)
+    return TransformerConfig(
+        arch="decoder",
+        vocab_size=task.n_symbols,
+        n_out=task.n_symbols * len(LAGS),
+        d_model=width,
+        n_heads=4,
+        n_layers=1,
+        max_len=task.length,
+        window=window,
+    )
 
 
 @dataclass(frozen=True)
 class Crossover:
     name: str = "crossover"
-    effect: str = (f"window-{WINDOW} minus full-attention held-out loss on multi-lag recall (negative: the local "
-                   "structure helps)")
-    prediction: str = ("structure helps while compute is small and caps what large compute buys, so the windowed "
-                       "model's lead should turn into a deficit as model and compute grow (slides 10-15)")
-    growth: str = ("steps grow as the square root of parameters, so compute grows about as parameters to 1.5; the "
-                   "alphabet doubles per rung (main preset), so recall does not saturate")
+    effect: str = (
+        f"window-{WINDOW} minus full-attention held-out loss on multi-lag recall (negative: the local structure helps)"
+    )
+    prediction: str = (
+        "structure helps while compute is small and caps what large compute buys, so the windowed "
+        "model's lead should turn into a deficit as model and compute grow (slides 10-15)"
+    )
+    growth: str = (
+        "steps grow as the square root of parameters, so compute grows about as parameters to 1.5; the "
+        "alphabet doubles per rung (main preset), so recall does not saturate"
+    )
 
     def rungs(self, preset: str) -> list[Rung]:
         return paired.rungs(PRESETS[preset], GRIDS[preset])
@@ -118,12 +131,16 @@ class Crossover:
     def pair(self, rung: Rung) -> paired.Pair:
         s = rung.settings
         task = Recall(s["n_symbols"], s["length"])
-        return paired.Pair({WINDOWED: window_config(s["width"], task, WINDOW),
-                            FULL: window_config(s["width"], task, None)}, task, s["steps"], tuple(s["grid"]),
-                           batch_size=16, eval_size=128)
+        return paired.Pair(
+            {WINDOWED: window_config(s["width"], task, WINDOW), FULL: window_config(s["width"], task, None)},
+            task,
+            s["steps"],
+            tuple(s["grid"]),
+            batch_size=16,
+            eval_size=128,
+        )
 
-    def measure(self, rung: Rung, seeds: tuple[int, ...], device: str, progress: Progress,
-                use_cache: bool) -> Measured:
+    def measure(self, rung: Rung, seeds: tuple[int, ...], device: str, progress: Progress, use_cache: bool) -> Measured:
         pair = self.pair(rung)
         out = paired.run(pair, seeds, device, progress, use_cache)
         effects = paired.loss_gaps(out["runs"], WINDOWED, FULL, pair.steps, pair.steps)

@@ -31,20 +31,33 @@ ALIGNED, FINAL = "aligned", "final"
 
 
 def wiring_config(width: int, task: MajorityShiftedCopy, wiring: str) -> TransformerConfig:
-    return TransformerConfig(arch="encoder_decoder", vocab_size=task.vocab_size, d_model=width, n_heads=4,
-                             n_layers=DEPTH, max_len=2 * task.length, layer_aligned=wiring == ALIGNED)
+    return TransformerConfig(
+        arch="encoder_decoder",
+        vocab_size=task.vocab_size,
+        d_model=width,
+        n_heads=4,
+        n_layers=DEPTH,
+        max_len=2 * task.length,
+        layer_aligned=wiring == ALIGNED,
+    )
 
 
 @dataclass(frozen=True)
 class Depth:
     name: str = "depth"
-    effect: str = ("layer-aligned minus final-layer held-out token accuracy at depth 8 (positive: decoder layer l "
-                   "reading encoder layer l helps)")
-    prediction: str = ("reading only the encoder's final layer makes deep models harder to train; layer-aligned "
-                       "reading, as decoder-only models do, helps more as models grow deep (slides 59-63)")
-    growth: str = ("depth stays 8 while width grows; steps stay at 600, so compute grows in proportion to "
-                   "parameters; the copy gains 4 symbols and doubles its alphabet per rung (main preset), so no "
-                   "rung saturates")
+    effect: str = (
+        "layer-aligned minus final-layer held-out token accuracy at depth 8 (positive: decoder layer l "
+        "reading encoder layer l helps)"
+    )
+    prediction: str = (
+        "reading only the encoder's final layer makes deep models harder to train; layer-aligned "
+        "reading, as decoder-only models do, helps more as models grow deep (slides 59-63)"
+    )
+    growth: str = (
+        "depth stays 8 while width grows; steps stay at 600, so compute grows in proportion to "
+        "parameters; the copy gains 4 symbols and doubles its alphabet per rung (main preset), so no "
+        "rung saturates"
+    )
 
     def rungs(self, preset: str) -> list[Rung]:
         return paired.rungs(PRESETS[preset], GRIDS[preset])
@@ -55,11 +68,11 @@ class Depth:
     def pair(self, rung: Rung) -> paired.Pair:
         s = rung.settings
         task = MajorityShiftedCopy(s["length"], s["n_symbols"])
-        return paired.Pair({w: wiring_config(s["width"], task, w) for w in (ALIGNED, FINAL)}, task, s["steps"],
-                           tuple(s["grid"]))
+        return paired.Pair(
+            {w: wiring_config(s["width"], task, w) for w in (ALIGNED, FINAL)}, task, s["steps"], tuple(s["grid"])
+        )
 
-    def measure(self, rung: Rung, seeds: tuple[int, ...], device: str, progress: Progress,
-                use_cache: bool) -> Measured:
+    def measure(self, rung: Rung, seeds: tuple[int, ...], device: str, progress: Progress, use_cache: bool) -> Measured:
         pair = self.pair(rung)
         out = paired.run(pair, seeds, device, progress, use_cache)
         effects = paired.loss_gaps(out["runs"], ALIGNED, FINAL, pair.steps, pair.steps, metric="eval_accuracy")

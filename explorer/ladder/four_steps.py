@@ -29,18 +29,28 @@ STEP4, DECODER = "step 4", "decoder-only"
 
 
 def base_config(width: int, task: Seq2SeqTask) -> TransformerConfig:
-    return TransformerConfig(arch="decoder", vocab_size=task.vocab_size, d_model=width, n_heads=4, n_layers=2,
-                             max_len=task.input_len + task.target_len)
+    return TransformerConfig(
+        arch="decoder",
+        vocab_size=task.vocab_size,
+        d_model=width,
+        n_heads=4,
+        n_layers=2,
+        max_len=task.input_len + task.target_len,
+    )
 
 
 @dataclass(frozen=True)
 class FourSteps:
     name: str = "four-steps"
     effect: str = "step 4 minus decoder-only held-out loss on sorting (positive: step 4 is worse)"
-    prediction: str = ("after the four steps an encoder-decoder is a decoder-only model but for one split softmax, "
-                       "so the distance should stay near nothing at every size (slides 40-51)")
-    growth: str = ("steps grow as the square root of parameters; the sort gains 4 tokens and doubles its symbols "
-                   "per rung (main preset), so no rung saturates")
+    prediction: str = (
+        "after the four steps an encoder-decoder is a decoder-only model but for one split softmax, "
+        "so the distance should stay near nothing at every size (slides 40-51)"
+    )
+    growth: str = (
+        "steps grow as the square root of parameters; the sort gains 4 tokens and doubles its symbols "
+        "per rung (main preset), so no rung saturates"
+    )
 
     def rungs(self, preset: str) -> list[Rung]:
         return paired.rungs(PRESETS[preset], GRIDS[preset])
@@ -52,12 +62,13 @@ class FourSteps:
         s = rung.settings
         task = Seq2SeqTask("sort", s["length"], s["n_symbols"])
         base = base_config(s["width"], task)
-        return paired.Pair({STEP4: step_config(base, STEP), DECODER: decoder_only_config(base)}, task, s["steps"],
-                           tuple(s["grid"]))
+        return paired.Pair(
+            {STEP4: step_config(base, STEP), DECODER: decoder_only_config(base)}, task, s["steps"], tuple(s["grid"])
+        )
 
-    def measure(self, rung: Rung, seeds: tuple[int, ...], device: str, progress: Progress,
-                use_cache: bool) -> Measured:
+    def measure(self, rung: Rung, seeds: tuple[int, ...], device: str, progress: Progress, use_cache: bool) -> Measured:
         pair = self.pair(rung)
         out = paired.run(pair, seeds, device, progress, use_cache)
-        return paired.measured(pair, out, paired.loss_gaps(out["runs"], STEP4, DECODER, pair.steps, pair.steps),
-                               DECODER)
+        return paired.measured(
+            pair, out, paired.loss_gaps(out["runs"], STEP4, DECODER, pair.steps, pair.steps), DECODER
+        )

@@ -55,48 +55,94 @@ class Pair:
         cfg = self.arms[arm]
         if hasattr(self.task, "flops_per_step"):  # a task that is not sequence-to-sequence counts its own
             return int(self.task.flops_per_step(cfg, self.batch_size))
-        return TRAIN_FLOPS_PER_FORWARD * self.batch_size * sequence_forward_flops(
-            cfg, self.task.input_len, self.task.target_len)
+        return (
+            TRAIN_FLOPS_PER_FORWARD
+            * self.batch_size
+            * sequence_forward_flops(cfg, self.task.input_len, self.task.target_len)
+        )
 
     def params(self, arm: str) -> int:
         return parameter_count(self.arms[arm])
 
     def key(self, arm: str) -> dict:
         task = asdict(self.task) if is_dataclass(self.task) else repr(self.task)
-        return {"model": self.arms[arm].to_dict(), "task": [type(self.task).__name__, task], "steps": self.steps,
-                "budgets": list(self.arm_budgets(arm)), "batch_size": self.batch_size, "eval_size": self.eval_size,
-                "recipe": self.recipe.record()}
+        return {
+            "model": self.arms[arm].to_dict(),
+            "task": [type(self.task).__name__, task],
+            "steps": self.steps,
+            "budgets": list(self.arm_budgets(arm)),
+            "batch_size": self.batch_size,
+            "eval_size": self.eval_size,
+            "recipe": self.recipe.record(),
+        }
 
 
-def _fit(pair: Pair, arm: str, seed: int, lr: float, budgets: tuple[int, ...], device: str,
-         progress: Progress) -> dict:
+def _fit(pair: Pair, arm: str, seed: int, lr: float, budgets: tuple[int, ...], device: str, progress: Progress) -> dict:
     """A task that is not sequence-to-sequence (it offers `lab_task`, `init` and `held_out`): the lab's one loop
     directly, with the same seed conventions as `explorer.train` (a seed fixes initial weights, batches and the
     held-out set)."""
     recipe, cfg, task = pair.recipe, pair.arms[arm], pair.task
     model = task.init(cfg, seed)
-    plan = FitPlan(budgets=budgets, lr=lr, schedule=recipe.schedule, batch_size=pair.batch_size,
-                   readout_k=recipe.k, flops_per_step=pair.flops_per_step(arm))
-    result = fit(model, task.lab_task(), plan, torch.Generator().manual_seed(seed),
-                 task.held_out(pair.eval_size, seed, torch.device(device)), device, progress)
-    return {"params": sum(p.numel() for p in model.parameters()), "seconds": float(result.seconds),
-            "stopped": result.stopped,
-            "readouts": {str(b): {k: float(r[k]) for k in ("eval_loss", "eval_accuracy")}
-                         for b, r in result.readouts.items()}}
+    plan = FitPlan(
+        budgets=budgets,
+        lr=lr,
+        schedule=recipe.schedule,
+        batch_size=pair.batch_size,
+        readout_k=recipe.k,
+        flops_per_step=pair.flops_per_step(arm),
+    )
+    result = fit(
+        model,
+        task.lab_task(),
+        plan,
+        torch.Generator().manual_seed(seed),
+        task.held_out(pair.eval_size, seed, torch.device(device)),
+        device,
+        progress,
+    )
+    return {
+        "params": sum(p.numel() for p in model.parameters()),
+        "seconds": float(result.seconds),
+        "stopped": result.stopped,
+        "readouts": {
+            str(b): {k: float(r[k]) for k in ("eval_loss", "eval_accuracy")} for b, r in result.readouts.items()
+        },
+    }
 
 
-def _train(pair: Pair, arm: str, seed: int, lr: float, steps: int, budgets: tuple[int, ...], device: str,
-           progress: Progress) -> dict:
+def _train(
+    pair: Pair, arm: str, seed: int, lr: float, steps: int, budgets: tuple[int, ...], device: str, progress: Progress
+) -> dict:
     if hasattr(pair.task, "lab_task"):
         return _fit(pair, arm, seed, lr, budgets, device, progress)
     recipe = pair.recipe
-    cfg = TrainConfig(steps=steps, batch_size=pair.batch_size, lr=lr, warmup=recipe.warmup, seed=seed,
-                      eval_every=steps, eval_size=pair.eval_size)
-    result = train(pair.arms[arm], pair.task, cfg, progress, schedule=recipe.schedule, budgets=budgets,
-                   readout_k=recipe.k, device=device)
-    return {"params": result.model.num_parameters(), "seconds": float(result.seconds), "stopped": result.stopped,
-            "readouts": {str(b): {k: float(r[k]) for k in ("eval_loss", "eval_accuracy")}
-                         for b, r in result.readouts.items()}}
+    cfg = TrainConfig(
+        steps=steps,
+        batch_size=pair.batch_size,
+        lr=lr,
+        warmup=recipe.warmup,
+        seed=seed,
+        eval_every=steps,
+        eval_size=pair.eval_size,
+    )
+    result = train(
+        pair.arms[arm],
+        pair.task,
+        cfg,
+        progress,
+        schedule=recipe.schedule,
+        budgets=budgets,
+        readout_k=recipe.k,
+        device=device,
+    )
+    return {
+        "params": result.model.num_parameters(),
+        "seconds": float(result.seconds),
+        "stopped": result.stopped,
+        "readouts": {
+            str(b): {k: float(r[k]) for k in ("eval_loss", "eval_accuracy")} for b, r in result.readouts.items()
+        },
+    }
 
 
 def choose(pair: Pair, arm: str, device: str, progress: Progress = SILENT, use_cache: bool = True) -> dict:
@@ -105,9 +151,11 @@ def choose(pair: Pair, arm: str, device: str, progress: Progress = SILENT, use_c
     key = {**pair.key(arm), "pilot_seed": PILOT_SEED, "pilot_steps": steps, **device_key(device)}
     found = results.load(PILOT_KIND, key, {"lr": float, "pilots": dict}) if use_cache else None
     if found is None:
+
         def pilot(lr: float) -> float:
             run = _train(pair, arm, PILOT_SEED, lr, steps, (steps,), device, progress)
             return run["readouts"].get(str(steps), {}).get("eval_loss", float("nan"))
+
         lr, losses = choose_lr(pair.grid, pilot)
         found = {"lr": lr, "pilots": {repr(k): v for k, v in losses.items()}}
         if use_cache and not progress.should_stop():
@@ -119,9 +167,16 @@ def run(pair: Pair, seeds: tuple[int, ...], device: str, progress: Progress = SI
     """Both arms at every seed: {"runs": {arm: {seed: {budget: {eval_loss, eval_accuracy}}}}, "lr": {arm: rate},
     "pilots", "seconds"}; seeds outermost, so a stopped ladder keeps whole pairs."""
     start, arms = time.perf_counter(), list(pair.arms)
-    chosen = {arm: choose(pair, arm, device, progress.part(i / len(arms) * 0.2, (i + 1) / len(arms) * 0.2,
-                                                           f"pilots {arm}: "), use_cache)
-              for i, arm in enumerate(arms)}
+    chosen = {
+        arm: choose(
+            pair,
+            arm,
+            device,
+            progress.part(i / len(arms) * 0.2, (i + 1) / len(arms) * 0.2, f"pilots {arm}: "),
+            use_cache,
+        )
+        for i, arm in enumerate(arms)
+    }
     runs: dict[str, dict[int, dict]] = {arm: {} for arm in arms}
     jobs = [(seed, arm) for seed in seeds for arm in arms]
     for i, (seed, arm) in enumerate(jobs):
@@ -137,12 +192,22 @@ def run(pair: Pair, seeds: tuple[int, ...], device: str, progress: Progress = SI
             if use_cache:
                 results.save(RUN_KIND, key, found)
         runs[arm][seed] = found["readouts"]
-    return {"runs": runs, "lr": {a: c["lr"] for a, c in chosen.items()},
-            "pilots": {a: c["pilots"] for a, c in chosen.items()}, "seconds": time.perf_counter() - start}
+    return {
+        "runs": runs,
+        "lr": {a: c["lr"] for a, c in chosen.items()},
+        "pilots": {a: c["pilots"] for a, c in chosen.items()},
+        "seconds": time.perf_counter() - start,
+    }
 
 
-def loss_gaps(runs: dict[str, dict[int, dict]], first: str, second: str, budget_first: int, budget_second: int,
-              metric: str = "eval_loss") -> dict[int, float]:
+def loss_gaps(
+    runs: dict[str, dict[int, dict]],
+    first: str,
+    second: str,
+    budget_first: int,
+    budget_second: int,
+    metric: str = "eval_loss",
+) -> dict[int, float]:
     """{seed: `first`'s `metric` at `budget_first` minus `second`'s at `budget_second`}, seeds with both."""
     out = {}
     for seed, a in runs.get(first, {}).items():
@@ -155,12 +220,21 @@ def loss_gaps(runs: dict[str, dict[int, dict]], first: str, second: str, budget_
 def rungs(rows: tuple[tuple[int, int, int, int], ...], grid: tuple[float, ...]) -> list:
     """A preset's rungs from (width, length, symbols, steps) rows, labelled by width, each with the rate grid."""
     from explorer.ladder.claim import Rung
-    return [Rung(f"d={w}", {"width": w, "length": n, "n_symbols": s, "steps": steps, "grid": tuple(grid)})
-            for w, n, s, steps in rows]
+
+    return [
+        Rung(f"d={w}", {"width": w, "length": n, "n_symbols": s, "steps": steps, "grid": tuple(grid)})
+        for w, n, s, steps in rows
+    ]
 
 
 def measured(pair: Pair, out: dict, effects: dict[int, float], arm: str, **extra: object):
     """A rung's `Measured`: `arm`'s parameters and training FLOPs, the chosen rates and any `extra`."""
     from explorer.ladder.claim import Measured
-    return Measured(effects=effects, params=pair.params(arm), flops=float(pair.steps * pair.flops_per_step(arm)),
-                    seconds=out["seconds"], extra={"lr": out["lr"], **extra})
+
+    return Measured(
+        effects=effects,
+        params=pair.params(arm),
+        flops=float(pair.steps * pair.flops_per_step(arm)),
+        seconds=out["seconds"],
+        extra={"lr": out["lr"], **extra},
+    )

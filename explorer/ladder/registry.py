@@ -12,7 +12,9 @@ from explorer.ladder.four_steps import FourSteps
 from explorer.ladder.shared_params import SharedParams
 
 NAMES = ("bitter-lesson", "crossover", "bidirectional", "shared-params", "depth", "four-steps")
-CLAIMS: dict[str, Claim] = {c.name: c for c in (Bidirectional(), SharedParams(), Depth(), FourSteps(), Crossover(), BitterLesson())}
+CLAIMS: dict[str, Claim] = {
+    c.name: c for c in (Bidirectional(), SharedParams(), Depth(), FourSteps(), Crossover(), BitterLesson())
+}
 PRESETS = ("quick", "main")
 
 

@@ -26,17 +26,38 @@ def summarise(claim: str, measured: list[dict]) -> dict:
     rungs = []
     for m in measured:
         summary = verdict.rung_summary(list(m["effects"].values()), reference)
-        rungs.append({"params": int(m["params"]), "flops": float(m["flops"]), **summary, "device": m["device"],
-                      "label": m["label"], "seconds": m["seconds"],
-                      "per_seed": {str(k): v for k, v in sorted(m["effects"].items(), key=lambda kv: int(kv[0]))},
-                      **{k: v for k, v in m.items() if k not in MEASURED_KEYS}})
+        rungs.append(
+            {
+                "params": int(m["params"]),
+                "flops": float(m["flops"]),
+                **summary,
+                "device": m["device"],
+                "label": m["label"],
+                "seconds": m["seconds"],
+                "per_seed": {str(k): v for k, v in sorted(m["effects"].items(), key=lambda kv: int(kv[0]))},
+                **{k: v for k, v in m.items() if k not in MEASURED_KEYS},
+            }
+        )
     c = registry.get(claim)
-    return {"claim": claim, "rungs": rungs, "verdict": verdict.verdict(rungs), "effect": c.effect,
-            "prediction": c.prediction, "growth": c.growth, "rule": verdict.__doc__.strip()}
+    return {
+        "claim": claim,
+        "rungs": rungs,
+        "verdict": verdict.verdict(rungs),
+        "effect": c.effect,
+        "prediction": c.prediction,
+        "growth": c.growth,
+        "rule": verdict.__doc__.strip(),
+    }
 
 
-def run(claim: str, preset: str = "quick", device: str | None = None, use_cache: bool = True,
-        progress: Progress = SILENT, rungs: slice = slice(None)) -> dict:
+def run(
+    claim: str,
+    preset: str = "quick",
+    device: str | None = None,
+    use_cache: bool = True,
+    progress: Progress = SILENT,
+    rungs: slice = slice(None),
+) -> dict:
     """Measure every rung of `claim`'s `preset` (or the `rungs` slice of them) on `device` and summarise."""
     if preset not in registry.PRESETS:
         raise ValueError(f"preset must be one of {', '.join(registry.PRESETS)}, got {preset!r}")
@@ -46,8 +67,17 @@ def run(claim: str, preset: str = "quick", device: str | None = None, use_cache:
     for i, rung in enumerate(chosen):
         part = progress.part(i / len(chosen), (i + 1) / len(chosen), f"{rung.label}: ")
         m = c.measure(rung, seeds, device, part, use_cache)
-        measured.append({"label": rung.label, "params": m.params, "flops": m.flops, "effects": m.effects,
-                         "device": lab_device.label(device), "seconds": m.seconds, **m.extra})
+        measured.append(
+            {
+                "label": rung.label,
+                "params": m.params,
+                "flops": m.flops,
+                "effects": m.effects,
+                "device": lab_device.label(device),
+                "seconds": m.seconds,
+                **m.extra,
+            }
+        )
         if progress.should_stop():
             break
     out = summarise(claim, measured)
@@ -60,10 +90,18 @@ def merge(shipped_record: dict | None, new: dict) -> dict:
     old = {r["params"]: r for r in (shipped_record or {}).get("rungs", [])}
     old.update({r["params"]: r for r in new["rungs"]})
     summary_keys = set(RUNG_KEYS) | set(MEASURED_KEYS) | {"per_seed"}
-    measured = [{"label": r["label"], "params": r["params"], "flops": r["flops"], "device": r["device"],
-                 "seconds": r["seconds"], "effects": {int(k): v for k, v in r["per_seed"].items()},
-                 **{k: v for k, v in r.items() if k not in summary_keys}}
-                for _, r in sorted(old.items())]
+    measured = [
+        {
+            "label": r["label"],
+            "params": r["params"],
+            "flops": r["flops"],
+            "device": r["device"],
+            "seconds": r["seconds"],
+            "effects": {int(k): v for k, v in r["per_seed"].items()},
+            **{k: v for k, v in r.items() if k not in summary_keys},
+        }
+        for _, r in sorted(old.items())
+    ]
     return {**summarise(new["claim"], measured), "preset": new.get("preset", "main")}
 
 

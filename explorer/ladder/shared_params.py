@@ -61,23 +61,39 @@ class Translation:
 
 
 def shared_config(width: int, task: Translation) -> TransformerConfig:
-    return TransformerConfig(arch="encoder_decoder", vocab_size=task.vocab_size, d_model=width, n_heads=4,
-                             n_layers=2, max_len=task.length, share_cross_self=True, share_encoder_decoder=True)
+    return TransformerConfig(
+        arch="encoder_decoder",
+        vocab_size=task.vocab_size,
+        d_model=width,
+        n_heads=4,
+        n_layers=2,
+        max_len=task.length,
+        share_cross_self=True,
+        share_encoder_decoder=True,
+    )
 
 
 @dataclass(frozen=True)
 class SharedParams:
     name: str = "shared-params"
-    effect: str = ("separate minus shared held-out loss on translation at equal parameters (negative: separate "
-                   "encoder and decoder weights help)")
-    prediction: str = ("separate weights pay where input and target differ, as in translation (slides 53-54); as "
-                       "models grow and serve many tasks, the case for separating them weakens (slide 55)")
-    growth: str = ("steps grow as the square root of parameters; translation gains 4 words and doubles each "
-                   "language's vocabulary per rung (main preset), so no rung saturates")
+    effect: str = (
+        "separate minus shared held-out loss on translation at equal parameters (negative: separate "
+        "encoder and decoder weights help)"
+    )
+    prediction: str = (
+        "separate weights pay where input and target differ, as in translation (slides 53-54); as "
+        "models grow and serve many tasks, the case for separating them weakens (slide 55)"
+    )
+    growth: str = (
+        "steps grow as the square root of parameters; translation gains 4 words and doubles each "
+        "language's vocabulary per rung (main preset), so no rung saturates"
+    )
 
     def rungs(self, preset: str) -> list[Rung]:
-        return [Rung(f"d={w}", {"width": w, "length": n, "half": s, "steps": steps, "grid": GRIDS[preset]})
-                for w, n, s, steps in PRESETS[preset]]
+        return [
+            Rung(f"d={w}", {"width": w, "length": n, "half": s, "steps": steps, "grid": GRIDS[preset]})
+            for w, n, s, steps in PRESETS[preset]
+        ]
 
     def seeds(self, preset: str) -> tuple[int, ...]:
         return SEEDS[preset]
@@ -91,15 +107,21 @@ class SharedParams:
         same_flops = round(s["steps"] * probe.flops_per_step(SEPARATE) / probe.flops_per_step(SHARED))
         return paired.Pair(arms, task, s["steps"], tuple(s["grid"]), budgets={SHARED: (max(1, same_flops),)})
 
-    def measure(self, rung: Rung, seeds: tuple[int, ...], device: str, progress: Progress,
-                use_cache: bool) -> Measured:
+    def measure(self, rung: Rung, seeds: tuple[int, ...], device: str, progress: Progress, use_cache: bool) -> Measured:
         pair = self.pair(rung)
         out = paired.run(pair, seeds, device, progress, use_cache)
         steps, same_flops = pair.steps, pair.arm_budgets(SHARED)[0]
-        return Measured(effects=paired.loss_gaps(out["runs"], SEPARATE, SHARED, steps, steps),
-                        params=pair.params(SHARED), flops=float(steps * pair.flops_per_step(SHARED)),
-                        seconds=out["seconds"],
-                        extra={"flop_matched": {str(k): v for k, v in paired.loss_gaps(
-                                   out["runs"], SEPARATE, SHARED, steps, same_flops).items()},
-                               "flop_matched_step": same_flops, "lr": out["lr"],
-                               "separate_params": pair.params(SEPARATE)})
+        return Measured(
+            effects=paired.loss_gaps(out["runs"], SEPARATE, SHARED, steps, steps),
+            params=pair.params(SHARED),
+            flops=float(steps * pair.flops_per_step(SHARED)),
+            seconds=out["seconds"],
+            extra={
+                "flop_matched": {
+                    str(k): v for k, v in paired.loss_gaps(out["runs"], SEPARATE, SHARED, steps, same_flops).items()
+                },
+                "flop_matched_step": same_flops,
+                "lr": out["lr"],
+                "separate_params": pair.params(SEPARATE),
+            },
+        )

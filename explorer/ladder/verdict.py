@@ -29,8 +29,13 @@ def rung_summary(effects: Sequence[float], reference_sign: int) -> dict:
     values = [float(v) for v in effects if math.isfinite(v)]
     if not values:
         return {"effect": float("nan"), "low": float("nan"), "high": float("nan"), "seeds": 0, "same_sign": 0}
-    return {"effect": sum(values) / len(values), "low": min(values), "high": max(values), "seeds": len(values),
-            "same_sign": sum(_sign(v) == reference_sign and reference_sign != 0 for v in values)}
+    return {
+        "effect": sum(values) / len(values),
+        "low": min(values),
+        "high": max(values),
+        "seeds": len(values),
+        "same_sign": sum(_sign(v) == reference_sign and reference_sign != 0 for v in values),
+    }
 
 
 def reference_sign(lowest_rung_effects: Sequence[float]) -> int:

@@ -67,8 +67,9 @@ def _english_from_package() -> str:
         raise FileNotFoundError("the `bible` program is missing: apt-get install bible-kjv bible-kjv-text")
     chapters: list[str] = []
     for book in EN_BOOKS:
-        out = subprocess.run(["bible", "-l100000", f"{book} 1:1-{book} 999:999"], capture_output=True,
-                             text=True, check=True).stdout
+        out = subprocess.run(
+            ["bible", "-l100000", f"{book} 1:1-{book} 999:999"], capture_output=True, text=True, check=True
+        ).stdout
         verses: list[str] = []
         for line in out.splitlines():
             if (m := _VERSE.match(line)) is not None:
@@ -112,7 +113,10 @@ def summary(directory: Path = DATA_DIR) -> dict:
     out = {}
     for lang in LANGS:
         c = load(lang, directory)
-        out[lang] = {"characters": len(c.train) + len(c.held_out), "train_characters": len(c.train),
-                     "held_out_characters": len(c.held_out),
-                     "bytes": corpus_path(lang, directory).stat().st_size}
+        out[lang] = {
+            "characters": len(c.train) + len(c.held_out),
+            "train_characters": len(c.train),
+            "held_out_characters": len(c.held_out),
+            "bytes": corpus_path(lang, directory).stat().st_size,
+        }
     return out

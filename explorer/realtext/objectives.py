@@ -54,7 +54,7 @@ class Streams:
     def windows(self, part: str, lang: str, n: int, length: int, g: torch.Generator) -> torch.Tensor:
         ids = (self.train if part == "train" else self.held_out)[lang]
         starts = torch.randint(0, len(ids) - length, (n,), generator=g)
-        return torch.stack([ids[s:s + length] for s in starts.tolist()])
+        return torch.stack([ids[s : s + length] for s in starts.tolist()])
 
 
 def _mixed_windows(streams: Streams, part: str, batch_size: int, length: int, g: torch.Generator) -> torch.Tensor:
@@ -90,8 +90,9 @@ def span_mask(shape: tuple[int, int], g: torch.Generator) -> torch.Tensor:
     return covered
 
 
-def batch(arch: str, streams: Streams, batch_size: int, g: torch.Generator, part: str = "train",
-          length: int = SEQ_LEN) -> Batch:
+def batch(
+    arch: str, streams: Streams, batch_size: int, g: torch.Generator, part: str = "train", length: int = SEQ_LEN
+) -> Batch:
     tok = streams.tok
     if arch in ("decoder", "prefix_lm"):
         w = _mixed_windows(streams, part, batch_size, length + 1, g)
@@ -99,7 +100,7 @@ def batch(arch: str, streams: Streams, batch_size: int, g: torch.Generator, part
         if arch == "decoder":
             return Batch(x, None, y)
         p = int(torch.randint(length // 8, length - length // 8, (1,), generator=g))
-        y[:, :p - 1] = IGNORE  # position i < p-1 sees token i+1 inside the prefix
+        y[:, : p - 1] = IGNORE  # position i < p-1 sees token i+1 inside the prefix
         return Batch(x, None, y, prefix_len=p)
     w = _mixed_windows(streams, part, batch_size, length, g)
     if arch == "encoder":
@@ -123,8 +124,9 @@ def loss(model: Transformer, b: Batch) -> torch.Tensor:
 
 
 @torch.no_grad()
-def held_out_loss(model: Transformer, streams: Streams, batches: int = 8, batch_size: int = 32,
-                  seed: int = 7_000_001) -> dict:
+def held_out_loss(
+    model: Transformer, streams: Streams, batches: int = 8, batch_size: int = 32, seed: int = 7_000_001
+) -> dict:
     """Mean cross-entropy (nats per predicted token) on fixed held-out windows, per language; for the
     encoder-decoder also on the corrupted positions alone."""
     model.eval()
@@ -136,8 +138,9 @@ def held_out_loss(model: Transformer, streams: Streams, batches: int = 8, batch_
             w_stream = _LangOnly(streams, lang)
             b = batch(model.cfg.arch, w_stream, batch_size, g, part="held_out")
             logits = forward(model, b).logits
-            nll = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), b.labels.reshape(-1), ignore_index=IGNORE,
-                                  reduction="none").view(b.labels.shape)
+            nll = F.cross_entropy(
+                logits.reshape(-1, logits.shape[-1]), b.labels.reshape(-1), ignore_index=IGNORE, reduction="none"
+            ).view(b.labels.shape)
             valid = b.labels != IGNORE
             total, count = total + float(nll[valid].sum()), count + int(valid.sum())
             if b.corrupted is not None:
@@ -152,7 +155,7 @@ def held_out_loss(model: Transformer, streams: Streams, batches: int = 8, batch_
 class _LangOnly(Streams):
     """A view of `Streams` whose every window is in one language (held-out losses per language)."""
 
-    def __init__(self, streams: Streams, lang: str) -> None:  # noqa: super() not called: a view, nothing to load
+    def __init__(self, streams: Streams, lang: str) -> None:  # super() not called: a view, nothing to load
         self.tok, self.lang, self._s = streams.tok, lang, streams
 
     def windows(self, part: str, lang: str, n: int, length: int, g: torch.Generator) -> torch.Tensor:

@@ -78,10 +78,12 @@ def pattern_keys(tokens: list[str]) -> dict[str, np.ndarray]:
     words = np.array(word_ids(tokens))
     starts = np.array([w >= 0 and (i == 0 or words[i - 1] != w) for i, w in enumerate(words)])
     punct = np.array([len(t) == 1 and _is_punct(t) for t in tokens])
-    return {"previous_token": k == q - 1,
-            "word_start": np.broadcast_to(starts[None, :], (n, n)) & (k != q),
-            "same_word": (words[q] == words[k]) & (words[q] >= 0) & (k != q),
-            "punctuation": np.broadcast_to(punct[None, :], (n, n)) & (k != q)}
+    return {
+        "previous_token": k == q - 1,
+        "word_start": np.broadcast_to(starts[None, :], (n, n)) & (k != q),
+        "same_word": (words[q] == words[k]) & (words[q] >= 0) & (k != q),
+        "punctuation": np.broadcast_to(punct[None, :], (n, n)) & (k != q),
+    }
 
 
 def pattern_scores(weights: np.ndarray, allowed: np.ndarray, tokens: list[str]) -> list[dict]:
@@ -121,8 +123,13 @@ class Reading:
 
     def as_json(self) -> dict:
         """The CLI's exact contract."""
-        return {"tokens": self.tokens, "layers": int(self.attention.shape[0]), "heads": int(self.attention.shape[1]),
-                "attention": np.round(self.attention.astype(float), 5).tolist(), "patterns": self.patterns}
+        return {
+            "tokens": self.tokens,
+            "layers": int(self.attention.shape[0]),
+            "heads": int(self.attention.shape[1]),
+            "attention": np.round(self.attention.astype(float), 5).tolist(),
+            "patterns": self.patterns,
+        }
 
 
 def encode(tok: CharTokenizer, text: str):
@@ -149,8 +156,15 @@ def read(model: Transformer, tok: CharTokenizer, text: str) -> Reading:
         weights = out.attentions["encoder_self" if arch == "encoder" else "decoder_self"]
     att = torch.stack([w[0] for w in weights]).numpy()  # [L, H, n, n]
     allowed = mask_of(arch, n)
-    return Reading(arch, enc.tokens, [tok.label(i) for i in enc.ids], att, allowed,
-                   pattern_scores(att, allowed, enc.tokens), prefix)
+    return Reading(
+        arch,
+        enc.tokens,
+        [tok.label(i) for i in enc.ids],
+        att,
+        allowed,
+        pattern_scores(att, allowed, enc.tokens),
+        prefix,
+    )
 
 
 def writable(logits: torch.Tensor) -> torch.Tensor:
@@ -174,7 +188,7 @@ def next_token_guesses(model: Transformer, tok: CharTokenizer, text: str, contin
     for _ in range(continue_chars):
         window = torch.tensor([out[-MAX_TOKENS:]])
         out.append(int(writable(model(window).logits[0, -1]).argmax()))
-    return {"top": top, "continuation": tok.decode(out[len(ids):])}
+    return {"top": top, "continuation": tok.decode(out[len(ids) :])}
 
 
 @torch.no_grad()
@@ -189,8 +203,9 @@ def masked_guesses(model: Transformer, tok: CharTokenizer, text: str) -> list[di
     out = []
     for i in range(n):
         top = _top(tok, logits[i], 3)
-        out.append({"position": i, "token": tok.label(ids[i]), "top": top,
-                    "right": top[0]["token"] == tok.label(ids[i])})
+        out.append(
+            {"position": i, "token": tok.label(ids[i]), "top": top, "right": top[0]["token"] == tok.label(ids[i])}
+        )
     return out
 
 
@@ -209,8 +224,18 @@ def csv_rows(readings: list[Reading]) -> list[list]:
                 for q in range(n):
                     for k in range(n):
                         if r.allowed[q, k]:
-                            rows.append([r.arch, q, r.tokens[q], k, r.tokens[k], layer + 1, head + 1,
-                                         f"{r.attention[layer, head, q, k]:.6f}"])
+                            rows.append(
+                                [
+                                    r.arch,
+                                    q,
+                                    r.tokens[q],
+                                    k,
+                                    r.tokens[k],
+                                    layer + 1,
+                                    head + 1,
+                                    f"{r.attention[layer, head, q, k]:.6f}",
+                                ]
+                            )
     return rows
 
 

@@ -35,7 +35,7 @@ class CharTokenizer:
     """Characters <-> ids over a vocabulary learned from text."""
 
     def __init__(self, symbols: list[str]) -> None:
-        if list(symbols[:len(SPECIALS)]) != list(SPECIALS) or len(set(symbols)) != len(symbols):
+        if list(symbols[: len(SPECIALS)]) != list(SPECIALS) or len(set(symbols)) != len(symbols):
             raise ValueError("a vocabulary starts with the special tokens and lists each symbol once")
         self.symbols = list(symbols)
         self._id = {s: i for i, s in enumerate(self.symbols)}
@@ -80,8 +80,10 @@ class CharTokenizer:
         return hashlib.sha256("\x00".join(self.symbols).encode()).hexdigest()[:16]
 
     def save(self, path: Path) -> None:
-        Path(path).write_text(json.dumps({"format": FORMAT, "symbols": self.symbols, "digest": self.digest()},
-                                         ensure_ascii=False), encoding="utf-8")
+        Path(path).write_text(
+            json.dumps({"format": FORMAT, "symbols": self.symbols, "digest": self.digest()}, ensure_ascii=False),
+            encoding="utf-8",
+        )
 
     @classmethod
     def load(cls, path: Path) -> "CharTokenizer":

@@ -63,8 +63,15 @@ def model_config(arch: str, vocab_size: int, recipe: Recipe = Recipe()) -> Trans
     if arch not in ARCHS:
         raise ValueError(f"architecture must be one of {', '.join(ARCHS)}, got {arch!r}")
     layers = recipe.layers // 2 if arch == "encoder_decoder" else recipe.layers
-    return TransformerConfig(arch=arch, vocab_size=vocab_size, d_model=recipe.d_model, n_heads=recipe.n_heads,
-                             n_layers=max(1, layers), d_ff=recipe.d_ff, max_len=objectives.SEQ_LEN)
+    return TransformerConfig(
+        arch=arch,
+        vocab_size=vocab_size,
+        d_model=recipe.d_model,
+        n_heads=recipe.n_heads,
+        n_layers=max(1, layers),
+        d_ff=recipe.d_ff,
+        max_len=objectives.SEQ_LEN,
+    )
 
 
 def _lr(step: int, recipe: Recipe) -> float:
@@ -75,8 +82,9 @@ def _lr(step: int, recipe: Recipe) -> float:
     return recipe.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, t))))
 
 
-def train(arch: str, recipe: Recipe = Recipe(), progress: Progress = SILENT,
-          streams: objectives.Streams | None = None) -> tuple[Transformer, dict]:
+def train(
+    arch: str, recipe: Recipe = Recipe(), progress: Progress = SILENT, streams: objectives.Streams | None = None
+) -> tuple[Transformer, dict]:
     """Train one model; return it with its record (recipe, held-out loss per language, history, timing)."""
     streams = streams or objectives.Streams(tokenizer())
     torch.manual_seed(recipe.seed)
@@ -103,10 +111,18 @@ def train(arch: str, recipe: Recipe = Recipe(), progress: Progress = SILENT,
             progress.update((step + 1) / recipe.steps, f"step {step + 1}/{recipe.steps}, loss {running:.3f}")
     seconds = time.perf_counter() - start
     model.eval()
-    record = {"arch": arch, "recipe": asdict(recipe), "steps_done": step + 1, "seconds": seconds,
-              "held_out_loss": objectives.held_out_loss(model, streams), "history": history,
-              "parameters": model.num_parameters(), "tokenizer": streams.tok.digest(),
-              "vocab_size": streams.tok.vocab_size, **describe(model, streams.tok)}
+    record = {
+        "arch": arch,
+        "recipe": asdict(recipe),
+        "steps_done": step + 1,
+        "seconds": seconds,
+        "held_out_loss": objectives.held_out_loss(model, streams),
+        "history": history,
+        "parameters": model.num_parameters(),
+        "tokenizer": streams.tok.digest(),
+        "vocab_size": streams.tok.vocab_size,
+        **describe(model, streams.tok),
+    }
     return model, record
 
 
@@ -152,11 +168,11 @@ def samples(model: Transformer, tok: CharTokenizer) -> list[dict]:
         for prompt in SAMPLE_PROMPTS:
             ids = tok.encode(prompt).ids
             for _ in range(40):
-                x = torch.tensor([ids[-objectives.SEQ_LEN:]])
+                x = torch.tensor([ids[-objectives.SEQ_LEN :]])
                 prefix = len(tok.encode(prompt).ids) if model.cfg.arch == "prefix_lm" else 0
                 logits = model(x, prefix_len=min(prefix, x.shape[1])).logits[0, -1]
                 ids.append(int(reading.writable(logits).argmax()))
-            out.append({"prompt": prompt, "continuation": tok.decode(ids[len(tok.encode(prompt).ids):])})
+            out.append({"prompt": prompt, "continuation": tok.decode(ids[len(tok.encode(prompt).ids) :])})
         return out
     for text in SAMPLE_MASKED:
         ids = torch.tensor([tok.encode(text).ids])
@@ -168,8 +184,13 @@ def samples(model: Transformer, tok: CharTokenizer) -> list[dict]:
         else:
             guess = reading.denoise(model, tok, x)
         filled = torch.where(hidden, guess, ids)
-        out.append({"masked": tok.decode(x[0]).replace("<mask>", "_"), "filled": tok.decode(filled[0]),
-                    "right": f"{int((filled == ids)[hidden].sum())}/{int(hidden.sum())}"})
+        out.append(
+            {
+                "masked": tok.decode(x[0]).replace("<mask>", "_"),
+                "filled": tok.decode(filled[0]),
+                "right": f"{int((filled == ids)[hidden].sum())}/{int(hidden.sum())}",
+            }
+        )
     return out
 
 

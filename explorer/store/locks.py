@@ -38,7 +38,9 @@ def try_lock(name: str, folder: Path) -> Iterator[bool]:
 
 def _file_name(name: str) -> str:
     """Slot names stay readable (slot-0); anything else becomes a short hash."""
-    return name if name.replace("-", "").isalnum() and len(name) <= 24 else hashlib.sha256(name.encode()).hexdigest()[:24]
+    return (
+        name if name.replace("-", "").isalnum() and len(name) <= 24 else hashlib.sha256(name.encode()).hexdigest()[:24]
+    )
 
 
 @contextlib.contextmanager

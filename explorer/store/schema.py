@@ -8,7 +8,8 @@ import sqlalchemy as sa
 METADATA = sa.MetaData()
 
 CLASSES = sa.Table(
-    "classes", METADATA,
+    "classes",
+    METADATA,
     sa.Column("id", sa.Integer, primary_key=True),
     sa.Column("code", sa.String(8), nullable=False, unique=True),  # what students type to join
     sa.Column("host_hash", sa.String(64), nullable=False),  # sha256 of the lecturer's secret link token
@@ -19,7 +20,8 @@ CLASSES = sa.Table(
 )
 
 STUDENTS = sa.Table(
-    "students", METADATA,
+    "students",
+    METADATA,
     sa.Column("id", sa.Integer, primary_key=True),
     sa.Column("class_id", sa.Integer, sa.ForeignKey("classes.id", ondelete="CASCADE"), nullable=False),
     sa.Column("token", sa.String(32), nullable=False),  # a random name for a device, no account
@@ -30,7 +32,8 @@ STUDENTS = sa.Table(
 )
 
 QUESTIONS = sa.Table(
-    "questions", METADATA,
+    "questions",
+    METADATA,
     sa.Column("id", sa.Integer, primary_key=True),
     sa.Column("class_id", sa.Integer, sa.ForeignKey("classes.id", ondelete="CASCADE"), nullable=False),
     sa.Column("kind", sa.String(8), nullable=False),  # "step" (learning path), "choice" or "number"
@@ -47,7 +50,8 @@ QUESTIONS = sa.Table(
 )
 
 ANSWERS = sa.Table(
-    "answers", METADATA,
+    "answers",
+    METADATA,
     sa.Column("id", sa.Integer, primary_key=True),
     sa.Column("question_id", sa.Integer, sa.ForeignKey("questions.id", ondelete="CASCADE"), nullable=False),
     sa.Column("student", sa.String(32), nullable=False),
@@ -59,7 +63,8 @@ ANSWERS = sa.Table(
 )
 
 RESULTS = sa.Table(
-    "results", METADATA,
+    "results",
+    METADATA,
     sa.Column("key", sa.String(24), primary_key=True),  # explorer.results.result_key: kind, config and code version
     sa.Column("kind", sa.String(64), nullable=False),
     sa.Column("record", sa.Text, nullable=False),  # JSON: {"kind", "config", "code", "result"}; never a pickle

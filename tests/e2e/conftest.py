@@ -16,8 +16,16 @@ import pytest
 from tests.conftest import ROOT
 
 CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-dev-shm-usage"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
 TIMEOUT_MS = 30_000
 
 
@@ -37,9 +45,22 @@ def app_process(tmp_path_factory):
     env = {**os.environ, "EXPLORER_CACHE_DIR": str(tmp_path_factory.mktemp("server_results"))}
     with open(log, "w") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "ui.launch", "--server.port", str(port),
-             "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env=env)
+            [
+                sys.executable,
+                "-m",
+                "ui.launch",
+                "--server.port",
+                str(port),
+                "--server.headless",
+                "true",
+                "--browser.gatherUsageStats",
+                "false",
+            ],
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 90
     while time.time() < deadline:
@@ -99,7 +120,9 @@ def wait_for_app(pg, text: str) -> None:
 
 
 def assert_no_exception(pg) -> None:
-    assert pg.locator('[data-testid="stException"]').count() == 0, pg.locator('[data-testid="stException"]').first.inner_text()
+    assert pg.locator('[data-testid="stException"]').count() == 0, pg.locator(
+        '[data-testid="stException"]'
+    ).first.inner_text()
 
 
 def shoot(pg, path: Path, max_height: int = 9000) -> Path:

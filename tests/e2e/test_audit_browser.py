@@ -148,8 +148,9 @@ def test_edit_add_download_and_upload_a_workbook(page, app_url, tmp_path):
 
 
 def test_own_numbers_beyond_the_measured_range_are_labelled_extrapolation(page, app_url, tmp_path):
-    _open(page, app_url, "?xsrc=my+own+numbers&more=CNN&less=ViT&deploy=23.5",
-          "Your budget is outside the measured range")
+    _open(
+        page, app_url, "?xsrc=my+own+numbers&more=CNN&less=ViT&deploy=23.5", "Your budget is outside the measured range"
+    )
     expect(page.get_by_text("This answer rests on an extrapolation").first).to_be_visible()
     assert_no_exception(page)
     _save(page, tmp_path, "own-numbers")

@@ -66,7 +66,7 @@ def test_a_lecturer_a_projector_and_five_phones_run_two_questions(browser, app_u
     assert "explorer_host" not in host.evaluate("document.cookie")  # no script on the page can read it
     join_link = host.locator('[data-testid="stCode"] code').first.inner_text().strip()
     assert join_link.endswith(f"/class/join?class={code}&lang=en")
-    join_link = app_url + join_link[join_link.index("/class/join"):]
+    join_link = app_url + join_link[join_link.index("/class/join") :]
 
     room_context, room = _context(browser, PROJECTOR)
     room.goto(f"{app_url}/class?class={code}&view=room&embed=true")
@@ -86,7 +86,9 @@ def test_a_lecturer_a_projector_and_five_phones_run_two_questions(browser, app_u
         _no_secret_in(phone.url)
         assert "explorer_device" not in phone.evaluate("document.cookie")
         right_choice = lp.step(1).answer  # phones 1 and 3 pick the two other choices, whichever is right
-        _answer(phone, [right_choice, (right_choice + 1) % 3, right_choice, (right_choice + 2) % 3, right_choice][i], lang)
+        _answer(
+            phone, [right_choice, (right_choice + 1) % 3, right_choice, (right_choice + 2) % 3, right_choice][i], lang
+        )
         assert phone.evaluate(WIDTH) <= PHONE["width"]  # no sideways scroll on a phone
         phones.append((context, phone))
 
@@ -129,7 +131,9 @@ def test_a_lecturer_a_projector_and_five_phones_run_two_questions(browser, app_u
     host.get_by_role("textbox", name="Question", exact=True).fill("Which choice is shown exactly as typed?")
     host.get_by_role("textbox", name="Choices, one per line").fill(f"{MARKDOWN_CHOICE}\n{COLOR_CHOICE}\nplain words")
     host.get_by_role("textbox", name="Right answer: a letter (A, B, ...) or a number").fill("A")
-    host.get_by_role("textbox", name="Explanation shown at the reveal (optional)").fill("Every character shows as typed.")
+    host.get_by_role("textbox", name="Explanation shown at the reveal (optional)").fill(
+        "Every character shows as typed."
+    )
     host.get_by_role("button", name="Ask the class").click()
     host.wait_for_selector(IDLE)
     assert_no_exception(host)
@@ -137,8 +141,11 @@ def test_a_lecturer_a_projector_and_five_phones_run_two_questions(browser, app_u
         expect(phone.get_by_text("Which choice is shown exactly as typed?")).to_be_visible()
         options = phone.locator('[data-testid="stRadioOption"]')
         expect(options).to_have_count(3)
-        assert [o.replace("\u2060", "").strip() for o in options.all_inner_texts()] == [f"A. {MARKDOWN_CHOICE}", f"B. {COLOR_CHOICE}",
-                                                                 "C. plain words"]
+        assert [o.replace("\u2060", "").strip() for o in options.all_inner_texts()] == [
+            f"A. {MARKDOWN_CHOICE}",
+            f"B. {COLOR_CHOICE}",
+            "C. plain words",
+        ]
         assert phone.locator('[data-testid="stRadio"] a, [data-testid="stRadio"] strong').count() == 0
         _answer(phone, i % 3, langs[i])
     expect(host.get_by_text("5 answers from 5 joined.").first).to_be_visible()
@@ -150,7 +157,10 @@ def test_a_lecturer_a_projector_and_five_phones_run_two_questions(browser, app_u
         verdict = _say("verdict-right", lang) if i % 3 == 0 else _say("verdict-wrong", lang, answer="").strip()
         expect(phone.get_by_text(verdict).first).to_be_visible()
         expect(phone.get_by_text("Every character shows as typed.")).to_be_visible()
-        assert phone.locator('[data-testid="stMain"] [data-testid="stAlert"] a, [data-testid="stMain"] strong').count() == 0
+        assert (
+            phone.locator('[data-testid="stMain"] [data-testid="stAlert"] a, [data-testid="stMain"] strong').count()
+            == 0
+        )
         assert_no_exception(phone)
     room.wait_for_selector(IDLE)
     _shot(room, "class-room-1920x1080-own-question.png", tmp_path)

@@ -62,8 +62,10 @@ def test_moving_the_window_refits_and_redraws(page, app_url, tmp_path):
 
 def test_upload_a_good_and_a_bad_csv(page, app_url, tmp_path):
     good = tmp_path / "moore.csv"
-    good.write_text("year,value,name\n1971,2300,4004\n1982,134000,80286\n1993,3100000,Pentium\n"
-                    "2000,42000000,Pentium 4\n2010,1170000000,Core i7\n")
+    good.write_text(
+        "year,value,name\n1971,2300,4004\n1982,134000,80286\n1993,3100000,Pentium\n"
+        "2000,42000000,Pentium 4\n2010,1170000000,Core i7\n"
+    )
     bad = tmp_path / "photo.csv"
     bad.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01")
     _open(page, app_url)

@@ -54,8 +54,9 @@ def test_first_screen_phone_width_and_no_outside_request(browser, app_url, slug,
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     context.set_default_timeout(TIMEOUT_MS)
     outside = []
-    context.on("request", lambda r: outside.append(r.url) if not r.url.startswith((app_url, "data:", "blob:"))
-               else None)
+    context.on(
+        "request", lambda r: outside.append(r.url) if not r.url.startswith((app_url, "data:", "blob:")) else None
+    )
     try:
         pg = context.new_page()
         pg.goto(f"{app_url}/{'' if slug == 'home' else slug}?lang={LANGS[slug]}")
@@ -69,7 +70,8 @@ def test_first_screen_phone_width_and_no_outside_request(browser, app_url, slug,
         pg.screenshot(path=str(tmp_path / f"{slug}-first-screen.png"))
         assert pg.locator(".js-plotly-plot").first.evaluate(CUT_TEXT) == [], f"{slug}: the first figure cuts its text"
         assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 900, (
-            f"{slug}: the first figure spans {box['y']:.0f}-{box['y'] + box['height']:.0f} px of a 900 px screen")
+            f"{slug}: the first figure spans {box['y']:.0f}-{box['y'] + box['height']:.0f} px of a 900 px screen"
+        )
         pg.set_viewport_size({"width": 390, "height": 844})
         pg.wait_for_timeout(800)  # Streamlit and Plotly re-lay the page out for the narrow screen
         wide = pg.evaluate(WIDTH)

@@ -40,8 +40,9 @@ def test_an_embedded_slide_figure_fits_its_frame_with_its_legend_whole_and_off_t
 
 @pytest.mark.parametrize("slug", list(SLIDES))
 def test_a_projected_slide_figure_fills_the_screen_with_ticks_a_lecture_hall_reads(browser, app_url, slug):
-    rows = measure(browser, app_url, slug, "en", "projector",
-                   address=_figure_link(slug, SLIDES[slug], "&presentation=true"))
+    rows = measure(
+        browser, app_url, slug, "en", "projector", address=_figure_link(slug, SLIDES[slug], "&presentation=true")
+    )
     row = rows[0]
     assert row.drawn_as == "projector" and row.fits
     assert row.share >= PROJECTOR_SHARE, f"{slug}: plot area {row.share:.0%} of the screen"

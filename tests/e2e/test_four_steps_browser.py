@@ -37,8 +37,15 @@ def test_stepping_through_the_four_steps_redraws_and_keeps_the_url(page, app_url
 
     thumb = page.locator('[data-testid="stSlider"]').filter(has_text="Step (0 = encoder-decoder").get_by_role("slider")
     thumb.focus()
-    for step, title in enumerate(["Step 1: share cross/self-attention", "Step 2: share encoder/decoder",
-                                  "Step 3: layer l reads layer l", "Step 4: causal encoder"], start=1):
+    for step, title in enumerate(
+        [
+            "Step 1: share cross/self-attention",
+            "Step 2: share encoder/decoder",
+            "Step 3: layer l reads layer l",
+            "Step 4: causal encoder",
+        ],
+        start=1,
+    ):
         page.keyboard.press("ArrowRight")
         wait_for_app(page, title)
         assert_no_exception(page)

@@ -19,15 +19,19 @@ from tests.e2e.conftest import assert_no_exception, wait_for_app
 from tests.e2e.test_compute_browser import open_more_settings
 
 SERVER_MB = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["server"]["maxUploadSize"]
-AUDIT_MB = math.ceil(audit.MAX_IMPORT_BYTES / 2 ** 20)  # the uploaders' own max_upload_size, as the pages set it
-LENGTHS_MB = math.ceil(ln.MAX_BYTES / 2 ** 20)
+AUDIT_MB = math.ceil(audit.MAX_IMPORT_BYTES / 2**20)  # the uploaders' own max_upload_size, as the pages set it
+LENGTHS_MB = math.ceil(ln.MAX_BYTES / 2**20)
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01" * 10
 MARKUP_NAME = "[x](https:evil.example) **bold** <img src=x>"  # a file name is the student's text too
 
 
 def _files(ext: str, over_page_limit: bytes, server_mb: int) -> list[tuple[str, bytes]]:
-    return [(f"empty.{ext}", b""), (f"{MARKUP_NAME}.{ext}", PNG), (f"over-the-limit.{ext}", over_page_limit),
-            (f"huge.{ext}", b" " * (server_mb * 1024 * 1024 + 1))]
+    return [
+        (f"empty.{ext}", b""),
+        (f"{MARKUP_NAME}.{ext}", PNG),
+        (f"over-the-limit.{ext}", over_page_limit),
+        (f"huge.{ext}", b" " * (server_mb * 1024 * 1024 + 1)),
+    ]
 
 
 # path: (text once loaded, the limit its uploader's label states, [(file name, bytes)], the message each file gets).
@@ -35,19 +39,39 @@ def _files(ext: str, over_page_limit: bytes, server_mb: int) -> list[tuple[str, 
 # The lengths and audit uploaders are set to the page's own limit, so the chip refuses a file just over it (the
 # page's byte check behind it is unit-tested); the compute page's limit is in rows, checked by the page.
 PAGES = {
-    "/compute": ("Years per 10×", f"at most {trend.MAX_ROWS:,} rows and {SERVER_MB} MB",
-                 _files("csv", b"year,value\n" + b"2000,5\n" * (trend.MAX_ROWS + 1), SERVER_MB),
-                 ["The file is empty", "contains binary data", f"the limit is {trend.MAX_ROWS:,} rows",
-                  f"File must be {SERVER_MB:.1f}MB or smaller"]),
-    "/lengths?section=Your%20own%20lengths&profile=uploaded%20CSV": ("Upload a CSV with columns", f"and {ln.MAX_BYTES / 1e6:g} MB",
-                                        _files("csv", b"input_len,target_len\n" + b" " * ln.MAX_BYTES, LENGTHS_MB),
-                                        ["The file is empty", "contains binary data",
-                                         f"File must be {LENGTHS_MB:.1f}MB or smaller",
-                                         f"File must be {LENGTHS_MB:.1f}MB or smaller"]),
-    "/audit?section=Export%2C%20import%20and%20share": ("Import a workbook", f"at most {audit.MAX_IMPORT_BYTES / 1e6:g} MB",
-               _files("json", b" " * (audit.MAX_IMPORT_BYTES + 1), AUDIT_MB),
-               ["The file is empty", "binary file", f"File must be {AUDIT_MB:.1f}MB or smaller",
-                f"File must be {AUDIT_MB:.1f}MB or smaller"]),
+    "/compute": (
+        "Years per 10×",
+        f"at most {trend.MAX_ROWS:,} rows and {SERVER_MB} MB",
+        _files("csv", b"year,value\n" + b"2000,5\n" * (trend.MAX_ROWS + 1), SERVER_MB),
+        [
+            "The file is empty",
+            "contains binary data",
+            f"the limit is {trend.MAX_ROWS:,} rows",
+            f"File must be {SERVER_MB:.1f}MB or smaller",
+        ],
+    ),
+    "/lengths?section=Your%20own%20lengths&profile=uploaded%20CSV": (
+        "Upload a CSV with columns",
+        f"and {ln.MAX_BYTES / 1e6:g} MB",
+        _files("csv", b"input_len,target_len\n" + b" " * ln.MAX_BYTES, LENGTHS_MB),
+        [
+            "The file is empty",
+            "contains binary data",
+            f"File must be {LENGTHS_MB:.1f}MB or smaller",
+            f"File must be {LENGTHS_MB:.1f}MB or smaller",
+        ],
+    ),
+    "/audit?section=Export%2C%20import%20and%20share": (
+        "Import a workbook",
+        f"at most {audit.MAX_IMPORT_BYTES / 1e6:g} MB",
+        _files("json", b" " * (audit.MAX_IMPORT_BYTES + 1), AUDIT_MB),
+        [
+            "The file is empty",
+            "binary file",
+            f"File must be {AUDIT_MB:.1f}MB or smaller",
+            f"File must be {AUDIT_MB:.1f}MB or smaller",
+        ],
+    ),
 }
 
 
@@ -65,8 +89,14 @@ def test_hostile_url_values_and_uploads_get_messages_not_tracebacks(page, app_ur
     notices = page.locator('[data-testid="stCaptionContainer"]').filter(has_text="URL parameter")
     assert notices.count() == 2 and "is not a number" in notices.first.inner_text()
     _no_markup_rendered(page)
-    lecture = {"figure": "compute-trend", "embed": "true", "embed_options": "<script>alert(1)</script>",
-               "height": "²", "presentation": "\u202e", "controls": "hidden"}  # Streamlit reads embed_options itself
+    lecture = {
+        "figure": "compute-trend",
+        "embed": "true",
+        "embed_options": "<script>alert(1)</script>",
+        "height": "²",
+        "presentation": "\u202e",
+        "controls": "hidden",
+    }  # Streamlit reads embed_options itself
     page.goto(f"{app_url}/compute?" + "&".join(f"{k}={quote(v)}" for k, v in lecture.items()))
     page.wait_for_selector(".js-plotly-plot")
     expect(page.locator(".js-plotly-plot")).to_have_count(1)  # retried: a rerun may still be replacing charts
@@ -102,8 +132,7 @@ def test_an_empty_url_value_leaves_a_segmented_control_on_its_default(page, app_
     assert_no_exception(page)
 
 
-def test_a_file_of_millions_of_lines_is_refused_at_once_without_growing_the_server(page, app_url, server_pid,
-                                                                                   tmp_path):
+def test_a_file_of_millions_of_lines_is_refused_at_once_without_growing_the_server(page, app_url, server_pid, tmp_path):
     """4.9 MB of one-character lines, within Streamlit's 5 MB: the row limit stops the parse at row 10,001."""
     rows = tmp_path / "millions.csv"
     rows.write_bytes(b"year,value\n" + b"1\n" * 2_450_000)
@@ -117,6 +146,8 @@ def test_a_file_of_millions_of_lines_is_refused_at_once_without_growing_the_serv
         wait_for_app(page, f"more than {trend.MAX_ROWS:,} data rows")
         seconds = time.perf_counter() - start
     _no_markup_rendered(page)
-    print(f"\n4.9 MB upload of 2,450,000 lines: refused {seconds:.2f} s after the file was chosen (upload included); "
-          f"the server's peak resident memory rose {memory.extra_mb:.1f} MB above its {memory.start_kb / 1024:.0f} MB")
+    print(
+        f"\n4.9 MB upload of 2,450,000 lines: refused {seconds:.2f} s after the file was chosen (upload included); "
+        f"the server's peak resident memory rose {memory.extra_mb:.1f} MB above its {memory.start_kb / 1024:.0f} MB"
+    )
     assert memory.extra_mb < 50, f"{memory.extra_mb:.1f} MB"

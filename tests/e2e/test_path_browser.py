@@ -30,6 +30,7 @@ def test_the_question_and_its_choices_sit_above_the_fold_on_a_phone(browser, app
         boxes += [options.nth(i).bounding_box() for i in range(lp.CHOICES)]
         for box in boxes:
             assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= PHONE["height"], (
-                f"{lang} q{number}: {box} is not on the first screen of a {PHONE['height']} px phone")
+                f"{lang} q{number}: {box} is not on the first screen of a {PHONE['height']} px phone"
+            )
     finally:
         context.close()

@@ -21,8 +21,12 @@ from playwright.sync_api import expect
 from tests.e2e.conftest import assert_no_exception
 from tests.load.server import app_server
 
-LINKS = [f"/depth?depth={d}&steps={s}&seeds={n}&width={w}"  # the longest runs first: the first press stays running
-         for d in (4, 2) for s in (300, 150) for n, w in ((3, 32), (3, 16), (2, 16))]
+LINKS = [
+    f"/depth?depth={d}&steps={s}&seeds={n}&width={w}"  # the longest runs first: the first press stays running
+    for d in (4, 2)
+    for s in (300, 150)
+    for n, w in ((3, 32), (3, 16), (2, 16))
+]
 TRAIN = re.compile(r"^Train \d+ models? \(about \d+ s\)$")
 PROGRESS = '[data-testid="stProgress"]'
 PER_ADDRESS = 2  # this server's cap per client address (EXPLORER_RUNS_PER_ADDRESS)
@@ -77,8 +81,10 @@ def test_tabs_that_asked_for_runs_and_closed_leave_nothing_queued(browser, queue
     expect(page.get_by_text("Accuracy, final only (depth 2)")).to_be_visible(timeout=120_000)
     assert_no_exception(page)
     context.close()
-    print(f"\n{n_tabs} tabs pressed Train and closed: {outcomes.count('refused')} refused by the per-address cap; "
-          f"the next visitor's run was accepted {waited:.1f} s after they closed and queued behind nothing")
+    print(
+        f"\n{n_tabs} tabs pressed Train and closed: {outcomes.count('refused')} refused by the per-address cap; "
+        f"the next visitor's run was accepted {waited:.1f} s after they closed and queued behind nothing"
+    )
 
 
 def test_cancel_stops_a_depth_8_run_and_the_link_can_train_again(browser, queue_server):

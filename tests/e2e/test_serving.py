@@ -10,9 +10,13 @@ from deploy import serve
 from tests.e2e.conftest import assert_no_exception, wait_for_app
 
 # a class's deployment: `make test-load` runs it with the classroom load test (CI runs both make targets)
-pytestmark = [pytest.mark.load,
-              pytest.mark.skipif(not (shutil.which("nginx") or Path("/usr/sbin/nginx").exists()),
-                                 reason="nginx is not installed (`.ci/run` installs Debian's nginx)")]
+pytestmark = [
+    pytest.mark.load,
+    pytest.mark.skipif(
+        not (shutil.which("nginx") or Path("/usr/sbin/nginx").exists()),
+        reason="nginx is not installed (`.ci/run` installs Debian's nginx)",
+    ),
+]
 
 
 @pytest.fixture(scope="module")

@@ -58,8 +58,9 @@ def test_a_tab_past_its_upload_cap_gets_429_and_the_page_names_the_limit(page, a
     wait_for_app(page, "fitted on its own")
     endpoint = first["url"].rsplit("/", 1)[0]  # .../upload_file/<session id>
     token = first["headers"]["x-xsrftoken"]
-    statuses = [page.evaluate(PUT, [f"{endpoint}/{uuid.uuid4()}", token, f"extra-{i}.csv"])
-                for i in range(caps.tab_files)]  # the tab holds its one file and these, up to the cap, then one more
+    statuses = [
+        page.evaluate(PUT, [f"{endpoint}/{uuid.uuid4()}", token, f"extra-{i}.csv"]) for i in range(caps.tab_files)
+    ]  # the tab holds its one file and these, up to the cap, then one more
     assert [s for s, _ in statuses[:-1]] == [204] * (caps.tab_files - 1)
     status, body = statuses[-1]
     assert status == 429 and f"({caps.tab_files} files or" in body, body  # the detail, as plain text

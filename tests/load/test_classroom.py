@@ -49,9 +49,16 @@ REFUSED = re.compile(r"not started\. .*Try again in about \d+ s")  # a run the q
 
 # the slider each page's students move (its label, as on screen); the home page has no controls
 SLIDERS = {
-    "method": "Drop height", "compute": "Fit window: first year", "inductive-bias": "Today's budget",
-    "attention": "Head", "four-steps": "Step (0 = encoder-decoder", "lengths": "Input length Lx",
-    "depth": "Layers per stack", "cache": "Old tokens' state shown", "audit": "Chat history n", "path": "Question",
+    "method": "Drop height",
+    "compute": "Fit window: first year",
+    "inductive-bias": "Today's budget",
+    "attention": "Head",
+    "four-steps": "Step (0 = encoder-decoder",
+    "lengths": "Input length Lx",
+    "depth": "Layers per stack",
+    "cache": "Old tokens' state shown",
+    "audit": "Chat history n",
+    "path": "Question",
 }
 
 
@@ -65,8 +72,12 @@ class Trainer:
 
 TRAINERS = (
     Trainer("depth", "depth=2&steps=150&seeds=1", "Train 2 models", "Exact p on loss (1 paired seed)"),
-    Trainer("lengths", "run_lx=4&run_ly=4&run_seeds=1&run_steps=100&section=The+toy+test", "Train 3 models",
-            "With one seed there is no spread"),
+    Trainer(
+        "lengths",
+        "run_lx=4&run_ly=4&run_seeds=1&run_steps=100&section=The+toy+test",
+        "Train 3 models",
+        "With one seed there is no spread",
+    ),
 )
 
 
@@ -148,6 +159,7 @@ async def _session(browser, url: str, shot: Path, steps, delay_s: float) -> dict
 
 def student(browser, base: str, slug: str, shot: Path, delay_s: float):
     """Open the page and move its slider once."""
+
     async def steps(page, wire: Wire, row: dict) -> None:
         row["charts"] = await _check(page, f"{slug}, first view")
         if slug not in SLIDERS:
@@ -161,6 +173,7 @@ def student(browser, base: str, slug: str, shot: Path, delay_s: float):
         await page.wait_for_selector(CHART, state="visible")
         row["redraw_s"] = time.perf_counter() - start
         row["charts"] = await _check(page, f"{slug}, after the slider move")
+
     return _session(browser, base if slug == "home" else f"{base}/{slug}", shot, steps, delay_s)
 
 
@@ -183,6 +196,7 @@ def trainer(browser, base: str, plan: Trainer, shot: Path, delay_s: float):
     """Open settings that need training, press Train: its progress bar, then its results. All sessions here
     share one address, as a class behind one router does, so a press may be refused by the per-address cap;
     the student then waits the time the message names and presses again, as the message asks."""
+
     async def steps(page, wire: Wire, row: dict) -> None:
         start = time.perf_counter()
         row["refusals"] = row["cuts"] = 0
@@ -193,8 +207,11 @@ def trainer(browser, base: str, plan: Trainer, shot: Path, delay_s: float):
                 progress = page.locator('[data-testid="stProgress"]').first
                 row["queued"] = await progress.count() > 0 and "queued" in await progress.inner_text()
             left_ms = RUN_TIMEOUT_MS - (time.perf_counter() - start) * 1000
-            await page.get_by_text(plan.done).or_(page.get_by_text(CUT)).first.wait_for(state="attached",
-                                                                                       timeout=max(left_ms, 1))
+            await (
+                page.get_by_text(plan.done)
+                .or_(page.get_by_text(CUT))
+                .first.wait_for(state="attached", timeout=max(left_ms, 1))
+            )
             await page.wait_for_selector(IDLE)
             if not await page.get_by_text(CUT).count():
                 break
@@ -208,6 +225,7 @@ def trainer(browser, base: str, plan: Trainer, shot: Path, delay_s: float):
         row["run_s"] = time.perf_counter() - start
         assert await page.locator('[data-testid="stProgress"]').count() == 0, "the progress bar is still shown"
         row["charts"] = await _check(page, f"{plan.slug}, run finished")
+
     return _session(browser, f"{base}/{plan.slug}?{plan.query}", shot, steps, delay_s)
 
 
@@ -223,14 +241,20 @@ def low_priority_chromium(folder: Path) -> str:
 async def classroom(base: str, per_page: int, shots: Path) -> list[dict]:
     slugs = [p.slug for p in available_pages() if p.slide_figure] * per_page
     async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=low_priority_chromium(shots), args=CHROMIUM_ARGS,
-                                           headless=True)
+        browser = await pw.chromium.launch(
+            executable_path=low_priority_chromium(shots), args=CHROMIUM_ARGS, headless=True
+        )
         try:
             rows = await asyncio.gather(  # the two trainers arrive first, the others one by one after them
-                *(trainer(browser, base, plan, shots / f"{plan.slug}-run.png", i * ARRIVAL_S)
-                  for i, plan in enumerate(TRAINERS)),
-                *(student(browser, base, slug, shots / f"{slug}-{i}.png", (len(TRAINERS) + i) * ARRIVAL_S)
-                  for i, slug in enumerate(slugs)))
+                *(
+                    trainer(browser, base, plan, shots / f"{plan.slug}-run.png", i * ARRIVAL_S)
+                    for i, plan in enumerate(TRAINERS)
+                ),
+                *(
+                    student(browser, base, slug, shots / f"{slug}-{i}.png", (len(TRAINERS) + i) * ARRIVAL_S)
+                    for i, slug in enumerate(slugs)
+                ),
+            )
             for row in rows:
                 await row.pop("context").close()
             return rows
@@ -257,16 +281,24 @@ def test_a_class_at_once(tmp_path, capsys):
         wall = time.perf_counter() - start
     runs = [r for r in rows if "run_s" in r]
     with capsys.disabled():  # the latencies are the point of this test: shown even when it passes
-        print(f"\n{len(rows)} concurrent Chromium sessions over {sum(p.slide_figure for p in available_pages())} pages, one server, "
-              f"{wall:.0f} s in all")
-        for name, key in (("server: first page run", "server_ready_s"), ("server: slider-move rerun", "server_redraw_s"),
-                          ("student: navigation to charts drawn", "ready_s"),
-                          ("student: key press to charts redrawn", "redraw_s")):
+        print(
+            f"\n{len(rows)} concurrent Chromium sessions over "
+            f"{sum(p.slide_figure for p in available_pages())} pages, one server, "
+            f"{wall:.0f} s in all"
+        )
+        for name, key in (
+            ("server: first page run", "server_ready_s"),
+            ("server: slider-move rerun", "server_redraw_s"),
+            ("student: navigation to charts drawn", "ready_s"),
+            ("student: key press to charts redrawn", "redraw_s"),
+        ):
             print("  " + _line(name, rows, key))
         for r in runs:
-            print(f"  {r['url'].split('/')[-1]}: results {r['run_s']:.0f} s after the first press"
-                  + (" (it waited in the queue)" if r["queued"] else "")
-                  + (f", {r['refusals']} press(es) refused by the per-address cap first" if r["refusals"] else ""))
+            print(
+                f"  {r['url'].split('/')[-1]}: results {r['run_s']:.0f} s after the first press"
+                + (" (it waited in the queue)" if r["queued"] else "")
+                + (f", {r['refusals']} press(es) refused by the per-address cap first" if r["refusals"] else "")
+            )
     errors = [f"{r['url']}: {r['error']}" for r in rows if "error" in r]
     assert not errors, "\n".join(errors) + f"\n(screenshots in {tmp_path})"
     assert len(rows) >= 20 and len(runs) == len(TRAINERS)

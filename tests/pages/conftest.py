@@ -71,8 +71,11 @@ def open_shares(at: AppTest) -> AppTest:
     """Open every figure's "Share / export" popover (built only while open) and rerun, again while a rerun shows
     figures whose popover is still closed (a background timing run that finished in between draws its own)."""
     for _ in range(3):
-        closed = [key for key in (f"share-{f['layout']['meta']['figure_id']}" for f in figures(at))
-                  if not (key in at.session_state and at.session_state[key])]
+        closed = [
+            key
+            for key in (f"share-{f['layout']['meta']['figure_id']}" for f in figures(at))
+            if not (key in at.session_state and at.session_state[key])
+        ]
         if not closed:
             break
         for key in closed:
@@ -97,11 +100,68 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 _WORD = re.compile(r"[A-Za-z]{3,}")
 # words a Chinese page keeps as they are: names, units, file formats and the notes' own English terms
 KEPT_ENGLISH = {
-    "transformer", "transformers", "kv", "flops", "flop", "token", "tokens", "gpu", "gpus", "cpu", "cpus", "csv",
-    "svg", "png", "html", "url", "avx", "mlp", "lstm", "rnn", "cnn", "bert", "gpt", "relu", "adam", "softmax",
-    "prefix", "the", "and", "nats", "bits", "log", "nordhaus", "epoch", "moravec", "top500", "fp32", "fp16",
-    "bf16", "tf32", "int8", "iframe", "seed", "seeds", "holm", "bootstrap", "nan", "inf", "chung", "hyung", "won",
-    "sutton", "bitter", "lesson", "streamlit", "plotly", "pytorch", "torch", "json", "xlsx", "ops", "usd",
+    "transformer",
+    "transformers",
+    "kv",
+    "flops",
+    "flop",
+    "token",
+    "tokens",
+    "gpu",
+    "gpus",
+    "cpu",
+    "cpus",
+    "csv",
+    "svg",
+    "png",
+    "html",
+    "url",
+    "avx",
+    "mlp",
+    "lstm",
+    "rnn",
+    "cnn",
+    "bert",
+    "gpt",
+    "relu",
+    "adam",
+    "softmax",
+    "prefix",
+    "the",
+    "and",
+    "nats",
+    "bits",
+    "log",
+    "nordhaus",
+    "epoch",
+    "moravec",
+    "top500",
+    "fp32",
+    "fp16",
+    "bf16",
+    "tf32",
+    "int8",
+    "iframe",
+    "seed",
+    "seeds",
+    "holm",
+    "bootstrap",
+    "nan",
+    "inf",
+    "chung",
+    "hyung",
+    "won",
+    "sutton",
+    "bitter",
+    "lesson",
+    "streamlit",
+    "plotly",
+    "pytorch",
+    "torch",
+    "json",
+    "xlsx",
+    "ops",
+    "usd",
 }
 
 
@@ -125,11 +185,25 @@ def _texts_of_figure(fig: dict) -> list[str]:
 
 
 def _texts_of_page(at: AppTest) -> list[str]:
-    found = [e.value for kind in ("markdown", "caption", "info", "warning", "error", "success", "title", "header",
-                                  "subheader") for e in at.get(kind) if isinstance(e.value, str)]
+    found = [
+        e.value
+        for kind in ("markdown", "caption", "info", "warning", "error", "success", "title", "header", "subheader")
+        for e in at.get(kind)
+        if isinstance(e.value, str)
+    ]
     found += [m.label for m in at.metric] + [e.label for e in at.expander] + [t.label for t in at.tabs]
-    for kind in ("slider", "select_slider", "selectbox", "radio", "multiselect", "toggle", "button", "text_input",
-                 "checkbox", "number_input"):
+    for kind in (
+        "slider",
+        "select_slider",
+        "selectbox",
+        "radio",
+        "multiselect",
+        "toggle",
+        "button",
+        "text_input",
+        "checkbox",
+        "number_input",
+    ):
         for w in at.get(kind):
             found.append(getattr(w, "label", "") or "")
             found += [str(o) for o in getattr(w, "options", []) or []]

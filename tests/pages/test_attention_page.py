@@ -11,8 +11,15 @@ from explorer import i18n
 from explorer.experiments import attention as att
 from explorer.figures import attention as figs
 from explorer.jobs import QUEUE
-from tests.pages.conftest import (assert_clean, evidence_kinds, figures, press_train, run_page, untranslated,
-                                  wait_for_jobs)
+from tests.pages.conftest import (
+    assert_clean,
+    evidence_kinds,
+    figures,
+    press_train,
+    run_page,
+    untranslated,
+    wait_for_jobs,
+)
 
 PAGE = "attention.py"
 N_LAYERS = att.demo_spec("decoder").model.n_layers
@@ -37,8 +44,9 @@ def _weights_figure(at) -> dict:
 
 def _text(at) -> str:
     """Every message and paragraph as one line: content files wrap their text."""
-    return " ".join(" ".join(e.value for kind in ("info", "warning", "caption", "markdown")
-                             for e in getattr(at, kind)).split())
+    return " ".join(
+        " ".join(e.value for kind in ("info", "warning", "caption", "markdown") for e in getattr(at, kind)).split()
+    )
 
 
 @pytest.mark.parametrize("arch", att.ARCHS)
@@ -75,8 +83,11 @@ def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(arch, se
     at = run_page(PAGE, arch=att.ARCH_NAMES[arch], text="hello world", section=section)
     assert_clean(at)
     if section == SEQUENCE:  # the combined view (no target: none for encoder-only), the wiring (encoder-decoder)
-        ids = ["attention-masks"] + (["attention-combined"] if arch != "encoder" else []) + (
-            ["attention-wiring"] if arch == "encoder_decoder" else [])
+        ids = (
+            ["attention-masks"]
+            + (["attention-combined"] if arch != "encoder" else [])
+            + (["attention-wiring"] if arch == "encoder_decoder" else [])
+        )
         assert [f["layout"]["meta"]["figure_id"] for f in figures(at)] == ids
         assert evidence_kinds(at) == ["schematic"] * len(ids) and not at.slider
     if section == TOKENS:
@@ -138,8 +149,15 @@ def test_the_text_box_itself_refuses_more_than_the_limit():
     assert at.text_input[0].value == "hello world"  # like the browser, the widget keeps the last valid text
 
 
-@pytest.mark.parametrize("text, notice", [("hi 😀👍🏽", "Not in the alphabet"), ("ΣΩ €", "Not in the alphabet"),
-                                          ("Héllo WÖRLD", "lowercase"), ("\u200d\u200d", "no text")])
+@pytest.mark.parametrize(
+    "text, notice",
+    [
+        ("hi 😀👍🏽", "Not in the alphabet"),
+        ("ΣΩ €", "Not in the alphabet"),
+        ("Héllo WÖRLD", "lowercase"),
+        ("\u200d\u200d", "no text"),
+    ],
+)
 def test_text_outside_the_alphabet_gets_a_visible_fallback(text, notice):
     at = run_page(PAGE, arch=att.ARCH_NAMES["encoder"], text=text)
     assert_clean(at)
@@ -156,8 +174,9 @@ def test_a_url_restores_the_whole_view():
 
 
 def test_the_step_4_variants_redraw_the_masks_and_the_wiring():
-    at = run_page(PAGE, arch=att.ARCH_NAMES["encoder_decoder"], causal_input="true", aligned="true", text="abcd",
-                  section=SEQUENCE)
+    at = run_page(
+        PAGE, arch=att.ARCH_NAMES["encoder_decoder"], causal_input="true", aligned="true", text="abcd", section=SEQUENCE
+    )
     assert_clean(at)
     titles = [f["layout"]["meta"]["title"] for f in figures(at)]
     assert any("wiring: causal input, layer-aligned" in t for t in titles)
@@ -176,8 +195,10 @@ def test_variant_toggles_are_disabled_for_other_architectures():
     assert not any("wiring" in f["layout"]["meta"]["title"] for f in figures(at))
 
 
-@pytest.mark.parametrize("params", [dict(arch="gpt-5"), dict(layer="99", head="-3"), dict(head="abc"),
-                                    dict(causal_input="maybe", aligned="2")])
+@pytest.mark.parametrize(
+    "params",
+    [dict(arch="gpt-5"), dict(layer="99", head="-3"), dict(head="abc"), dict(causal_input="maybe", aligned="2")],
+)
 def test_bad_url_values_get_a_notice_not_a_traceback(params):
     at = run_page(PAGE, **params)
     assert_clean(at)
@@ -208,8 +229,15 @@ def test_a_missing_model_is_trained_on_demand_with_progress(tmp_path, monkeypatc
 def test_the_chinese_page_leaves_no_english_in_any_section(arch):
     """?lang=zh: prose, widgets, notices, the output panel and every figure (all sections open) speak Chinese;
     the architecture keeps its URL value (the English label is read too)."""
-    at = run_page(PAGE, lang="zh", arch=att.ARCH_NAMES[arch], text="hello world", causal_input="true",
-                  aligned="true", sections="all")
+    at = run_page(
+        PAGE,
+        lang="zh",
+        arch=att.ARCH_NAMES[arch],
+        text="hello world",
+        causal_input="true",
+        aligned="true",
+        sections="all",
+    )
     assert_clean(at)
     assert untranslated(at) == []
     assert "查询-键对" in _text(at) and len(figures(at)) >= 4

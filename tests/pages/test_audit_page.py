@@ -86,8 +86,10 @@ def test_controls_at_their_low_extremes_make_the_budget_an_extrapolation():
     at = run_page(PAGE, n="1", m="1", deploy="6", pair="2-4")
     assert_clean(at)
     assert _title(at) == "Your budget is outside the measured range"
-    assert set(evidence_kinds(at)) == {"measured"} and "extrapolation" in figures(at)[0]["layout"]["meta"][
-        "evidence_kinds"]
+    assert (
+        set(evidence_kinds(at)) == {"measured"}
+        and "extrapolation" in figures(at)[0]["layout"]["meta"]["evidence_kinds"]
+    )
     assert any("extrapolation, not a measurement" in w.value for w in at.warning)
     text = _text(at)
     assert "n=1: re-encoding" in text and "2.0x more" in text
@@ -112,8 +114,9 @@ def test_timing_a_small_turn_adds_a_measured_speedup():
 
 
 def test_the_students_own_crossover_drives_the_rule_as_a_schematic():
-    at = run_page(PAGE, xsrc="my own numbers", more="CNN", less="ViT", xc="21", xu="0.5", xlo="18", xhi="22",
-                  deploy="20.7")
+    at = run_page(
+        PAGE, xsrc="my own numbers", more="CNN", less="ViT", xc="21", xu="0.5", xlo="18", xhi="22", deploy="20.7"
+    )
     assert_clean(at)
     assert evidence_kinds(at) == ["schematic"]
     assert _title(at) == "Your budget is inside the crossover's uncertainty"
@@ -126,16 +129,23 @@ def test_the_students_own_crossover_drives_the_rule_as_a_schematic():
 
 def test_edits_from_the_editor_become_typed_cells_and_go_into_the_url():
     at = run_page(PAGE)
-    at.session_state["audit-editor-0"] = {"edited_rows": {0: {"structure": "Two stacks"}},
-                                          "added_rows": [{"structure": "Mixture-of-experts routing"}],
-                                          "deleted_rows": [4]}
+    at.session_state["audit-editor-0"] = {
+        "edited_rows": {0: {"structure": "Two stacks"}},
+        "added_rows": [{"structure": "Mixture-of-experts routing"}],
+        "deleted_rows": [4],
+    }
     at.run()
     assert_clean(at)
     text = _text(at)
     assert "**1. Two stacks** :orange-badge[typed by the student]" in text
     assert "Mixture-of-experts routing" in text and "Local attention window" not in text
-    expected = [Row("separate", {"structure": "Two stacks"}), Row("final-layer"), Row("bidirectional"), Row("labels"),
-                Row(None, {"structure": "Mixture-of-experts routing"})]
+    expected = [
+        Row("separate", {"structure": "Two stacks"}),
+        Row("final-layer"),
+        Row("bidirectional"),
+        Row("labels"),
+        Row(None, {"structure": "Mixture-of-experts routing"}),
+    ]
     assert audit.decode_state(at.query_params["wb"]) == expected
     assert list(at.data_editor[0].value["structure"])[-1] == "Mixture-of-experts routing"
     assert at.data_editor[0].key == "audit-editor-1"  # a fresh editor shows the applied edits
@@ -146,8 +156,11 @@ def test_edits_from_the_editor_become_typed_cells_and_go_into_the_url():
 
 
 def test_a_url_restores_a_workbook_and_shows_student_text_escaped():
-    workbook = [Row("labels", {"gain": "my own test"}), Row(None, {"structure": "Sparse attention", "axes": "length"}),
-                Row(None, {"structure": ":red[x] <b>y</b> $z$ [l](http://e.x)\n==="})]
+    workbook = [
+        Row("labels", {"gain": "my own test"}),
+        Row(None, {"structure": "Sparse attention", "axes": "length"}),
+        Row(None, {"structure": ":red[x] <b>y</b> $z$ [l](http://e.x)\n==="}),
+    ]
     at = run_page(PAGE, wb=audit.encode_state(workbook), n="64")
     assert_clean(at)
     assert "Workbook restored from the link." in _notices(at)
@@ -172,8 +185,11 @@ def test_bad_url_values_get_notices_not_errors():
 
 def test_a_damaged_url_state_warns_and_shows_the_prefilled_workbook():
     crafted = "eNqrVipTslIw1FFQKgLS0dVKmSDKMLY2thYAXVMHOg"  # {"v":1,"r":[{"i":[1]}]}: a list as a row id
-    for state, problem in (("!!!", "URL-safe base64"), (audit.encode_state([Row(None, {"structure": "x"})])[:-8],
-                                                       "was the link cut"), (crafted, "unknown pre-filled row")):
+    for state, problem in (
+        ("!!!", "URL-safe base64"),
+        (audit.encode_state([Row(None, {"structure": "x"})])[:-8], "was the link cut"),
+        (crafted, "unknown pre-filled row"),
+    ):
         at = run_page(PAGE, wb=state)
         assert_clean(at)
         assert any("could not be read" in w.value and problem in _plain(w.value) for w in at.warning)
@@ -191,8 +207,11 @@ def test_import_restores_rows_and_controls_and_refuses_bad_files():
     assert at.selectbox(key="pair").value == "4-48"
     assert audit.decode_state(at.query_params["wb"]) == workbook
     assert _title(at) == "Your budget is above the crossover"
-    for raw, problem in ((b"\x00\x01binary", "binary file"), (b"{not json", "Not JSON"),
-                         (json.dumps({"format": "x"}).encode(), "Wrong schema")):
+    for raw, problem in (
+        (b"\x00\x01binary", "binary file"),
+        (b"{not json", "Not JSON"),
+        (json.dumps({"format": "x"}).encode(), "Wrong schema"),
+    ):
         at.file_uploader[0].set_value(("bad.json", raw, "application/json")).run()
         assert_clean(at)
         assert any("was not imported" in w.value and problem in _plain(w.value) for w in at.warning)
@@ -222,6 +241,7 @@ def test_embedded_without_controls_shows_a_read_only_table():
 
 
 # --- the Chinese edition -------------------------------------------------------------------------------------------
+
 
 def test_the_chinese_page_speaks_chinese_in_every_section():
     at = run_page(PAGE, lang="zh", sections="all")

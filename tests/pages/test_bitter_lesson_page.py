@@ -10,8 +10,16 @@ from explorer import results
 from explorer.experiments import bitter_lesson as bl
 from explorer.jobs import QUEUE
 from explorer.figures.bitter_lesson import method_name
-from tests.pages.conftest import (assert_clean, evidence_kinds, figures, press_train, run_page, train_buttons,
-                                   untranslated, wait_for_jobs)
+from tests.pages.conftest import (
+    assert_clean,
+    evidence_kinds,
+    figures,
+    press_train,
+    run_page,
+    train_buttons,
+    untranslated,
+    wait_for_jobs,
+)
 
 PAGE = "bitter_lesson.py"
 RUN_KEY = "bitter-" + results.result_key("bitter-run", replace(bl.PRESETS["quick"], cases=("order",)).to_dict())
@@ -35,8 +43,11 @@ def test_default_view_shows_the_shipped_curves_and_a_takeaway_and_trains_nothing
     assert fig["layout"]["meta"]["evidence_kinds"] == ["measured", "formula"]
     assert fig["layout"]["xaxis"]["title"]["text"] == "training examples seen"
     names = [t.get("name") for t in fig["data"] if t.get("showlegend", True) and t.get("name")]
-    assert names[:2] == [method_name("hand-built"), method_name("transformer")] == \
-        ["hand-built (2 features)", "Transformer (raw words)"]
+    assert (
+        names[:2]
+        == [method_name("hand-built"), method_name("transformer")]
+        == ["hand-built (2 features)", "Transformer (raw words)"]
+    )
     assert "The hand-built method leads with few examples" in _text(at) and not at.warning
     assert [b.label for b in train_buttons(at)] == ["Watch it learn: train here (about 25 s)"]
     assert QUEUE.get(RUN_KEY) is None
@@ -50,12 +61,15 @@ def test_the_compute_axis_carries_the_hand_built_methods_last_loss_on_dashed():
     assert any(t.get("line", {}).get("dash") == "dash" for t in fig["data"])
 
 
-@pytest.mark.parametrize("section, ids, text", [
-    ("How it was measured", ["bitter-curves"], "exact sign-flip test"),
-    ("Second case: only counts matter", ["bitter-curves", "bitter-counts"], "TOST sign-flip"),
-    ("What the toy can and cannot test", ["bitter-curves"], "Where it disagrees with the lecture"),
-    ("Data and sources", ["bitter-curves"], "python -m explorer bitter-lesson --preset main"),
-])
+@pytest.mark.parametrize(
+    "section, ids, text",
+    [
+        ("How it was measured", ["bitter-curves"], "exact sign-flip test"),
+        ("Second case: only counts matter", ["bitter-curves", "bitter-counts"], "TOST sign-flip"),
+        ("What the toy can and cannot test", ["bitter-curves"], "Where it disagrees with the lecture"),
+        ("Data and sources", ["bitter-curves"], "python -m explorer bitter-lesson --preset main"),
+    ],
+)
 def test_each_section_opens_from_the_url_with_its_own_content(section, ids, text):
     at = run_page(PAGE, section=section)
     assert_clean(at)

@@ -6,8 +6,15 @@ import pytest
 from explorer.experiments import cache as exp
 from explorer.experiments import chat_cache as chat_exp
 from explorer.jobs import QUEUE
-from tests.pages.conftest import (assert_clean, evidence_kinds, figures, run_page, train_buttons, untranslated,
-                                  wait_for_jobs)
+from tests.pages.conftest import (
+    assert_clean,
+    evidence_kinds,
+    figures,
+    run_page,
+    train_buttons,
+    untranslated,
+    wait_for_jobs,
+)
 
 PAGE = "cache_reuse.py"
 
@@ -103,12 +110,16 @@ def test_the_sizes_view_shows_the_reuse_heatmap_with_three_controls_and_a_takeaw
     assert "history of n + (T-1)·m = 64 tokens" in text and "72 in all" in text
 
 
-@pytest.mark.parametrize("section, ids", [
-    ("What it costs", ["cache-recompute-turns", "cache-cost-per-turn", "cache-cost-cumulative", "cache-kv-memory"]),
-    (MEASURED, ["cache-measured-times", "cache-overhead-fit", "cache-speedup-vs-ratio"]),
-    ("How far old tokens move", ["cache-drift-layers", "cache-drift-fraction"]),
-    ("Reusing a stale cache", ["cache-stale-accuracy", "cache-stale-kl"]),
-    ("What the toy cannot test", [])])
+@pytest.mark.parametrize(
+    "section, ids",
+    [
+        ("What it costs", ["cache-recompute-turns", "cache-cost-per-turn", "cache-cost-cumulative", "cache-kv-memory"]),
+        (MEASURED, ["cache-measured-times", "cache-overhead-fit", "cache-speedup-vs-ratio"]),
+        ("How far old tokens move", ["cache-drift-layers", "cache-drift-fraction"]),
+        ("Reusing a stale cache", ["cache-stale-accuracy", "cache-stale-kl"]),
+        ("What the toy cannot test", []),
+    ],
+)
 def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section, ids):
     at = run_page(PAGE, section=section)
     if section == MEASURED:
@@ -132,9 +143,15 @@ def test_the_measured_section_shows_timings_with_their_evidence():
     assert [m.label for m in at.metric][:4] == ["Re-encode", "Cached step", "Measured speedup", "FLOP ratio"]
 
 
-@pytest.mark.parametrize("query", [{"section": MEASURED}, {"sections": "all"},
-                                   {"section": MEASURED, "n": "1024", "m": "1", "turns": "1", "depth": "8"}],
-                         ids=["tab", "all sections", "a background size"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"section": MEASURED},
+        {"sections": "all"},
+        {"section": MEASURED, "n": "1024", "m": "1", "turns": "1", "depth": "8"},
+    ],
+    ids=["tab", "all sections", "a background size"],
+)
 def test_opening_the_measured_tab_times_nothing_until_a_person_presses(monkeypatch, query):
     """Issue 36: four links to this tab from one address used to fill its cap with timing runs nobody asked for.
     The real timing functions are counted (and still run) to show the page calls neither before a press."""
@@ -188,8 +205,9 @@ def test_a_large_size_is_timed_in_the_background():
     at = run_page(PAGE, n="1024", m="1", turns="1", depth="8", section=MEASURED)
     assert_clean(at)
     assert any("runs in the background" in i.value for i in at.info)
-    assert not QUEUE.active() and any(b.label.startswith("Time this turn on this server (up to about")
-                                      for b in train_buttons(at))
+    assert not QUEUE.active() and any(
+        b.label.startswith("Time this turn on this server (up to about") for b in train_buttons(at)
+    )
     at = _time_it(at)
     assert_clean(at)
     assert any(t.startswith("Measured speedup") and "n=1024, message m=1, 8 layers" in t for t in _titles(at))
@@ -256,7 +274,7 @@ def test_the_stale_cache_history_at_its_extremes_and_a_bad_url_value():
 from dataclasses import replace  # noqa: E402
 
 from explorer.experiments import bidirectional_scaling as scaling  # noqa: E402
-from tests.pages.conftest import press_train, train_buttons  # noqa: E402
+from tests.pages.conftest import press_train  # noqa: E402
 
 SCALING = "Bidirectional at scale (slide 64)"
 
@@ -294,6 +312,7 @@ def test_the_slide_64_section_without_its_shipped_result_says_how_to_make_it(mon
 
 
 # --- the Chinese edition -------------------------------------------------------------------------------------------
+
 
 def test_the_chinese_page_speaks_chinese_on_the_chat_and_in_every_section():
     at = run_page(PAGE, lang="zh", sections="all")

@@ -35,8 +35,10 @@ def test_the_first_screen_starts_a_class_by_a_form_post_and_joins_by_code():
 
 def test_an_unknown_code_is_explained():
     at = run_page(PAGE, **{"class": "NOPE99"})
-    assert [e.value for e in at.error] == ["There is no running class with the code “NOPE99”. Check the code on the "
-                                           "lecturer's screen (classes close 12 hours after they start)."]
+    assert [e.value for e in at.error] == [
+        "There is no running class with the code “NOPE99”. Check the code on the "
+        "lecturer's screen (classes close 12 hours after they start)."
+    ]
     assert not at.exception
 
 
@@ -49,10 +51,17 @@ def test_a_browser_that_has_not_joined_gets_a_join_button_and_no_seat():
     assert classroom.joined(room) == 0  # opening the page joins nobody: only the join route does
 
 
-@pytest.mark.parametrize("reason, message", [
-    ("join-rate", f"Too many devices joined from this address in the last minute (at most {classroom.JOINS_PER_MINUTE})."),
-    ("joining-closed", "The lecturer has closed joining for this class."),
-    ("start-rate", f"This address has started {classroom.STARTS_PER_HOUR} classes in the last hour.")])
+@pytest.mark.parametrize(
+    "reason, message",
+    [
+        (
+            "join-rate",
+            f"Too many devices joined from this address in the last minute (at most {classroom.JOINS_PER_MINUTE}).",
+        ),
+        ("joining-closed", "The lecturer has closed joining for this class."),
+        ("start-rate", f"This address has started {classroom.STARTS_PER_HOUR} classes in the last hour."),
+    ],
+)
 def test_a_refusal_from_the_routes_is_shown_in_the_page(reason, message):
     at = run_page(PAGE, refused=reason)
     assert not at.exception and at.error[0].value.startswith(message)
@@ -102,8 +111,13 @@ def test_hostile_class_links_get_a_message_never_a_traceback_markup_or_a_seat(na
     room, token, (student,) = _room(1)
     classroom.ask_own(room, "Which?", ["a", "b"], poll=True)
     value = HOSTILE[name]
-    for query in ({"class": value}, {"class": room.code, "host": value}, {"class": room.code, "me": value},
-                  {"class": room.code, "refused": value}, {"class": room.code, "view": value}):
+    for query in (
+        {"class": value},
+        {"class": room.code, "host": value},
+        {"class": room.code, "me": value},
+        {"class": room.code, "refused": value},
+        {"class": room.code, "view": value},
+    ):
         at = run_page(PAGE, **query)
         assert not at.exception, (query, [e.value for e in at.exception])
         shown = " ".join(e.value for kind in ("markdown", "error", "caption", "info") for e in at.get(kind))

@@ -40,8 +40,12 @@ def test_default_view_opens_on_the_slide_with_the_fit_in_numbers_below():
     at = run_page(PAGE)
     assert_clean(at)
     assert {k: v for k, v in _metrics(at).items() if "10×" in k or "interval" in k or "Points" in k} == {
-        "Years per 10×": "4.95", "95% interval (analytic)": "4.83–5.09", "95% interval (bootstrap)": "4.81–5.09",
-        "95% interval (robust)": "4.78–5.14", "Points fitted": "129"}
+        "Years per 10×": "4.95",
+        "95% interval (analytic)": "4.83–5.09",
+        "95% interval (bootstrap)": "4.81–5.09",
+        "95% interval (robust)": "4.78–5.14",
+        "Points fitted": "129",
+    }
     assert "slide's window" in _infos(at) and "5.67 years (5.40–5.97)" in _infos(at)
     takeaway = " ".join(m.value for m in at.markdown)  # under the figure: the pooled rate, then the rate within
     assert "10× every 4.95 years" in takeaway and "10× every 5.67 years" in takeaway  # series (fixed effects)
@@ -51,14 +55,22 @@ def test_default_view_opens_on_the_slide_with_the_fit_in_numbers_below():
     assert [f["layout"]["meta"]["evidence_kinds"] for f in figures(at)] == [["historical data", "fit", "extrapolation"]]
     rates = figures(run_page(PAGE, section="One rate, several models"))
     assert [f["layout"]["meta"]["evidence_kinds"] for f in rates] == [
-        ["historical data", "fit", "extrapolation"], ["fit", "historical data"]]
+        ["historical data", "fit", "extrapolation"],
+        ["fit", "historical data"],
+    ]
     names = _trace_names(at)
     assert "extrapolation beyond 2023 (not data)" in names and any(n.startswith("slide 7") for n in names)
 
 
-@pytest.mark.parametrize("section, kinds", [
-    ("Roll it forward", ["historical data", "extrapolation"]), ("GPU era: precision", ["historical data"] * 2),
-    ("Data and sources", ["historical data"]), ("What it does not show", ["historical data"])])
+@pytest.mark.parametrize(
+    "section, kinds",
+    [
+        ("Roll it forward", ["historical data", "extrapolation"]),
+        ("GPU era: precision", ["historical data"] * 2),
+        ("Data and sources", ["historical data"]),
+        ("What it does not show", ["historical data"]),
+    ],
+)
 def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section, kinds):
     at = run_page(PAGE, section=section)
     assert_clean(at)
@@ -104,8 +116,9 @@ def test_precision_toggle_swaps_the_gpu_values():
 
 def test_series_reference_line_and_horizon_controls():
     at = run_page(PAGE, start="1850")
-    at.multiselect(key="series").set_value(["Nordhaus 2001", "Epoch AI", "Kurzweil 2005", "Wikipedia FLOPS",
-                                            "Wikipedia GPUs"]).run()
+    at.multiselect(key="series").set_value(
+        ["Nordhaus 2001", "Epoch AI", "Kurzweil 2005", "Wikipedia FLOPS", "Wikipedia GPUs"]
+    ).run()
     assert_clean(at)
     assert _metrics(at)["Points fitted"] == "231"
     at.toggle(key="slide7").set_value(False).run()
@@ -121,8 +134,9 @@ def test_series_reference_line_and_horizon_controls():
 
 
 def test_url_restores_a_view():
-    at = run_page(PAGE, start="2006", end="2024", precision="best available", series=["Epoch AI"], slide7="false",
-                  horizon="2050")
+    at = run_page(
+        PAGE, start="2006", end="2024", precision="best available", series=["Epoch AI"], slide7="false", horizon="2050"
+    )
     assert_clean(at)
     assert at.slider(key="start").value == 2006 and at.slider(key="end").value == 2024
     assert at.multiselect(key="series").value == ["Epoch AI"] and at.toggle(key="slide7").value is False
@@ -138,8 +152,9 @@ def test_embedded_view_keeps_the_url_state_and_draws_no_controls():
 
 
 def test_bad_url_values_get_notices_not_tracebacks():
-    at = run_page(PAGE, start="abc", end="99999", precision="fp64", series=["<script>", "Epoch AI"],
-                  slide7="maybe", horizon="-5")
+    at = run_page(
+        PAGE, start="abc", end="99999", precision="fp64", series=["<script>", "Epoch AI"], slide7="maybe", horizon="-5"
+    )
     assert_clean(at)
     notices = " ".join(c.value for c in at.caption)
     for key in ("`start`", "`end`", "`precision`", "`series`", "`slide7`", "`horizon`"):

@@ -5,8 +5,16 @@ import pytest
 
 from explorer.experiments import depth as dp
 from explorer.jobs import QUEUE
-from tests.pages.conftest import (untranslated, assert_clean, evidence_kinds, figures, press_train, run_page, train_buttons,
-                                   wait_for_jobs)
+from tests.pages.conftest import (
+    untranslated,
+    assert_clean,
+    evidence_kinds,
+    figures,
+    press_train,
+    run_page,
+    train_buttons,
+    wait_for_jobs,
+)
 
 PAGE = "depth.py"
 FIRST = ["schematic", "measured"]  # the first screen: the wiring, and beside it the measured answer seed by seed
@@ -45,11 +53,18 @@ def test_default_view_opens_on_the_wirings_with_the_results_at_these_settings_be
     assert "Four steps to decoder-only" in _text(at)  # the link back (as text: no router in AppTest)
 
 
-@pytest.mark.parametrize("section, kinds", [
-    ("Control task", [*FIRST, "measured"]), ("Learning rate", [*FIRST, "measured"]),
-    ("Training curves", [*FIRST, "measured"]), ("Probes", [*FIRST, "measured"]),
-    ("Which kind of error", FIRST), ("The question and the task", FIRST),
-    ("How it was measured", FIRST)])
+@pytest.mark.parametrize(
+    "section, kinds",
+    [
+        ("Control task", [*FIRST, "measured"]),
+        ("Learning rate", [*FIRST, "measured"]),
+        ("Training curves", [*FIRST, "measured"]),
+        ("Probes", [*FIRST, "measured"]),
+        ("Which kind of error", FIRST),
+        ("The question and the task", FIRST),
+        ("How it was measured", FIRST),
+    ],
+)
 def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section, kinds):
     at = run_page(PAGE, section=section)
     assert_clean(at)
@@ -100,8 +115,9 @@ def test_one_seed_shows_numbers_without_a_test():
     assert not at.warning
 
 
-@pytest.mark.parametrize("query", [dict(depth="8", steps="2400", seeds="5", width="64"), dict(steps="2400"),
-                                   dict(depth="8", width="64")])
+@pytest.mark.parametrize(
+    "query", [dict(depth="8", steps="2400", seeds="5", width="64"), dict(steps="2400"), dict(depth="8", width="64")]
+)
 def test_too_large_runs_are_refused_with_a_suggestion_and_the_shipped_run_stays(query):
     at = run_page(PAGE, **query, section=ACROSS)
     assert_clean(at)
@@ -160,8 +176,12 @@ def test_the_long_run_at_depth_8_shows_at_once():
     assert_clean(at)
     assert not _refusals(at) and not at.get("progress")
     assert "Accuracy, final only (depth 8)" in _metrics(at)
-    assert "2400 steps" in figures(run_page(PAGE, depth="8", steps="2400", seeds="3", section=ACROSS))[1]["layout"][
-        "meta"]["evidence_detail"]
+    assert (
+        "2400 steps"
+        in figures(run_page(PAGE, depth="8", steps="2400", seeds="3", section=ACROSS))[1]["layout"]["meta"][
+            "evidence_detail"
+        ]
+    )
     at = run_page(PAGE, depth="8", section="Training curves")  # at 600 steps the caveat points to the longer run
     assert any("Set the training steps to 2400 with 3 seeds" in i.value for i in at.info)
 
@@ -208,8 +228,9 @@ def test_a_record_that_passes_every_check_yet_breaks_the_analysis_gets_a_named_w
 
     cfg = replace(dp.PRESETS["main"], steps=150, seeds=(0,), d_model=64)
     for wiring in dp.WIRINGS:  # well-shaped, but an empty history leaves nothing to read the final loss from
-        results.save(dp.CACHE_KIND, dp.run_key(cfg, 2, wiring, 0), {**_shipped_run(wiring), "steps_done": 150,
-                                                                      "history": []})
+        results.save(
+            dp.CACHE_KIND, dp.run_key(cfg, 2, wiring, 0), {**_shipped_run(wiring), "steps_done": 150, "history": []}
+        )
     at = run_page(PAGE, depth="2", steps="150", seeds="1", width="64", sections="all")
     assert_clean(at)
     assert any(w.value.startswith("The analysis of the runs at these settings could not be drawn") for w in at.warning)
@@ -224,6 +245,7 @@ def test_the_control_section_reconciles_the_wiring_with_the_four_steps_page():
 
 
 # --- the Chinese edition -----------------------------------------------------------------------------------------
+
 
 def test_the_chinese_page_opens_every_section_in_chinese_and_the_schematic_fits_a_phone():
     at = run_page(PAGE, lang="zh", sections="all")
@@ -241,6 +263,7 @@ def test_the_first_screen_shows_the_measured_answer_beside_the_wiring():
     """Not only a diagram: the paired per-seed result at the chosen depth, its numbers read from the shipped runs."""
     from explorer.experiments import depth_view as view
     from explorer.figures import depth as figs
+
     analysis = dp.analyse(view.load_shipped()["main"])
     for depth in ("4", "8"):
         at = run_page(PAGE, depth=depth)

@@ -9,8 +9,16 @@ import pytest
 from explorer.experiments import four_steps as fs
 from explorer.jobs import QUEUE
 from explorer.steps import FINAL_STEP
-from tests.pages.conftest import (assert_clean, evidence_kinds, figures, press_train, run_page, train_buttons,
-                                  untranslated, wait_for_jobs)
+from tests.pages.conftest import (
+    assert_clean,
+    evidence_kinds,
+    figures,
+    press_train,
+    run_page,
+    train_buttons,
+    untranslated,
+    wait_for_jobs,
+)
 
 PAGE = "four_steps.py"
 FIRST = ["four-steps-weights", "four-steps-mask"]  # what steps 1-3 change (weights, wiring) beside the mask
@@ -49,11 +57,14 @@ def test_default_view_opens_on_the_masks_with_why_each_structure_existed_below()
     assert evidence_kinds(at) == ["schematic"] * 4 + ["measured"]  # weights, mask, table, wiring; counts
 
 
-@pytest.mark.parametrize("section, ids", [
-    (CHECK, ["four-steps-check", "four-steps-causes"]),
-    (ABLATION, ["four-steps-ablation-dots", "four-steps-ablation-curves", "four-steps-ablation-functions"]),
-    (WHY, []),
-])
+@pytest.mark.parametrize(
+    "section, ids",
+    [
+        (CHECK, ["four-steps-check", "four-steps-causes"]),
+        (ABLATION, ["four-steps-ablation-dots", "four-steps-ablation-curves", "four-steps-ablation-functions"]),
+        (WHY, []),
+    ],
+)
 def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section, ids):
     at = run_page(PAGE, section=section)
     assert_clean(at)
@@ -101,10 +112,13 @@ def test_walking_all_steps_highlights_exactly_the_rows_each_step_changes():
     assert float(check.metric[1].value) < 1e-10  # float64 after the final change: rounding
 
 
-@pytest.mark.parametrize("query", [
-    {"depth": "1", "width": "16", "heads": "16"},
-    {"depth": "12", "width": "256", "heads": "1", "step": "3"},
-])
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"depth": "1", "width": "16", "heads": "16"},
+        {"depth": "12", "width": "256", "heads": "1", "step": "3"},
+    ],
+)
 def test_extreme_sizes_that_fit_draw_the_model_figures_and_offer_the_check(query):
     at = run_page(PAGE, **query, section=COMPARISON)
     assert_clean(at)
@@ -136,8 +150,9 @@ def test_a_url_restores_the_view():
 
 
 def test_bad_url_values_get_notices_not_tracebacks():
-    at = run_page(PAGE, step="9", depth="abc", width="100", heads="-3", ab_task="<script>", ab_seeds="1e9",
-                  section=ABLATION)
+    at = run_page(
+        PAGE, step="9", depth="abc", width="100", heads="-3", ab_task="<script>", ab_seeds="1e9", section=ABLATION
+    )
     assert_clean(at)
     notices = " ".join(c.value for c in at.caption)
     for key in ("`step`", "`depth`", "`width`", "`heads`", "`ab_task`", "`ab_seeds`"):
@@ -233,13 +248,17 @@ def test_the_first_screen_shows_what_each_step_changes_and_the_final_step_in_dec
 
     def picture(fig: dict) -> tuple:
         """What a glance takes in: the tiles and their colours, the labels, and where each arrow starts."""
-        return (json.dumps(fig["layout"].get("shapes"), sort_keys=True),
-                json.dumps([(a.get("text"), a.get("ay")) for a in fig["layout"].get("annotations", [])]))
+        return (
+            json.dumps(fig["layout"].get("shapes"), sort_keys=True),
+            json.dumps([(a.get("text"), a.get("ay")) for a in fig["layout"].get("annotations", [])]),
+        )
 
     heatmap = [json.dumps(m["data"][0]["z"]) for m in masks]
     assert heatmap[0] == heatmap[1] == heatmap[2] == heatmap[3]  # the mask is the same at steps 0-3 ...
     assert len({picture(w) for w in weights[:4]}) == 4  # ... while the weights picture changes at every step
-    assert "10 distinct" in weights[0]["layout"]["meta"]["title"] and "4 distinct" in weights[2]["layout"]["meta"]["title"]
+    assert (
+        "10 distinct" in weights[0]["layout"]["meta"]["title"] and "4 distinct" in weights[2]["layout"]["meta"]["title"]
+    )
     final = masks[FINAL_STEP]["data"][0]
     kinds = {c[2] for row in final["customdata"] for c in row if c[2]}
     assert kinds == {"causal"}  # one kind: decoder-only's, in its colour

@@ -42,8 +42,11 @@ def test_each_section_opens_from_the_url_and_draws_only_its_own_figures():
 
 def test_home_links_exactly_the_pages_that_exist():
     at = _home()
-    linked = sorted(Path(link.proto.page).name for link in at.get("page_link")  # the page's URL path
-                    if not link.proto.label.endswith("→"))  # not the guide's "next page" link
+    linked = sorted(
+        Path(link.proto.page).name
+        for link in at.get("page_link")  # the page's URL path
+        if not link.proto.label.endswith("→")
+    )  # not the guide's "next page" link
     assert linked == sorted(p.slug for p in available_pages() if p.slug != "home")  # path, glossary, class: their own
 
 

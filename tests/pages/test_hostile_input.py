@@ -54,7 +54,7 @@ HOSTILE = {
     "emoji, RTL override, zero-width": "🧪👩‍🔬\u202eabc\u200b\u200d\ufeff",
     "control characters": "a\x00b\x1b[31mc\x07\r\n",
     "HTML and markdown": "<script>alert(1)</script><img src=x onerror=alert(1)> **bold** [x](javascript:alert(1)) "
-                         "`tick` ]{x} :red[hi] $x$",
+    "`tick` ]{x} :red[hi] $x$",
 }
 # what must never reach a rendered text element as live markup (outside a code span, unescaped)
 MARKUP = ("<script", "<img", "javascript:", "**bold**", ":red[hi]", "\x00", "\x1b")
@@ -120,7 +120,7 @@ def _view_id(case) -> str:
 def _chunks(keys: list[str], value: str) -> list[list[str]]:
     """Keys grouped so that each run's query string stays within Streamlit's limit (it drops longer ones)."""
     per_run = max(1, (CLIENT_STATE_QUERY_STRING_MAX_LENGTH - 1000) // (len(value) + 40))
-    return [keys[i:i + per_run] for i in range(0, len(keys), per_run)] or [[]]
+    return [keys[i : i + per_run] for i in range(0, len(keys), per_run)] or [[]]
 
 
 def _expects_notice(c: Control, raw: str) -> bool:
@@ -226,17 +226,25 @@ def _hostile_runs(slug: str, view: dict, keys: list[str]) -> None:
 def _clamping_runs(slug: str, controls: dict[str, Control]) -> None:
     """Numbers just outside each slider's range land on its end; repeated parameters resolve to one valid value."""
     sliders = {k: c for k, c in controls.items() if c.kind == "slider"}
-    for side, raw_of in (("above", lambda c: c.hi + max(1.0, c.hi - c.lo)),
-                         ("below", lambda c: c.lo - max(1.0, c.hi - c.lo))):
+    for side, raw_of in (
+        ("above", lambda c: c.hi + max(1.0, c.hi - c.lo)),
+        ("below", lambda c: c.lo - max(1.0, c.hi - c.lo)),
+    ):
         raws = {k: raw_of(c) for k, c in sliders.items()}
         at = _run(slug, {k: f"{x:g}" for k, x in raws.items()}, f"{slug} {side}")
         for w in at.slider:
             if w.key in raws:  # clamped into the range the slider has now
                 assert w.value == min(max(raws[w.key], w.min), w.max), (side, w.key, w.value)
-    repeated = {k: [f"{c.lo:g}", f"{c.hi:g}"] if c.kind == "slider" else
-                ["true", "false"] if c.kind == "toggle" else
-                ["first", "last"] if c.kind == "text_input" else list(c.options[:1] + c.options[-1:])
-                for k, c in controls.items()}
+    repeated = {
+        k: [f"{c.lo:g}", f"{c.hi:g}"]
+        if c.kind == "slider"
+        else ["true", "false"]
+        if c.kind == "toggle"
+        else ["first", "last"]
+        if c.kind == "text_input"
+        else list(c.options[:1] + c.options[-1:])
+        for k, c in controls.items()
+    }
     _check_values(_run(slug, {**repeated, "zzz": ["1", "2"]}, f"{slug} repeated"), f"{slug} repeated")
 
 
@@ -302,6 +310,7 @@ def test_figure_csv_exports_hold_no_spreadsheet_formula_from_typed_text(case):
 
 # --- the attacks of issue 36: one link or one cache row must not blank a page for everyone -------------------
 
+
 def _packed_state(doc: str) -> str:
     import base64
     import zlib
@@ -325,8 +334,13 @@ def test_an_audit_import_holding_a_5000_digit_number_is_refused_with_a_message(t
     from explorer.audit.workbook import FORMAT, VERSION
 
     big = "9" * 5000
-    rows = ('[{"id":"separate","cells":{"gain":{"text":%s,"source":"typed"}}}]' % big if trick == "in a cell"
-            else '[{"id":%s,"cells":{}}]' % big if trick == "as a row id" else "[]")
+    rows = (
+        '[{"id":"separate","cells":{"gain":{"text":%s,"source":"typed"}}}]' % big
+        if trick == "in a cell"
+        else '[{"id":%s,"cells":{}}]' % big
+        if trick == "as a row id"
+        else "[]"
+    )
     controls = '{"budget":%s}' % big if trick == "in the controls" else "{}"
     raw = ('{"format":"%s","version":%d,"rows":%s,"controls":%s}' % (FORMAT, VERSION, rows, controls)).encode()
     at = run_page(FILES["audit"], section="Export, import and share")
@@ -391,22 +405,27 @@ def test_a_poisoned_depth_result_row_renders_with_a_message_and_the_row_is_gone(
     if planted == "100k brackets":
         text = "[" * 100_000
     else:  # a well-formed run whose every number is NaN, with the right config: it passed the old shape check
+
         def nan(row: dict) -> dict:
             return {k: (float("nan") if isinstance(v, float) else v) for k, v in row.items()}
 
         run = _shipped_depth_run("aligned")
         nan_run = {**nan(run), "history": [nan(h) for h in run["history"]]}
-        text = json_module.dumps({"kind": dp.CACHE_KIND, "config": dp.run_key(_small_depth_settings(), 2, "aligned", 0),
-                                  "result": nan_run})
+        text = json_module.dumps(
+            {"kind": dp.CACHE_KIND, "config": dp.run_key(_small_depth_settings(), 2, "aligned", 0), "result": nan_run}
+        )
         assert "NaN" in text
     key = _depth_records(text)
     at = run_page(FILES["depth"], depth="2", steps="300", seeds="1", width="32", sections="all")
     assert not at.exception and not at.error, [e.value for e in at.exception]
-    assert any(w.value.startswith("1 cached result for these settings could not be used and was removed")
-               for w in at.warning)
+    assert any(
+        w.value.startswith("1 cached result for these settings could not be used and was removed") for w in at.warning
+    )
     assert not _row_exists(key)  # deleted: read once, never again on every run
-    measured = [*(e.value for kind in ("markdown", "caption", "info", "success") for e in at.get(kind)),
-                *(f"{m.label} {m.value}" for m in at.metric)]
+    measured = [
+        *(e.value for kind in ("markdown", "caption", "info", "success") for e in at.get(kind)),
+        *(f"{m.label} {m.value}" for m in at.metric),
+    ]
     assert not [t for t in measured if re.search(r"\bnan\b", t, re.IGNORECASE)]  # never shown as measured
     again = run_page(FILES["depth"], depth="2", steps="300", seeds="1", width="32")
     assert not again.exception and not any("could not be used" in w.value for w in again.warning)

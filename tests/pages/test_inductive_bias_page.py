@@ -10,14 +10,22 @@ from explorer import results
 from explorer.experiments import crossover as xo
 from explorer.jobs import QUEUE
 from tests.conftest import ROOT
-from tests.pages.conftest import (assert_clean, evidence_kinds, figures, press_train, run_page, train_buttons,
-                                   untranslated)
+from tests.pages.conftest import (
+    assert_clean,
+    evidence_kinds,
+    figures,
+    press_train,
+    run_page,
+    train_buttons,
+    untranslated,
+)
 
 PAGE = "inductive_bias.py"
 QUICK_KEY = "crossover-quick-" + results.result_key("crossover-quick", xo.PRESETS["quick"].to_dict())
 BEST = "Best structure and crossings"  # the first section is words; this one holds the figures
-pytestmark = pytest.mark.skipif(not (ROOT / "data" / "crossover" / "main.json").is_file(),
-                                reason="no shipped crossover results")
+pytestmark = pytest.mark.skipif(
+    not (ROOT / "data" / "crossover" / "main.json").is_file(), reason="no shipped crossover results"
+)
 
 
 def _text(at) -> str:
@@ -34,8 +42,11 @@ def test_default_view_is_slide_10_two_frontiers_crossing_with_b_star_and_crossin
     assert_clean(at)
     assert at.title[0].value == "Inductive-bias crossover"
     figs = figures(at)
-    assert [f["layout"]["meta"]["figure_id"] for f in figs] == ["crossover-curves", "crossover-bstar",
-                                                                "crossover-points"]
+    assert [f["layout"]["meta"]["figure_id"] for f in figs] == [
+        "crossover-curves",
+        "crossover-bstar",
+        "crossover-points",
+    ]
     assert evidence_kinds(at) == ["measured", "measured", "measured"]
     assert figs[0]["layout"]["meta"]["evidence_kinds"] == ["measured", "formula"]  # the dashed ceilings
     assert _frontier_names(at) == ["w=2", "w=48 (full attention)", "crossover (seed range)"]
@@ -49,8 +60,10 @@ def test_default_view_is_slide_10_two_frontiers_crossing_with_b_star_and_crossin
     assert lr_marks == {"lr 0.003 for every size", "lr 0.01 for every size"}  # the recipe view
 
 
-@pytest.mark.parametrize("section, text", [("The question and the task", "compute-optimal frontier"),
-                                           ("How it was measured", "Designed, not discovered")])
+@pytest.mark.parametrize(
+    "section, text",
+    [("The question and the task", "compute-optimal frontier"), ("How it was measured", "Designed, not discovered")],
+)
 def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section, text):
     at = run_page(PAGE, section=section)
     assert_clean(at)
@@ -67,8 +80,16 @@ def test_every_window_is_one_click_away():
     assert _frontier_names(at) == ["w=2", "w=4", "w=8", "w=16", "w=48 (full attention)"]
 
 
-@pytest.mark.parametrize("query", [dict(budget="7.5"), dict(budget="11.5"), dict(lr="0.003"), dict(lr="0.01"),
-                                   dict(show="All five windows", lr="0.003", budget="10.5")])
+@pytest.mark.parametrize(
+    "query",
+    [
+        dict(budget="7.5"),
+        dict(budget="11.5"),
+        dict(lr="0.003"),
+        dict(lr="0.01"),
+        dict(show="All five windows", lr="0.003", budget="10.5"),
+    ],
+)
 def test_controls_at_their_extremes_render_at_once(query):
     at = run_page(PAGE, section=BEST, **query)
     assert_clean(at)
@@ -105,8 +126,11 @@ def test_the_quick_run_draws_its_frontiers_while_it_trains_and_can_be_cancelled(
 def test_the_chinese_page_says_everything_in_chinese_in_every_section():
     at = run_page(PAGE, lang="zh", sections="all")
     assert_clean(at)
-    assert [f["layout"]["meta"]["figure_id"] for f in figures(at)] == ["crossover-curves", "crossover-bstar",
-                                                                       "crossover-points"]
+    assert [f["layout"]["meta"]["figure_id"] for f in figures(at)] == [
+        "crossover-curves",
+        "crossover-bstar",
+        "crossover-points",
+    ]
     assert untranslated(at) == []
     assert _frontier_names(at) == ["w=2", "w=48（全注意力）", "交叉点（随机种子范围）"]
     assert "训练 FLOPs 处，窗口 2 胜出**" in _text(at) and "交叉点也属于训练配方" in _text(at)

@@ -8,11 +8,13 @@ from explorer import content
 from explorer.ladder import run as ladder
 from tests.pages.conftest import assert_clean, run_page, train_buttons
 
-TABS = [("four_steps.py", "four-steps", "tab-ladder", "four-steps"),
-        ("four_steps.py", "four-steps", "tab-ladder-shared", "shared-params"),
-        ("depth.py", "depth", "tab-ladder", "depth"),
-        ("inductive_bias.py", "inductive-bias", "tab-ladder", "crossover"),
-        ("bitter_lesson.py", "bitter-lesson", "tab-ladder", "bitter-lesson")]
+TABS = [
+    ("four_steps.py", "four-steps", "tab-ladder", "four-steps"),
+    ("four_steps.py", "four-steps", "tab-ladder-shared", "shared-params"),
+    ("depth.py", "depth", "tab-ladder", "depth"),
+    ("inductive_bias.py", "inductive-bias", "tab-ladder", "crossover"),
+    ("bitter_lesson.py", "bitter-lesson", "tab-ladder", "bitter-lesson"),
+]
 
 
 @pytest.mark.parametrize("page, book, tab, claim", TABS)

@@ -44,7 +44,9 @@ def test_a_link_made_in_english_opens_the_same_view_in_chinese():
         at = run_page("bitter_lesson.py", lang=lang, axis="compute", section=tab)
         (axis,) = [b for b in at.get("button_group") if b.key == "axis"]
         assert not at.exception and axis.value == "compute", lang
-        assert [bool(t.children) for t in at.tabs] == [False, True, False, False, False], lang  # the ladder tab is the fifth
+        assert [bool(t.children) for t in at.tabs] == [False, True, False, False, False], (
+            lang
+        )  # the ladder tab is the fifth
 
 
 def test_the_browsers_language_picks_the_default_and_the_url_still_wins():

@@ -8,12 +8,21 @@ from explorer.lecture_map import PAGES
 from tests.pages.conftest import assert_clean, figure_downloads, figures, open_shares, run_page
 
 # One figure per page that a lecturer would embed; the browser test opens each of these alone.
-EMBED_FIGURES = {"home": "chain", "method": "method-fall", "compute": "compute-trend",
-                 "bitter-lesson": "bitter-curves", "inductive-bias": "crossover-curves",
-                 "attention": "attention-weights",
-                 "four-steps": "four-steps-mask", "lengths": "lengths-allocation", "depth": "depth-outcome",
-                 "cache": "cache-chat", "audit": "audit-decision", "path": "path-progress",
-                 "glossary": "glossary-map"}
+EMBED_FIGURES = {
+    "home": "chain",
+    "method": "method-fall",
+    "compute": "compute-trend",
+    "bitter-lesson": "bitter-curves",
+    "inductive-bias": "crossover-curves",
+    "attention": "attention-weights",
+    "four-steps": "four-steps-mask",
+    "lengths": "lengths-allocation",
+    "depth": "depth-outcome",
+    "cache": "cache-chat",
+    "audit": "audit-decision",
+    "path": "path-progress",
+    "glossary": "glossary-map",
+}
 FILES = {p.slug: p.file.removeprefix("pages/") for p in PAGES if p.exists and p.slide_figure}
 
 

@@ -5,8 +5,17 @@ import pytest
 
 from explorer.experiments import lengths as ln
 from tests.conftest import ROOT
-from tests.pages.conftest import (assert_clean, evidence_kinds, figure_heads, figures, press_train, run_page, train_buttons,
-                                   untranslated, wait_for_jobs)
+from tests.pages.conftest import (
+    assert_clean,
+    evidence_kinds,
+    figure_heads,
+    figures,
+    press_train,
+    run_page,
+    train_buttons,
+    untranslated,
+    wait_for_jobs,
+)
 
 PAGE = "length_asymmetry.py"
 TOY = "The toy test"  # the first section is words; this one holds the figures
@@ -59,23 +68,35 @@ def test_the_two_variants_show_their_tests_and_their_limits(metric):
     assert "so no lower than 0.031" in text  # 8 seeds, 4 slope tests: 4 x 2/2^8
     assert "none can come out below 0.062" in text  # 8 seeds, 8 per-ratio tests
     table = at.dataframe[1].value
-    assert len(table) == 8 and set(table["variant"]) == {"Matched difficulty",
-                                                          "Matched difficulty, separate target symbols"}
+    assert len(table) == 8 and set(table["variant"]) == {
+        "Matched difficulty",
+        "Matched difficulty, separate target symbols",
+    }
     assert evidence_kinds(at) == ["formula", "measured", "measured"]  # words and a table: no extra figure
 
 
 @needs_shipped
-@pytest.mark.parametrize("section, kinds", [
-    ("Parameters and FLOPs", ["formula", "formula"]), ("Your own lengths", ["formula", "schematic", "formula"]),
-    ("The lecture's claim", ["formula"]), ("How it was measured", ["formula"])])
+@pytest.mark.parametrize(
+    "section, kinds",
+    [
+        ("Parameters and FLOPs", ["formula", "formula"]),
+        ("Your own lengths", ["formula", "schematic", "formula"]),
+        ("The lecture's claim", ["formula"]),
+        ("How it was measured", ["formula"]),
+    ],
+)
 def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section, kinds):
     at = run_page(PAGE, section=section)
     assert_clean(at)
     assert evidence_kinds(at) == kinds
     assert not at.warning and not train_buttons(at)
     if section == "Parameters and FLOPs":
-        assert [m.label for m in at.metric] == ["Decoder-only params", "Encoder-decoder params",
-                                                "Enc-dec / dec-only params", "Params at equal FLOPs"]
+        assert [m.label for m in at.metric] == [
+            "Decoder-only params",
+            "Encoder-decoder params",
+            "Enc-dec / dec-only params",
+            "Params at equal FLOPs",
+        ]
     if section == "Your own lengths":
         assert "academic benchmark" in _titles(at)[1]
         assert "SYNTHETIC, ILLUSTRATIVE" in figure_heads(at)[1]
@@ -86,11 +107,23 @@ def test_each_section_opens_from_the_url_and_draws_only_its_own_figures(section,
         assert "Shipped run" in _text(at)
 
 
-@pytest.mark.parametrize("query", [dict(lx="1"), dict(lx="2048"), dict(ly="1"), dict(ly="2048"), dict(d="64"),
-                                   dict(d="4096"), dict(layers="1"), dict(layers="48"), dict(vocab="64"),
-                                   dict(vocab="256,000"),
-                                   dict(lx="2048", ly="2048", d="4096", layers="48", vocab="256,000"),
-                                   dict(lx="1", ly="1", d="64", layers="1", vocab="64")])
+@pytest.mark.parametrize(
+    "query",
+    [
+        dict(lx="1"),
+        dict(lx="2048"),
+        dict(ly="1"),
+        dict(ly="2048"),
+        dict(d="64"),
+        dict(d="4096"),
+        dict(layers="1"),
+        dict(layers="48"),
+        dict(vocab="64"),
+        dict(vocab="256,000"),
+        dict(lx="2048", ly="2048", d="4096", layers="48", vocab="256,000"),
+        dict(lx="1", ly="1", d="64", layers="1", vocab="64"),
+    ],
+)
 def test_allocation_controls_at_their_extremes(query):
     at = run_page(PAGE, section=TOY, sections="all", **query)
     assert_clean(at)
@@ -113,8 +146,12 @@ def test_typed_pairs_good_and_bad():
     assert_clean(at)
     assert at.metric[0].value == "200.0" and at.metric[1].value == "3.0"
     assert figures(at)[1]["layout"]["meta"]["evidence"] == "historical data"
-    for bad, message in (("300-4", "is not a pair"), ("0:3", "from 1 to"), ("", "at least one pair"),
-                         (" ".join(["2:2"] * 51), "the limit here is 50")):
+    for bad, message in (
+        ("300-4", "is not a pair"),
+        ("0:3", "from 1 to"),
+        ("", "at least one pair"),
+        (" ".join(["2:2"] * 51), "the limit here is 50"),
+    ):
         at.text_input(key="pairs").set_value(bad).run()
         assert_clean(at)
         assert any(message in w.value for w in at.warning), (bad, [w.value for w in at.warning])
@@ -126,9 +163,13 @@ def test_uploads_bad_and_good():
     assert_clean(at)
     assert any("Upload a CSV" in i.value for i in at.info)
     assert f"{ln.MAX_ROWS:,} rows" in at.file_uploader(key="upload").label
-    bad = {"empty": (b"", "empty"), "zip": (b"PK\x03\x04xx", "not a CSV"),
-           "columns": (b"year,value\n1,2\n", "must name an input column"),
-           "zero": (b"lx,ly\n0,4\n", "from 1 to"), "many": (b"lx,ly\n" + b"1,1\n" * (ln.MAX_ROWS + 1), "limit is")}
+    bad = {
+        "empty": (b"", "empty"),
+        "zip": (b"PK\x03\x04xx", "not a CSV"),
+        "columns": (b"year,value\n1,2\n", "must name an input column"),
+        "zero": (b"lx,ly\n0,4\n", "from 1 to"),
+        "many": (b"lx,ly\n" + b"1,1\n" * (ln.MAX_ROWS + 1), "limit is"),
+    }
     for name, (raw, message) in bad.items():
         at.file_uploader(key="upload").set_value((f"{name}.csv", raw, "text/csv")).run()
         assert_clean(at)
@@ -141,7 +182,9 @@ def test_uploads_bad_and_good():
 
 @needs_shipped
 def test_the_last_step_metric_and_a_shipped_on_demand_setting():
-    at = run_page(PAGE, section=TOY, metric="at the last step", run_lx="20", run_ly="4", run_seeds="6", run_steps="1200")
+    at = run_page(
+        PAGE, section=TOY, metric="at the last step", run_lx="20", run_ly="4", run_seeds="6", run_steps="1200"
+    )
     assert_clean(at)
     assert "held-out loss at the last step" in _text(at)
     assert len(at.dataframe) == 2 + VARIANTS and not train_buttons(at)  # main, the variants', on-demand
@@ -170,8 +213,22 @@ def test_an_on_demand_run_trains_after_a_click_and_then_comes_from_the_cache():
 
 
 def test_url_restores_the_view():
-    at = run_page(PAGE, section=TOY, sections="all", lx="1024", ly="4", d="512", layers="6", vocab="1,024", profile="chat",
-                  metric="at the last step", run_lx="5", run_ly="9", run_seeds="3", run_steps="800")
+    at = run_page(
+        PAGE,
+        section=TOY,
+        sections="all",
+        lx="1024",
+        ly="4",
+        d="512",
+        layers="6",
+        vocab="1,024",
+        profile="chat",
+        metric="at the last step",
+        run_lx="5",
+        run_ly="9",
+        run_seeds="3",
+        run_steps="800",
+    )
     assert_clean(at)
     assert at.select_slider(key="lx").value == 1024 and at.select_slider(key="ly").value == 4
     assert at.select_slider(key="d").value == 512 and at.slider(key="layers").value == 6
@@ -185,12 +242,38 @@ def test_url_restores_the_view():
 
 
 def test_bad_url_values_get_notices_not_tracebacks():
-    at = run_page(PAGE, section=TOY, sections="all", lx="abc", ly="-5", d="77", layers="1000", vocab="x", profile="nonsense",
-                  metric="zzz", run_lx="99", run_ly="nan", run_seeds="0", run_steps="7", pairs="9" * 700)
+    at = run_page(
+        PAGE,
+        section=TOY,
+        sections="all",
+        lx="abc",
+        ly="-5",
+        d="77",
+        layers="1000",
+        vocab="x",
+        profile="nonsense",
+        metric="zzz",
+        run_lx="99",
+        run_ly="nan",
+        run_seeds="0",
+        run_steps="7",
+        pairs="9" * 700,
+    )
     assert_clean(at)
     notices = " ".join(c.value for c in at.caption)
-    for key in ("`lx`", "`ly`", "`d`", "`layers`", "`vocab`", "`profile`", "`run_lx`", "`run_ly`", "`run_seeds`",
-                "`run_steps`", "`pairs`"):
+    for key in (
+        "`lx`",
+        "`ly`",
+        "`d`",
+        "`layers`",
+        "`vocab`",
+        "`profile`",
+        "`run_lx`",
+        "`run_ly`",
+        "`run_seeds`",
+        "`run_steps`",
+        "`pairs`",
+    ):
         assert key in notices, key
     assert at.slider(key="layers").value == 48 and at.slider(key="run_lx").value == 24
     assert _titles(at)[0] == "Who reads how many tokens: Lx = 256 input, Ly = 16 target tokens"
@@ -235,14 +318,19 @@ def test_a_run_cut_by_its_limit_says_so_keeps_its_models_and_offers_the_rest():
 
 # --- the Chinese edition -----------------------------------------------------------------------------------------
 
+
 @needs_shipped
 def test_the_chinese_page_opens_every_section_in_chinese_without_pressing_a_run_button():
     at = run_page(PAGE, lang="zh", sections="all")
     assert_clean(at)
     assert untranslated(at) == []
     assert "长度不对称" in at.title[0].value
-    assert [m.label for m in at.metric][:4] == ["仅解码器参数", "编码器-解码器参数", "参数比：编码器-解码器 / 仅解码器",
-                                               "FLOPs 相同时的参数比"]
+    assert [m.label for m in at.metric][:4] == [
+        "仅解码器参数",
+        "编码器-解码器参数",
+        "参数比：编码器-解码器 / 仅解码器",
+        "FLOPs 相同时的参数比",
+    ]
     assert any(b.label.startswith("训练 6 个模型") for b in at.button)  # shown, not pressed
     assert "谁读多少 token" in figures(at)[0]["layout"]["meta"]["title"]
 
@@ -261,7 +349,10 @@ def test_the_first_screen_keeps_its_token_axis_while_lx_moves():
         at = run_page(PAGE, lx=lx)
         assert_clean(at)
         layout = figures(at)[0]["layout"]
-        shown[lx] = (layout["yaxis"]["range"], layout["yaxis2"]["range"],
-                     max(max(b["y"]) for b in figures(at)[0]["data"] if b.get("legendgroup") == "causal"))
+        shown[lx] = (
+            layout["yaxis"]["range"],
+            layout["yaxis2"]["range"],
+            max(max(b["y"]) for b in figures(at)[0]["data"] if b.get("legendgroup") == "causal"),
+        )
     assert shown["16"][:2] == shown["2048"][:2]  # the same axis
     assert shown["16"][2] == 32 and shown["2048"][2] == 2064  # decoder-only's layers read Lx + Ly

@@ -110,8 +110,21 @@ def test_every_control_at_its_extremes_renders_cleanly():
 
 def test_the_stiffest_corner_renders_cleanly():
     """Lightest, largest, draggiest feather in dense air, thrown down fast from the top, in the strongest wind."""
-    at = run_page(PAGE, section=GRAVITY, object="feather", mass_feather="0.003", area_feather="200", cd_feather="2.5", rho="1.5",
-                  v0="20", height="1000", wind="10", fit_s="0.1", tol_m="0.01", sections="all")
+    at = run_page(
+        PAGE,
+        section=GRAVITY,
+        object="feather",
+        mass_feather="0.003",
+        area_feather="200",
+        cd_feather="2.5",
+        rho="1.5",
+        v0="20",
+        height="1000",
+        wind="10",
+        fit_s="0.1",
+        tol_m="0.01",
+        sections="all",
+    )
     assert_clean(at)
     assert evidence_kinds(at) == KINDS
     assert _metrics(at)["Terminal speed"] == "0.028 m/s"
@@ -136,8 +149,22 @@ def test_object_choice_switches_the_edited_values():
 
 
 def test_url_restores_a_view():
-    at = run_page(PAGE, object="ball", height="100", v0="5", rho="0.6", mass_ball="100", cd_ball="0.3",
-                  tol_cm="5", tol_pct="2", forces="2", fit_s="1", tol_m="0.5", wind="8", section=FORCES)
+    at = run_page(
+        PAGE,
+        object="ball",
+        height="100",
+        v0="5",
+        rho="0.6",
+        mass_ball="100",
+        cd_ball="0.3",
+        tol_cm="5",
+        tol_pct="2",
+        forces="2",
+        fit_s="1",
+        tol_m="0.5",
+        wind="8",
+        section=FORCES,
+    )
     assert_clean(at)
     assert not at.caption[0].value.startswith(":orange")  # no URL notice: every value was usable
     assert at.segmented_control(key="object").value == "ball"
@@ -153,18 +180,33 @@ def test_url_restores_a_view():
 
 
 def test_bad_url_values_are_refused_or_clamped_with_a_notice():
-    at = run_page(PAGE, section=GRAVITY, mass_pen="-5", area_pen="0", cd_pen="abc", height="1e9", object="rocket", forces="99",
-                  fit_s="nan", rho="-1", wind="1e6", tol_cm="0", v0="fast", sections="all")
+    at = run_page(
+        PAGE,
+        section=GRAVITY,
+        mass_pen="-5",
+        area_pen="0",
+        cd_pen="abc",
+        height="1e9",
+        object="rocket",
+        forces="99",
+        fit_s="nan",
+        rho="-1",
+        wind="1e6",
+        tol_cm="0",
+        v0="fast",
+        sections="all",
+    )
     assert_clean(at)
     assert len(figures(at)) == 6
     notices = " ".join(c.value for c in at.caption)
-    for key in ("mass_pen", "area_pen", "cd_pen", "height", "object", "forces", "fit_s", "rho", "wind", "tol_cm",
-                "v0"):
+    for key in ("mass_pen", "area_pen", "cd_pen", "height", "object", "forces", "fit_s", "rho", "wind", "tol_cm", "v0"):
         assert f"`{key}`" in notices, key
     assert at.slider(key="mass_pen").value == pytest.approx(at.slider(key="mass_pen").min)  # clamped, > 0
     assert at.slider(key="mass_pen").min > 0 and at.slider(key="area_pen").min > 0
     assert at.slider(key="forces").value == len(physics.FORCES)
-    assert at.select_slider(key="height").value == 0.5  # not an offered height: the default (the lecture's half-metre drop)
+    assert (
+        at.select_slider(key="height").value == 0.5
+    )  # not an offered height: the default (the lecture's half-metre drop)
 
 
 def test_hidden_controls_keep_the_url_state():
@@ -213,5 +255,6 @@ def test_the_chinese_page_speaks_chinese_everywhere():
 
 def test_the_english_and_chinese_object_sources_match_the_physics_module():
     from explorer import content
+
     for name, obj in physics.OBJECTS.items():
         assert content.text("method", f"object-source-{name}", lang="en") == obj.source

@@ -41,7 +41,10 @@ def test_every_question_has_three_choices_and_a_wrong_one_names_the_supported_an
     assert_clean(at)
     assert len(at.radio(key=f"pick-{number}").options) == lp.CHOICES
     assert any("The figure says otherwise" in m.value for m in at.markdown)
-    assert _iframes(at) == [f"http://localhost:8501/{step.page}?{lp.figure_query(step)}&lang=en"] and page(step.page).exists
+    assert (
+        _iframes(at) == [f"http://localhost:8501/{step.page}?{lp.figure_query(step)}&lang=en"]
+        and page(step.page).exists
+    )
 
 
 def test_a_shared_link_restores_the_progress_and_unusable_predictions_count_as_none():

@@ -21,8 +21,9 @@ def _weights(fig: dict) -> list[np.ndarray]:
     return [_array(trace["z"]) for trace in fig["data"][1::2]]
 
 
-@pytest.mark.parametrize("text, n", [(None, 54), ("The LORD is my shepherd; I shall not want.", 42),
-                                     ("床前明月光，疑是地上霜。", 12)])
+@pytest.mark.parametrize(
+    "text, n", [(None, 54), ("The LORD is my shepherd; I shall not want.", 42), ("床前明月光，疑是地上霜。", 12)]
+)
 def test_four_models_read_the_sentence_each_under_its_mask(text, n):
     at = run_page(PAGE, section=TAB["en"], **({"rt_text": text} if text else {}))
     assert_clean(at)
@@ -57,5 +58,6 @@ def test_unknown_characters_and_empty_text_are_explained_not_raised():
     assert "<unk>" in _text(at) and "😀" in _text(at)
     empty = run_page(PAGE, section=TAB["en"], rt_text="")
     assert_clean(empty)
-    assert "no text to read" in _text(empty) and not [f for f in figures(empty)
-                                                        if f["layout"]["meta"]["figure_id"] == "attention-real-text"]
+    assert "no text to read" in _text(empty) and not [
+        f for f in figures(empty) if f["layout"]["meta"]["figure_id"] == "attention-real-text"
+    ]

@@ -76,8 +76,12 @@ def test_an_embed_or_projector_chart_fills_what_its_header_leaves_of_the_frame()
 
 
 def test_matrix_panels_leave_room_for_every_line_of_their_key_title():
-    fig = figs._matrix_grid([("encoder self-attention", list("abc"), list("abc")),
-                             ("cross-attention (target reads input)", list("ab"), list("abc"))])
+    fig = figs._matrix_grid(
+        [
+            ("encoder self-attention", list("abc"), list("abc")),
+            ("cross-attention (target reads input)", list("ab"), list("abc")),
+        ]
+    )
     lines = max(axis.title.text.count("<br>") + 1 for axis in fig.select_xaxes())
     assert lines == 3 and not any(axis.automargin for axis in fig.select_xaxes())
     assert fig.layout.margin.b == figs.KEY_TITLE_PX + figs.TITLE_LINE_PX * lines
@@ -106,4 +110,6 @@ def test_a_page_draws_for_the_frame_its_url_names():
     embed = figures(run_page("compute_per_dollar.py", figure="compute-trend", embed="true", frame="960x600"))
     assert embed[0]["layout"]["meta"]["frame"] == "embed" and 400 < embed[0]["layout"]["height"] < 600
     projector = figures(run_page("compute_per_dollar.py", figure="compute-trend", presentation="true"))[0]
-    assert projector["layout"]["meta"]["frame"] == "projector" and projector["layout"]["xaxis"]["tickfont"]["size"] == 24
+    assert (
+        projector["layout"]["meta"]["frame"] == "projector" and projector["layout"]["xaxis"]["tickfont"]["size"] == 24
+    )

@@ -9,11 +9,18 @@ import pytest
 from explorer import content
 from tests.pages.conftest import assert_clean, run_page, untranslated
 
-PAGES = {"four-steps": "four_steps.py", "lengths": "length_asymmetry.py", "depth": "depth.py",
-         "cache": "cache_reuse.py"}
-FINDING_TABS = {"four-steps": ["tab-check", "tab-ablation", "tab-shared"], "lengths": ["tab-toy", "tab-cost"],
-                "depth": ["tab-results", "tab-depths", "tab-control", "tab-lr", "tab-curves", "tab-errors"],
-                "cache": ["tab-cost", "tab-drift", "tab-stale", "tab-scaling"]}
+PAGES = {
+    "four-steps": "four_steps.py",
+    "lengths": "length_asymmetry.py",
+    "depth": "depth.py",
+    "cache": "cache_reuse.py",
+}
+FINDING_TABS = {
+    "four-steps": ["tab-check", "tab-ablation", "tab-shared"],
+    "lengths": ["tab-toy", "tab-cost"],
+    "depth": ["tab-results", "tab-depths", "tab-control", "tab-lr", "tab-curves", "tab-errors"],
+    "cache": ["tab-cost", "tab-drift", "tab-stale", "tab-scaling"],
+}
 STATISTICS = re.compile(r"\bp\s*[=<>≤]|\bHolm\b|\bTOST\b|p-value|sign-flip|p 值")
 # tabs that are about method, where a test is the subject: how it was measured, and four-steps' table of the
 # test that would isolate each structure

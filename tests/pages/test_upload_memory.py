@@ -22,10 +22,20 @@ from tests.pages.conftest import assert_clean, run_page
 CASES = {  # case -> (page, its URL parameters, the uploader's key, the file, MIME type)
     "compute-10k": ("compute_per_dollar.py", {}, "upload", compute_csv, "text/csv"),
     "compute-64col": ("compute_per_dollar.py", {}, "upload", compute_wide, "text/csv"),
-    "lengths-64col": ("length_asymmetry.py", {"profile": "uploaded CSV", "section": "Your own lengths"}, "upload",
-                      lengths_wide, "text/csv"),
-    "audit-1mb": ("bias_audit.py", {"section": "Export, import and share"}, "audit-upload", audit_json,
-                  "application/json"),
+    "lengths-64col": (
+        "length_asymmetry.py",
+        {"profile": "uploaded CSV", "section": "Your own lengths"},
+        "upload",
+        lengths_wide,
+        "text/csv",
+    ),
+    "audit-1mb": (
+        "bias_audit.py",
+        {"section": "Export, import and share"},
+        "audit-upload",
+        audit_json,
+        "application/json",
+    ),
 }
 
 
@@ -36,14 +46,14 @@ def peak_of_upload(case: str) -> tuple[float, object]:
     raw = make()
     # a first, smaller upload of the same kind: the code it runs is imported and compiled before the measured one
     # (a fresh checkout compiles each module on first import, which tracemalloc would count as the upload's)
-    warm = raw[:raw.rfind(b"\n", 0, len(raw) // 4) + 1] if mime == "text/csv" else raw
+    warm = raw[: raw.rfind(b"\n", 0, len(raw) // 4) + 1] if mime == "text/csv" else raw
     at.file_uploader(key=key).set_value((f"warm-{case}.{mime.split('/')[1]}", warm, mime)).run()
     uploader = at.file_uploader(key=key).set_value((f"{case}.{mime.split('/')[1]}", raw, mime))
     gc.collect()  # what earlier tests left for the collector is not this upload's
     tracemalloc.start()
     try:
         uploader.run()
-        peak = tracemalloc.get_traced_memory()[1] / 2 ** 20
+        peak = tracemalloc.get_traced_memory()[1] / 2**20
     finally:
         tracemalloc.stop()
     return peak, at

@@ -40,20 +40,32 @@ def test_trained_weights_rows_sum_to_one_and_masked_entries_are_exactly_zero(arc
         assert r["weights"].shape[:2] == (model.cfg.n_layers, model.cfg.n_heads)
 
 
-@pytest.mark.parametrize("flags", [dict(causal_encoder=True), dict(layer_aligned=True),
-                                   dict(causal_encoder=True, layer_aligned=True)])
+@pytest.mark.parametrize(
+    "flags", [dict(causal_encoder=True), dict(layer_aligned=True), dict(causal_encoder=True, layer_aligned=True)]
+)
 def test_the_step_4_variants_mask_what_the_page_draws(flags):
     torch.manual_seed(0)
-    model = Transformer(TransformerConfig(arch="encoder_decoder", vocab_size=tokenizer.VOCAB_SIZE, d_model=32,
-                                          n_heads=2, n_layers=2, max_len=2 * att.MAX_CHARS, **flags)).eval()
+    model = Transformer(
+        TransformerConfig(
+            arch="encoder_decoder",
+            vocab_size=tokenizer.VOCAB_SIZE,
+            d_model=32,
+            n_heads=2,
+            n_layers=2,
+            max_len=2 * att.MAX_CHARS,
+            **flags,
+        )
+    ).eval()
     read = att.read_text(model, IDS)
     _check_rows(read)
     drawn = att.role_categories("encoder_decoder", len(IDS), len(IDS), model.cfg.causal_encoder)
     for role, r in read["roles"].items():
         assert np.array_equal(drawn[role] >= 0, r["allowed"]), role
     encoder_allowed = read["roles"]["encoder_self"]["allowed"]
-    assert np.array_equal(encoder_allowed, np.tril(np.ones_like(encoder_allowed)) if model.cfg.causal_encoder
-                          else np.ones_like(encoder_allowed))
+    assert np.array_equal(
+        encoder_allowed,
+        np.tril(np.ones_like(encoder_allowed)) if model.cfg.causal_encoder else np.ones_like(encoder_allowed),
+    )
 
 
 @pytest.mark.parametrize("arch", att.ARCHS)
@@ -86,7 +98,7 @@ def test_combined_view_of_the_single_stacks():
     assert np.array_equal(att.combined_categories("decoder", n, m) == att.CAUSAL, lower)
     prefix = att.combined_categories("prefix_lm", n, m)
     assert np.all(prefix[: n + 1, : n + 1] == att.BI)  # x and <bos> read each other
-    assert np.all(prefix[n + 1:, : n + 1] == att.CAUSAL) and np.all(prefix[: n + 1, n + 1:] == att.BLOCKED)
+    assert np.all(prefix[n + 1 :, : n + 1] == att.CAUSAL) and np.all(prefix[: n + 1, n + 1 :] == att.BLOCKED)
     assert np.all(att.combined_categories("encoder", 5, 0) == att.BI)
 
 
@@ -176,8 +188,9 @@ def test_figures_leave_masked_cells_empty_and_carry_their_evidence():
     assert len(overview.data) == model.cfg.n_layers * model.cfg.n_heads
     last = overview.data[-1]  # layer 2, head 4: the last panel, titled by its head and drawn from its weights
     assert last.xaxis == f"x{model.cfg.n_layers * model.cfg.n_heads}"
-    assert np.allclose(np.nan_to_num(np.asarray(last.z, dtype=float)),
-                       np.nan_to_num(read["roles"]["decoder_self"]["weights"][-1, -1]))
+    assert np.allclose(
+        np.nan_to_num(np.asarray(last.z, dtype=float)), np.nan_to_num(read["roles"]["decoder_self"]["weights"][-1, -1])
+    )
     x_ids, target_side = att.expected_layout("prefix_lm", IDS)
     inputs, targets, axes = att.layout_labels("prefix_lm", x_ids, target_side)
     gallery = figs.mask_gallery("prefix_lm", att.role_categories("prefix_lm", len(inputs), len(targets)), axes)

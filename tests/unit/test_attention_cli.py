@@ -26,9 +26,14 @@ def test_a_short_run_writes_a_checkpoint_that_records_its_machine(capsys, tmp_pa
     assert [row["step"] for row in sidecar["meta"]["history"]] == [3]
 
 
-@pytest.mark.parametrize("args, message", [(["--archs", "gpt"], "--archs takes names"),
-                                           (["--archs", ","], "--archs takes names"),
-                                           (["--steps", "0"], "steps must be >= 1")])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--archs", "gpt"], "--archs takes names"),
+        (["--archs", ","], "--archs takes names"),
+        (["--steps", "0"], "steps must be >= 1"),
+    ],
+)
 def test_bad_arguments_get_one_clear_line(capsys, tmp_path, args, message):
     assert main(["demo-models", "--out", str(tmp_path), *args]) == 2
     assert message in capsys.readouterr().err

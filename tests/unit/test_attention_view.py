@@ -30,7 +30,7 @@ def test_decoder_only_is_one_causal_triangle_and_prefix_lm_opens_the_input_block
 
 def test_encoder_only_reads_its_padded_window():
     kind, values = view.takeaway("encoder", False, HELLO)
-    assert kind == "encoder" and values == {"cells": att.MAX_CHARS ** 2, "slots": att.MAX_CHARS}
+    assert kind == "encoder" and values == {"cells": att.MAX_CHARS**2, "slots": att.MAX_CHARS}
 
 
 @pytest.mark.parametrize("arch", att.ARCHS)
@@ -44,8 +44,9 @@ def test_the_masks_notice_reads_the_architecture_and_then_the_empty_cells(arch):
 
 def test_the_variants_help_says_they_need_an_encoder_decoder_only_where_they_are_disabled():
     assert view.variants_note("encoder_decoder") == ""
-    assert view.variants_note("decoder") == (" These variants rewire an encoder-decoder: choose Encoder-decoder to use "
-                                             "them.")
+    assert view.variants_note("decoder") == (
+        " These variants rewire an encoder-decoder: choose Encoder-decoder to use them."
+    )
     with i18n.using("zh"):
         assert view.variants_note("prefix_lm").startswith(" 这些变体改的是编码器-解码器的连接")
 
@@ -53,17 +54,27 @@ def test_the_variants_help_says_they_need_an_encoder_decoder_only_where_they_are
 def _read(output: str, expected: str) -> dict:
     ids = lambda s: [tokenizer.encode(c).ids[0] for c in s]  # noqa: E731 - one character at a time
     got, want = ids(output), ids(expected)
-    return {"input_ids": list(reversed(want)), "output_ids": got, "expected_ids": want, "output": output,
-            "expected": expected, "wrong_positions": [i for i, (a, b) in enumerate(zip(got, want)) if a != b]}
+    return {
+        "input_ids": list(reversed(want)),
+        "output_ids": got,
+        "expected_ids": want,
+        "output": output,
+        "expected": expected,
+        "wrong_positions": [i for i, (a, b) in enumerate(zip(got, want)) if a != b],
+    }
 
 
 def test_the_output_summary_lists_the_wrong_positions_from_one_and_counts_the_rest():
     right = view.output_summary(_read("olleh", "olleh"), {})
     assert right["verdict"] == "all right" and not right["wrong"] and right["accuracy"] is None
     assert right["input"] == "hello"
-    wrong = view.output_summary(_read("abcdefghij", "klmnopqrst"), {
-        "accuracy": {"strings": 448, "char_accuracy": 0.99, "exact_match": 0.9},
-        "training": {"stopped": "time_budget"}})
+    wrong = view.output_summary(
+        _read("abcdefghij", "klmnopqrst"),
+        {
+            "accuracy": {"strings": 448, "char_accuracy": 0.99, "exact_match": 0.9},
+            "training": {"stopped": "time_budget"},
+        },
+    )
     assert wrong["verdict"] == "0 of 10 right" and wrong["more"] == ", and 4 more"
     assert wrong["wrong"].startswith("1 (wrote 'a', expected 'k')")
     assert wrong["wrong"].count("wrote") == view.WRONG_SHOWN
@@ -74,13 +85,16 @@ def test_the_output_summary_lists_the_wrong_positions_from_one_and_counts_the_re
 def test_the_accuracy_caption_quotes_the_held_out_run_and_says_when_training_was_cut():
     assert view.accuracy_caption(view.output_summary(_read("olleh", "olleh"), {})) is None
     accuracy = {"strings": 448, "char_accuracy": 0.99, "exact_match": 0.9}
-    cut = view.accuracy_caption(view.output_summary(_read("ab", "ab"), {"accuracy": accuracy,
-                                                                          "training": {"stopped": "time_budget"}}))
+    cut = view.accuracy_caption(
+        view.output_summary(_read("ab", "ab"), {"accuracy": accuracy, "training": {"stopped": "time_budget"}})
+    )
     assert cut.startswith(f"This model, measured on 448 held-out random strings of 1-{att.MAX_CHARS} characters: 99.0%")
-    assert cut.endswith("90.0% of whole strings right (greedy decoding). It was trained on demand and stopped at the "
-                        "time limit.")
-    done = view.accuracy_caption(view.output_summary(_read("ab", "ab"), {"accuracy": accuracy,
-                                                                           "training": {"stopped": "steps"}}))
+    assert cut.endswith(
+        "90.0% of whole strings right (greedy decoding). It was trained on demand and stopped at the time limit."
+    )
+    done = view.accuracy_caption(
+        view.output_summary(_read("ab", "ab"), {"accuracy": accuracy, "training": {"stopped": "steps"}})
+    )
     assert done.endswith("(greedy decoding).")
 
 

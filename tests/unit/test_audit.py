@@ -40,6 +40,7 @@ def _workbook_with_everything() -> list[Row]:
 
 # --- pre-filled rows and provenance ------------------------------------------------------------------------
 
+
 def test_the_lecture_four_rows_come_first_then_the_app_example():
     rows = audit.default_workbook()
     assert [r.id for r in rows] == ["separate", "final-layer", "bidirectional", "labels", "locality"]
@@ -55,8 +56,9 @@ def test_the_lecture_four_rows_come_first_then_the_app_example():
 def test_every_cell_says_where_it_comes_from():
     cells = audit.cells(Row("separate"), MEASURED)
     assert cells["problem"].source == audit.CLAIM and cells["problem"].label == "lecture's claim"
-    assert cells["gain"] == audit.Cell("removing it changes loss by -0.018", audit.MEASURED, "ablation config",
-                                       "four_steps.separate", "four-steps")
+    assert cells["gain"] == audit.Cell(
+        "removing it changes loss by -0.018", audit.MEASURED, "ablation config", "four_steps.separate", "four-steps"
+    )
     assert cells["gain"].label == "measured"
     assert cells["crossover"].source == audit.PENDING and cells["crossover"].label == "not measured yet"
     assert cells["cost"].source == audit.PENDING  # four_steps.parameters is not in MEASURED: not measured yet
@@ -75,13 +77,25 @@ def test_a_missing_measurement_is_not_measured_yet_with_the_page_that_measures_i
 
 def test_depth_cells_from_an_analysis_name_the_sign_and_the_noise():
     test = {"alpha": 0.05}
-    analysis = {"depths": [2, 4], "seeds": [0, 1, 2], "config": {"steps": 600, "d_model": 32},
-                "tests": {2: {"loss": {**test, "mean_diff": 0.5, "p": 0.2}},
-                          4: {"loss": {**test, "mean_diff": 1.5, "p": 0.01}}},
-                "cells": {2: {"final": {"parameters": 10, "flops_per_step": 100.0},
-                              "aligned": {"parameters": 10, "flops_per_step": 100.0}},
-                          4: {"final": {"parameters": 20, "flops_per_step": 200.0},
-                              "aligned": {"parameters": 20, "flops_per_step": 200.0}}}}
+    analysis = {
+        "depths": [2, 4],
+        "seeds": [0, 1, 2],
+        "config": {"steps": 600, "d_model": 32},
+        "tests": {
+            2: {"loss": {**test, "mean_diff": 0.5, "p": 0.2}},
+            4: {"loss": {**test, "mean_diff": 1.5, "p": 0.01}},
+        },
+        "cells": {
+            2: {
+                "final": {"parameters": 10, "flops_per_step": 100.0},
+                "aligned": {"parameters": 10, "flops_per_step": 100.0},
+            },
+            4: {
+                "final": {"parameters": 20, "flops_per_step": 200.0},
+                "aligned": {"parameters": 20, "flops_per_step": 200.0},
+            },
+        },
+    }
     out = audit.depth_cells(analysis)
     text = out["depth.final_layer"].text
     assert "depth 2: +0.500 (p = 0.200)" in text and "depth 4: +1.500 (p = 0.010)" in text
@@ -95,6 +109,7 @@ def test_depth_cells_from_an_analysis_name_the_sign_and_the_noise():
 
 # --- editing --------------------------------------------------------------------------------------------------
 
+
 def test_edits_make_cells_typed_and_typing_the_prefilled_text_back_restores_it():
     rows = audit.default_workbook()
     claim = audit.cells(rows[0], MEASURED)["problem"].text
@@ -107,9 +122,11 @@ def test_edits_make_cells_typed_and_typing_the_prefilled_text_back_restores_it()
 
 
 def test_rows_are_added_and_deleted_by_position():
-    rows, _ = audit.apply_edits(audit.default_workbook(),
-                                {"deleted_rows": [1, 3], "added_rows": [{"structure": "MoE", "row": "ignored"}, {}]},
-                                MEASURED)
+    rows, _ = audit.apply_edits(
+        audit.default_workbook(),
+        {"deleted_rows": [1, 3], "added_rows": [{"structure": "MoE", "row": "ignored"}, {}]},
+        MEASURED,
+    )
     assert [r.id for r in rows] == ["separate", "bidirectional", "locality", None, None]
     assert rows[3].typed == {"structure": "MoE"} and rows[4].typed == {}
 
@@ -120,14 +137,17 @@ def test_edits_respect_the_row_and_cell_limits():
     assert len(rows) == audit.MAX_ROWS and any(f"at most {audit.MAX_ROWS} rows" in n for n in notes)
     rows, notes = audit.apply_edits(rows, {"edited_rows": {0: {"problem": "x" * (audit.MAX_CELL_CHARS + 5)}}}, MEASURED)
     assert len(rows[0].typed["problem"]) == audit.MAX_CELL_CHARS
-    assert notes == [f"row 1, Problem it solved: cut to {audit.MAX_CELL_CHARS} characters (it had "
-                     f"{audit.MAX_CELL_CHARS + 5})."]
+    assert notes == [
+        f"row 1, Problem it solved: cut to {audit.MAX_CELL_CHARS} characters (it had {audit.MAX_CELL_CHARS + 5})."
+    ]
 
 
 # --- export -----------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("workbook", [audit.default_workbook(), _workbook_with_everything(), []],
-                         ids=["default", "edited", "empty"])
+
+@pytest.mark.parametrize(
+    "workbook", [audit.default_workbook(), _workbook_with_everything(), []], ids=["default", "edited", "empty"]
+)
 def test_json_export_imports_back_to_the_same_workbook(workbook):
     controls = {"n": 64, "m": 4, "budget": 10.5, "pair": "2-48"}
     raw = audit.to_json(workbook, MEASURED, controls).encode()
@@ -139,8 +159,13 @@ def test_json_export_keeps_every_cell_with_its_source_and_config():
     doc = json.loads(audit.to_json(audit.default_workbook(), MEASURED))
     assert doc["format"] == audit.FORMAT and doc["version"] == audit.VERSION and len(doc["rows"]) == 5
     gain = doc["rows"][3]["cells"]["gain"]
-    assert gain == {"text": "step 4 vs decoder-only: p = 0.743", "source": "measured", "config": "ablation config",
-                    "ref": "four_steps.verdict", "values": {"p": 0.743}}
+    assert gain == {
+        "text": "step 4 vs decoder-only: p = 0.743",
+        "source": "measured",
+        "config": "ablation config",
+        "ref": "four_steps.verdict",
+        "values": {"p": 0.743},
+    }
     assert set(doc["rows"][0]["cells"]) == set(audit.COLUMNS)
 
 
@@ -174,6 +199,7 @@ def test_markdown_has_every_row_title_and_every_typed_text():
 
 # --- import validation: each bad class has its own message ---------------------------------------------------
 
+
 def _doc(**changes) -> dict:
     doc = json.loads(audit.to_json(audit.default_workbook(), MEASURED))
     doc.update(changes)
@@ -191,8 +217,9 @@ def test_import_refuses_files_that_are_not_json_text():
     assert _import(b"") == "The file is empty."
     assert "binary file" in _import(b"\x89PNG\r\n\x1a\n\x00\x00\x00")
     assert "not UTF-8 text" in _import(b"\xff\xfe\xfa rows")
-    assert _import(b'{"format": "bias-audit-workbook", rows') == ("Not JSON: Expecting property name enclosed in "
-                                                                   "double quotes at line 1, column 35.")
+    assert _import(b'{"format": "bias-audit-workbook", rows') == (
+        "Not JSON: Expecting property name enclosed in double quotes at line 1, column 35."
+    )
     assert f"at most {audit.MAX_IMPORT_BYTES:,}" in _import(b" " * (audit.MAX_IMPORT_BYTES + 1))
 
 
@@ -220,8 +247,13 @@ def test_import_refuses_wrong_types_naming_the_place():
     doc = _doc()
     doc["rows"][2]["cells"]["axes"]["source"] = []  # unhashable: must not reach a dict lookup
     assert "rows[2].cells.axes.source: expected one of measured, claim, typed, pending, got a list" in _import(doc)
-    assert "got a list" in _import({"format": "bias-audit-workbook", "version": 1, "rows": [
-        {"id": None, "cells": {"structure": {"text": "x", "source": []}}}]})
+    assert "got a list" in _import(
+        {
+            "format": "bias-audit-workbook",
+            "version": 1,
+            "rows": [{"id": None, "cells": {"structure": {"text": "x", "source": []}}}],
+        }
+    )
     doc = _doc()
     doc["rows"][0]["id"] = 7
     assert _import(doc) == "rows[0].id: expected text or null, got a number."
@@ -234,8 +266,10 @@ def test_import_refuses_too_many_rows_and_too_long_cells():
     assert _import(doc) == f"rows: 25 rows; a workbook holds at most {audit.MAX_ROWS}."
     doc = _doc()
     doc["rows"][4]["cells"]["problem"] = {"text": "y" * (audit.MAX_CELL_CHARS + 1), "source": "typed"}
-    assert _import(doc) == (f"rows[4].cells.problem.text: {audit.MAX_CELL_CHARS + 1} characters; a cell holds at most "
-                            f"{audit.MAX_CELL_CHARS}.")
+    assert _import(doc) == (
+        f"rows[4].cells.problem.text: {audit.MAX_CELL_CHARS + 1} characters; a cell holds at most "
+        f"{audit.MAX_CELL_CHARS}."
+    )
 
 
 def test_import_never_takes_a_measurement_or_a_claim_on_trust():
@@ -254,6 +288,7 @@ def test_import_never_takes_a_measurement_or_a_claim_on_trust():
 
 # --- compact URL state -----------------------------------------------------------------------------------------
 
+
 def test_url_state_round_trips_and_is_empty_for_the_default():
     assert audit.encode_state(audit.default_workbook()) == ""
     for workbook in (_workbook_with_everything(), [], [Row("labels")]):
@@ -265,13 +300,21 @@ def test_url_state_round_trips_and_is_empty_for_the_default():
 def test_url_state_of_a_large_workbook_exceeds_the_limit_and_is_refused():
     rng = random.Random(0)
     noise = "".join(rng.choices(string.ascii_letters + string.digits, k=20 * audit.MAX_CELL_CHARS))  # incompressible
-    big = [Row(None, {c: noise[(r * 7 + i) * audit.MAX_CELL_CHARS:][:audit.MAX_CELL_CHARS]
-                      for i, c in enumerate(audit.COLUMNS)}) for r in range(2)]
+    big = [
+        Row(
+            None,
+            {
+                c: noise[(r * 7 + i) * audit.MAX_CELL_CHARS :][: audit.MAX_CELL_CHARS]
+                for i, c in enumerate(audit.COLUMNS)
+            },
+        )
+        for r in range(2)
+    ]
     state = audit.encode_state(big)
     assert len(state) > audit.MAX_URL_CHARS
     with pytest.raises(AuditError, match=f"at most {audit.MAX_URL_CHARS:,}"):
         audit.decode_state(state)
-    small = [Row(None, {"structure": noise[:audit.MAX_CELL_CHARS], "problem": noise[-audit.MAX_CELL_CHARS:]})]
+    small = [Row(None, {"structure": noise[: audit.MAX_CELL_CHARS], "problem": noise[-audit.MAX_CELL_CHARS :]})]
     packed = audit.encode_state(small)
     assert len(packed) <= audit.MAX_URL_CHARS and audit.decode_state(packed) == small
 
@@ -281,21 +324,39 @@ def _packed(obj, raw: bytes | None = None) -> str:
     return base64.urlsafe_b64encode(zlib.compress(data)).decode().rstrip("=")
 
 
-@pytest.mark.parametrize("state, message", [
-    ("not base64!", "characters that URL-safe base64 does not use"),
-    ("A", "not valid base64"),
-    ("AAAA", "does not decompress"),
-    (_packed({"v": 1, "r": ["labels", "separate"]})[:-8], "incomplete"),
-    (_packed(None, b"\xff\xfe"), "does not hold JSON"),
-    (_packed({"v": 2, "r": []}), "not a version 1 workbook"),
-    (_packed({"v": 1, "r": ["nope"]}), 'unknown pre-filled row "nope"'),
-    (_packed({"v": 1, "r": [{"i": [1]}]}), r"unknown pre-filled row \[1\]"),  # a list is not even hashable
-    (_packed({"v": 1, "r": [{"c": {"colour": "red"}}]}), 'unknown column "colour"'),
-    (_packed({"v": 1, "r": [{"c": {"gain": 3}}]}), "expected text, got a number"),
-    (_packed({"v": 1, "r": [5]}), "row 1: expected a row, got a number"),
-    (_packed({"v": 1, "r": ["labels"] * (audit.MAX_ROWS + 1)}), f"at most {audit.MAX_ROWS}"),
-    (_packed(None, b" " * (audit.MAX_STATE_BYTES + 10)), f"more than {audit.MAX_STATE_BYTES:,} bytes"),
-], ids=["charset", "padding", "zlib", "cut", "utf8", "version", "row-id", "row-id-list", "column", "type", "row", "rows", "bomb"])
+@pytest.mark.parametrize(
+    "state, message",
+    [
+        ("not base64!", "characters that URL-safe base64 does not use"),
+        ("A", "not valid base64"),
+        ("AAAA", "does not decompress"),
+        (_packed({"v": 1, "r": ["labels", "separate"]})[:-8], "incomplete"),
+        (_packed(None, b"\xff\xfe"), "does not hold JSON"),
+        (_packed({"v": 2, "r": []}), "not a version 1 workbook"),
+        (_packed({"v": 1, "r": ["nope"]}), 'unknown pre-filled row "nope"'),
+        (_packed({"v": 1, "r": [{"i": [1]}]}), r"unknown pre-filled row \[1\]"),  # a list is not even hashable
+        (_packed({"v": 1, "r": [{"c": {"colour": "red"}}]}), 'unknown column "colour"'),
+        (_packed({"v": 1, "r": [{"c": {"gain": 3}}]}), "expected text, got a number"),
+        (_packed({"v": 1, "r": [5]}), "row 1: expected a row, got a number"),
+        (_packed({"v": 1, "r": ["labels"] * (audit.MAX_ROWS + 1)}), f"at most {audit.MAX_ROWS}"),
+        (_packed(None, b" " * (audit.MAX_STATE_BYTES + 10)), f"more than {audit.MAX_STATE_BYTES:,} bytes"),
+    ],
+    ids=[
+        "charset",
+        "padding",
+        "zlib",
+        "cut",
+        "utf8",
+        "version",
+        "row-id",
+        "row-id-list",
+        "column",
+        "type",
+        "row",
+        "rows",
+        "bomb",
+    ],
+)
 def test_a_damaged_url_state_names_its_problem(state, message):
     with pytest.raises(AuditError, match=message):
         audit.decode_state(state)
@@ -306,12 +367,15 @@ def test_a_damaged_url_state_names_its_problem(state, message):
 RANGE = (1e8, 1e11)
 
 
-@pytest.mark.parametrize("budget, case, ship", [
-    (1e9, "below", "A"),
-    (9e9, "inside", "A, for now"),
-    (1e10, "inside", "A, for now"),
-    (5e10, "above", "B, once validated at your budget"),
-])
+@pytest.mark.parametrize(
+    "budget, case, ship",
+    [
+        (1e9, "below", "A"),
+        (9e9, "inside", "A, for now"),
+        (1e10, "inside", "A, for now"),
+        (5e10, "above", "B, once validated at your budget"),
+    ],
+)
 def test_decision_inside_the_measured_range_is_a_measurement(budget, case, ship):
     d = audit.decide(budget, 1e10, 8e9, 1.2e10, RANGE, "A", "B")
     assert (d.case, d.evidence, d.ship) == (case, "measured", ship)
@@ -325,8 +389,10 @@ def test_decision_below_the_crossover_says_when_the_budget_reaches_it():
     assert audit.decide(5e10, 1e10, 8e9, 1.2e10, RANGE, "A", "B").years is None
 
 
-@pytest.mark.parametrize("budget, crossover, side", [
-    (1e12, 1e10, "above"), (1e7, 1e10, "below"), (1e9, 1e12, "below"), (1e12, 1e12, "inside the uncertainty of")])
+@pytest.mark.parametrize(
+    "budget, crossover, side",
+    [(1e12, 1e10, "above"), (1e7, 1e10, "below"), (1e9, 1e12, "below"), (1e12, 1e12, "inside the uncertainty of")],
+)
 def test_a_budget_or_crossover_beyond_the_measured_range_is_an_extrapolation(budget, crossover, side):
     d = audit.decide(budget, crossover, crossover * 0.8, crossover * 1.2, RANGE, "A", "B")
     assert d.case == "extrapolation" and d.evidence == "extrapolation"

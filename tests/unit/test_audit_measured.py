@@ -13,7 +13,7 @@ from explorer.experiments import four_steps as fs
 from explorer.experiments.crossover import at_budget
 from explorer.formatting import p_label, seed_list
 
-BUDGET = 10 ** audit.DEFAULT_BUDGET_LOG  # the page's default budget, inside the shipped crossover run
+BUDGET = 10**audit.DEFAULT_BUDGET_LOG  # the page's default budget, inside the shipped crossover run
 
 
 @pytest.fixture(scope="module")
@@ -51,9 +51,10 @@ def test_the_verdict_cell_quotes_the_four_steps_paired_and_equivalence_tests(abl
     assert seed_list(sorted({r["seed"] for r in fs.load_shipped()["runs"]})) in cell.config
 
 
-@pytest.mark.parametrize("ref, without, with_", [("four_steps.separate", "2", "0m"),
-                                                 ("four_steps.final_layer", "3", "2"),
-                                                 ("four_steps.bidirectional", "4", "3")])
+@pytest.mark.parametrize(
+    "ref, without, with_",
+    [("four_steps.separate", "2", "0m"), ("four_steps.final_layer", "3", "2"), ("four_steps.bidirectional", "4", "3")],
+)
 def test_each_removal_cell_is_an_exact_paired_test_of_the_shipped_losses(ablation, measured, ref, without, with_):
     from explorer.stats import sign_flip_p
 
@@ -61,7 +62,10 @@ def test_each_removal_cell_is_an_exact_paired_test_of_the_shipped_losses(ablatio
     a, b = _losses(record, without), _losses(record, with_)  # in seed order: the seeds pair the variants
     cell = measured[ref]
     assert cell.values["mean_diff"] == pytest.approx(a.mean() - b.mean(), abs=1e-12)
-    assert cell.values["paired_p"] == pytest.approx(sign_flip_p(a - b)) and cell.values["holm_p"] >= cell.values["paired_p"]
+    assert (
+        cell.values["paired_p"] == pytest.approx(sign_flip_p(a - b))
+        and cell.values["holm_p"] >= cell.values["paired_p"]
+    )
     assert f"{a.mean() - b.mean():+.3f} ({a.mean():.3f} against {b.mean():.3f}" in cell.text
 
 
@@ -104,8 +108,9 @@ def test_the_cache_cell_counts_one_turn_exactly(n, m):
     assert cell.values["flop_ratio"] == pytest.approx((n + m) / m, rel=1e-12)  # GUIDE.md section 3
     assert cell.values["kv_cache_bytes"] == 2 * audit.CACHE_DEPTH * (n + m) * 64 * 4
     assert f"{(n + m) / m:.1f}x" in cell.text and f"n={n}" in cell.text and "d=64" in cell.config
-    timed = audit.cache_cell(n, m, timing={"time_reencode_ms": 2.0, "time_cached_ms": 0.5, "speedup": 4.0,
-                                           "repeats": 9, "seed": 0})["cache.turn"]
+    timed = audit.cache_cell(
+        n, m, timing={"time_reencode_ms": 2.0, "time_cached_ms": 0.5, "speedup": 4.0, "repeats": 9, "seed": 0}
+    )["cache.turn"]
     assert "a 4.0x speedup" in timed.text and "median of 9 repeats" in timed.config
 
 
@@ -119,10 +124,13 @@ def test_the_depth_cell_matches_the_shipped_depth_sweep_when_there_is_one():
     cell = audit.depth_cells(analysis)["depth.final_layer"]
     runs = depth.load_shipped()["runs"]
     for d in analysis["tests"]:
-        loss = {w: np.array([r["eval_loss"] for r in runs if r["depth"] == d and r["wiring"] == w]) for w in
-                ("final", "aligned")}
+        loss = {
+            w: np.array([r["eval_loss"] for r in runs if r["depth"] == d and r["wiring"] == w])
+            for w in ("final", "aligned")
+        }
         assert cell.values["per_depth"][str(d)]["mean_diff"] == pytest.approx(
-            loss["final"].mean() - loss["aligned"].mean(), abs=1e-12)
+            loss["final"].mean() - loss["aligned"].mean(), abs=1e-12
+        )
 
 
 def test_the_cache_key_watches_the_files_the_cells_read():

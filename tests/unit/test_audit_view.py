@@ -18,15 +18,16 @@ def test_student_text_is_escaped_for_markdown_and_control_characters_are_shown()
 def test_a_reversed_range_is_swapped_and_said_and_blank_names_get_defaults():
     crossing, reversed_range = view.typed_crossing(21.0, 0.5, 22.0, 18.0, " ", "mine")
     assert reversed_range and crossing["range"] == (1e18, 1e22)
-    assert math.isclose(crossing["lo"], 10 ** 20.5) and math.isclose(crossing["hi"], 10 ** 21.5)
+    assert math.isclose(crossing["lo"], 10**20.5) and math.isclose(crossing["hi"], 10**21.5)
     assert crossing["more"] == view.DEFAULT_MORE and crossing["less"] == "mine"
     assert not view.typed_crossing(21.0, 0.5, 18.0, 22.0, "a", "b")[1]
 
 
 def test_imported_controls_are_kept_only_inside_the_pages_options():
     allowed = {"n": [8, 48], "m": [8], "pair": ["2-48"]}
-    values, refused = view.restore_controls({"n": 48, "m": 7, "pair": "2-48", "budget": 9.84, "other": 1,
-                                             "timed": True}, allowed, (6.0, 30.0))
+    values, refused = view.restore_controls(
+        {"n": 48, "m": 7, "pair": "2-48", "budget": 9.84, "other": 1, "timed": True}, allowed, (6.0, 30.0)
+    )
     assert values == {"n": 48, "pair": "2-48", "budget": 9.8}
     assert refused == [("m", "7")]
     assert view.restore_controls({"budget": 99}, allowed, (6.0, 30.0)) == ({}, [("budget", "99")])
@@ -56,10 +57,15 @@ def test_editor_rows_name_each_rows_kind_then_its_cells():
 
 # --- the Chinese edition: a workbook file made in one language reads in the other ----------------------------------
 
+
 def test_a_workbook_exported_in_either_language_imports_in_the_other_with_its_claims_prefilled():
     from explorer import i18n
 
-    workbook = [audit.Row("separate", {"problem": "mine"}), *audit.default_workbook()[1:], audit.Row(None, {"gain": "x"})]
+    workbook = [
+        audit.Row("separate", {"problem": "mine"}),
+        *audit.default_workbook()[1:],
+        audit.Row(None, {"gain": "x"}),
+    ]
     for made, read in (("en", "zh"), ("zh", "en")):
         with i18n.using(made):
             raw = audit.to_json(workbook, {}, {"n": 48}).encode()
@@ -70,8 +76,9 @@ def test_a_workbook_exported_in_either_language_imports_in_the_other_with_its_cl
         assert ("结构（假设）" in csv_head) == (made == "zh")
     with i18n.using("zh"):
         assert audit.cells(audit.Row("labels"), {})["problem"].text.startswith("有名字的架构")
-        assert audit.canonical(audit.Row("labels", {"problem": audit.claim_text("labels", "problem", "en")}), {}) \
-            == audit.Row("labels")  # the English claim typed back is the pre-filled cell, not the student's
+        assert audit.canonical(
+            audit.Row("labels", {"problem": audit.claim_text("labels", "problem", "en")}), {}
+        ) == audit.Row("labels")  # the English claim typed back is the pre-filled cell, not the student's
 
 
 def test_refusals_and_the_decision_speak_the_run_language():
@@ -88,6 +95,7 @@ def test_refusals_and_the_decision_speak_the_run_language():
 
 # --- the page's lines, badges and notices --------------------------------------------------------------------------
 
+
 def test_a_link_is_noticed_only_when_there_is_one_and_its_damage_is_named_escaped():
     assert view.link_notice(None, None) is None and view.link_notice("", None) is None
     assert view.link_notice("abc", None) == ("caption", "Workbook restored from the link.")
@@ -96,7 +104,10 @@ def test_a_link_is_noticed_only_when_there_is_one_and_its_damage_is_named_escape
 
 
 def test_the_share_note_says_what_the_link_holds_and_when_it_is_too_long():
-    assert view.link_note("") == ("caption", "The link holds your workbook once you change it (up to 4,000 characters).")
+    assert view.link_note("") == (
+        "caption",
+        "The link holds your workbook once you change it (up to 4,000 characters).",
+    )
     kind, text = view.link_note("a" * 1234)
     assert kind == "caption" and "(1,234 of at most 4,000 characters)" in text
     kind, text = view.link_note("a" * (audit.MAX_URL_CHARS + 1))
@@ -142,22 +153,29 @@ def test_the_shipped_crossover_is_quoted_with_its_range_and_its_config():
     first, last = math.log10(analysis["flops"][0]), math.log10(analysis["flops"][-1])
     assert view.covers(analysis) == f"The crossover run covers 10^{first:.1f} to 10^{last:.1f}; "
     crossing = audit.crossover_input(analysis, "2-48")
-    assert view.measured_inputs(crossing, 9.8) == (f"Measured crossover of {crossing['less']} over {crossing['more']} "
-                                                   f"({crossing['config']}); budget 10^9.8.")
+    assert view.measured_inputs(crossing, 9.8) == (
+        f"Measured crossover of {crossing['less']} over {crossing['more']} ({crossing['config']}); budget 10^9.8."
+    )
 
 
 def test_badges_name_every_kind_in_its_colour():
     assert view.badge(audit.MEASURED) == ":green-badge[measured]"
-    assert view.legend_badges() == {"empty": ":violet-badge[to fill in]", "measured": ":green-badge[measured]",
-                                    "claim": ":blue-badge[lecture's claim]", "typed": ":orange-badge[typed by the student]",
-                                    "pending": ":gray-badge[not measured yet]"}
+    assert view.legend_badges() == {
+        "empty": ":violet-badge[to fill in]",
+        "measured": ":green-badge[measured]",
+        "claim": ":blue-badge[lecture's claim]",
+        "typed": ":orange-badge[typed by the student]",
+        "pending": ":gray-badge[not measured yet]",
+    }
 
 
 def test_a_card_names_its_structure_and_cells_escaped_and_links_a_later_measurement_elsewhere():
     empty = audit.Cell("", audit.TYPED)
     assert view.card_title(3, empty) == "**3. \\(a row without a structure yet\\)** :violet-badge[to fill in]"
-    assert view.cell_line("gain", audit.Cell("*x*", audit.TYPED)) == \
-        r":orange-badge[typed by the student] **Gain now**: \*x\*"
+    assert (
+        view.cell_line("gain", audit.Cell("*x*", audit.TYPED))
+        == r":orange-badge[typed by the student] **Gain now**: \*x\*"
+    )
     assert view.cell_line("gain", empty).endswith("**Gain now**: —")
     later = audit.Cell("", audit.PENDING, link="four-steps")
     assert view.later_link(later, "depth") == "four-steps"
@@ -173,5 +191,11 @@ def test_the_rule_line_badges_a_measured_verdict_and_an_extrapolation():
 
 
 def test_how_it_works_quotes_the_workbooks_limits():
-    assert view.how_numbers() == {"share": audit.LONG_SHARE, "depth": audit.CACHE_DEPTH, "rows": 20, "chars": 600,
-                                  "bytes": "1,000,000", "url": "4,000"}
+    assert view.how_numbers() == {
+        "share": audit.LONG_SHARE,
+        "depth": audit.CACHE_DEPTH,
+        "rows": 20,
+        "chars": 600,
+        "bytes": "1,000,000",
+        "url": "4,000",
+    }

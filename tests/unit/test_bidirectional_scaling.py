@@ -76,19 +76,32 @@ def _swept(losses: dict[tuple[int, int, int], tuple[float, float]], cfg: bs.Scal
     for width in cfg.widths:
         for seed in cfg.seeds:
             for i, mask in enumerate(bs.MASKS):
-                history = [{"step": b, "flops": 0.0, "eval_loss": losses[(width, b, seed)][i], "eval_accuracy": 0.5}
-                           for b in cfg.budgets]
-                runs.append({"width": width, "mask": mask, "seed": seed, "parameters": width,
-                             "flops_per_step": width, "steps_done": cfg.steps, "stopped": "steps", "seconds": 0.0,
-                             "history": history})
+                history = [
+                    {"step": b, "flops": 0.0, "eval_loss": losses[(width, b, seed)][i], "eval_accuracy": 0.5}
+                    for b in cfg.budgets
+                ]
+                runs.append(
+                    {
+                        "width": width,
+                        "mask": mask,
+                        "seed": seed,
+                        "parameters": width,
+                        "flops_per_step": width,
+                        "steps_done": cfg.steps,
+                        "stopped": "steps",
+                        "seconds": 0.0,
+                        "history": history,
+                    }
+                )
     return {"config": cfg.to_dict(), "runs": runs}
 
 
 def test_points_and_trend_read_the_paired_gaps():
     cfg = replace(TINY, widths=(4, 8, 16), budgets=(3, 6), seeds=(0, 1, 2, 3))
     # the gap halves with each doubling of width, plus a seed offset: every seed's slope is negative
-    losses = {(w, b, s): (1.0 + 0.4 * 4 / w + 0.01 * s, 1.0) for w in cfg.widths for b in cfg.budgets
-              for s in cfg.seeds}
+    losses = {
+        (w, b, s): (1.0 + 0.4 * 4 / w + 0.01 * s, 1.0) for w in cfg.widths for b in cfg.budgets for s in cfg.seeds
+    }
     swept = _swept(losses, cfg)
     points = bs.points(swept)
     assert list(points[0])[:5] == list(bs.POINT_KEYS)
@@ -127,16 +140,33 @@ def test_serving_re_encodes_the_whole_chat_while_the_cache_computes_the_new_turn
     assert [t.y[-1] for t in fig.data] == [last["cum_reencode"], last["cum_cached"]]
 
 
-@pytest.mark.parametrize("bad", [dict(widths=(6,)), dict(widths=(1024,)), dict(budgets=(0, 5)),
-                                 dict(seeds=(0, 0)), dict(task_name="shuffle")])
+@pytest.mark.parametrize(
+    "bad",
+    [dict(widths=(6,)), dict(widths=(1024,)), dict(budgets=(0, 5)), dict(seeds=(0, 0)), dict(task_name="shuffle")],
+)
 def test_bad_settings_are_refused_with_a_reason(bad):
     with pytest.raises(ValueError):
         replace(TINY, **bad)
 
 
 def test_the_cli_prints_points_with_their_seed_interval(capsys):
-    assert main(["bidirectional-scaling", "--preset", "quick", "--widths", "4,8", "--seeds", "1", "--budgets", "2,4",
-                 "--json"]) == 0
+    assert (
+        main(
+            [
+                "bidirectional-scaling",
+                "--preset",
+                "quick",
+                "--widths",
+                "4,8",
+                "--seeds",
+                "1",
+                "--budgets",
+                "2,4",
+                "--json",
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert {p["width"] for p in out["points"]} == {4, 8}
     assert all(set(bs.POINT_KEYS) <= set(p) and p["gap_low"] <= p["gap"] <= p["gap_high"] for p in out["points"])

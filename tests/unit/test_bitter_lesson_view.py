@@ -24,12 +24,21 @@ def _result(crossing: bool = True) -> dict:
                 if method == "hand-built":
                     loss = 0.45 + 0.2 * np.exp(-8 * t)
                 else:
-                    loss = 0.69 - (0.59 if crossing else 0.09) * t ** 2
+                    loss = 0.69 - (0.59 if crossing else 0.09) * t**2
                 loss = loss + 0.005 * seed
                 data = steps * CFG.batch_size
-                runs.append({"case": case, "method": method, "seed": seed, "data": data.tolist(),
-                             "flops": (data * CFG.flops_per_example(method)).tolist(), "loss": loss.tolist(),
-                             "accuracy": (1 - loss).tolist(), "stopped": "steps"})
+                runs.append(
+                    {
+                        "case": case,
+                        "method": method,
+                        "seed": seed,
+                        "data": data.tolist(),
+                        "flops": (data * CFG.flops_per_example(method)).tolist(),
+                        "loss": loss.tolist(),
+                        "accuracy": (1 - loss).tolist(),
+                        "stopped": "steps",
+                    }
+                )
     return {"config": CFG.to_dict(), "runs": runs, "stopped": "steps"}
 
 
@@ -48,8 +57,15 @@ def test_the_takeaway_names_the_lead_the_crossover_and_the_floor_in_either_langu
 def test_the_tables_have_one_row_per_test_and_per_checkpoint_with_columns_in_the_run_language():
     analysis = bl.analyse(_result())
     tests = view.tests_table(analysis)
-    assert list(tests.columns) == ["comparison", "seeds", "mean gap (nats)", "seed range", "hand-built ahead",
-                                   "exact p", "Holm p"]
+    assert list(tests.columns) == [
+        "comparison",
+        "seeds",
+        "mean gap (nats)",
+        "seed range",
+        "hand-built ahead",
+        "exact p",
+        "Holm p",
+    ]
     assert len(tests) == 2 * len(bl.CASES) and tests["seeds"].tolist() == [3] * 4
     assert tests["comparison"][0].startswith("Transformer − hand-built, order,")
     assert tests["hand-built ahead"][3].endswith("of 3")
@@ -73,6 +89,5 @@ def test_the_verdict_the_method_texts_and_the_labels():
         assert zh[0].startswith("**任务。**") and zh[1].endswith(("正面", "负面"))
         assert view.stop_reason("time_budget") == "到达时限" and view.axis_label("compute") == "算力"
         assert view.section_labels()[0] == "怎样测量的"
-    assert [view.stop_reason(s) for s in ("steps", "time_budget", "cancelled")] == ["steps", "time_budget",
-                                                                                   "cancelled"]
+    assert [view.stop_reason(s) for s in ("steps", "time_budget", "cancelled")] == ["steps", "time_budget", "cancelled"]
     assert view.flops_ratio(CFG.to_dict()) > 100  # a Transformer example costs far more

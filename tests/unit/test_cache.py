@@ -36,7 +36,7 @@ def test_heatmap_cells_add_up_to_the_exact_entry_counts(n, m, turns):
         assert (causal == exp.BLOCKED).sum() == counts["causal_masked"] == total * (total - 1) // 2
         unchanged = (bidir == exp.UNCHANGED).sum()
         assert unchanged == (h * h if layer == 1 else 0)
-        assert (bidir == exp.RECOMPUTED).sum() + unchanged == counts["bidirectional_recomputed"] == total ** 2
+        assert (bidir == exp.RECOMPUTED).sum() + unchanged == counts["bidirectional_recomputed"] == total**2
 
 
 def test_a_long_chat_is_drawn_in_blocks_but_counted_exactly():
@@ -44,7 +44,7 @@ def test_a_long_chat_is_drawn_in_blocks_but_counted_exactly():
     total = 4096 + 12 * 256
     assert p["total"] == total and p["block"] == int(np.ceil(total / exp.MAX_CELLS))
     assert p["causal"].shape[0] <= exp.MAX_CELLS and len(p["labels"]) == p["causal"].shape[0]
-    assert p["counts"]["bidirectional_recomputed"] == total ** 2
+    assert p["counts"]["bidirectional_recomputed"] == total**2
     # the new rows are the bottom ones; blocks on the diagonal are drawn by their centre (allowed)
     assert (p["causal"][-1] != exp.BLOCKED).all() and p["causal"][0, -1] == exp.BLOCKED
 
@@ -52,7 +52,7 @@ def test_a_long_chat_is_drawn_in_blocks_but_counted_exactly():
 def test_turn_table_rows_and_running_totals():
     t = exp.turn_table(10, 4, 3, depth=2)
     assert list(t["turn"]) == [0, 1, 2, 3] and list(t["history"]) == [0, 10, 14, 18]
-    assert (t["flops_reencode"].iloc[0] == t["flops_cached"].iloc[0])  # the opening: same work both ways
+    assert t["flops_reencode"].iloc[0] == t["flops_cached"].iloc[0]  # the opening: same work both ways
     assert t["cum_flops_reencode"].iloc[-1] == t["flops_reencode"].sum()
     assert t["kv_cache_bytes"].iloc[-1] == 2 * 2 * 22 * 64 * 4
 
@@ -75,8 +75,8 @@ def test_turn_flops_match_torch_flop_counter_over_several_turns():
     for t in range(1, turns + 1):
         h = exp.history_at(n, m, t)
         f = exp.turn_flops(causal.cfg, h, m)
-        assert _counted(lambda: bidirectional(tokens[:, :h + m], need_weights=True)) == f["flops_reencode"]
-        assert _counted(lambda: causal(tokens[:, h:h + m], cache=cache, need_weights=True)) == f["flops_cached"]
+        assert _counted(lambda: bidirectional(tokens[:, : h + m], need_weights=True)) == f["flops_reencode"]
+        assert _counted(lambda: causal(tokens[:, h : h + m], cache=cache, need_weights=True)) == f["flops_cached"]
         assert cache.length == h + m
 
 
@@ -97,8 +97,8 @@ def test_cached_steps_equal_full_recomputation_over_several_turns(dtype, tol):
     start, worst = 0, 0.0
     with torch.no_grad():
         for length in lengths:
-            step = causal(tokens[:, start:start + length], cache=cache).logits
-            full = causal(tokens[:, :start + length]).logits[:, start:]
+            step = causal(tokens[:, start : start + length], cache=cache).logits
+            full = causal(tokens[:, : start + length]).logits[:, start:]
             worst = max(worst, (step - full).abs().max().item())
             start += length
         scale = causal(tokens).logits.abs().max().item()
@@ -127,8 +127,9 @@ def test_measure_refuses_sizes_beyond_the_named_limit():
 
 def test_overhead_fit_recovers_known_coefficients():
     a, b, c = 1 / 40e9, 0.3e-3, 0.05e-3
-    rows = [{"flops": f, "depth": d, "median_ms": 1e3 * (a * f + b * d + c)}
-            for f in (1e5, 1e7, 1e9) for d in (1, 2, 4)]
+    rows = [
+        {"flops": f, "depth": d, "median_ms": 1e3 * (a * f + b * d + c)} for f in (1e5, 1e7, 1e9) for d in (1, 2, 4)
+    ]
     fit = exp.fit_overhead(rows)
     assert fit["a_s_per_flop"] == pytest.approx(a, rel=1e-6)
     assert fit["b_s_per_layer"] == pytest.approx(b, rel=1e-6)
@@ -137,8 +138,11 @@ def test_overhead_fit_recovers_known_coefficients():
     # with a fixed cost per layer the speedup stays below the FLOP ratio, and approaches it for big n
     ratio = (1024 + 8) / 8
     assert 1 < exp.predicted_speedup(fit, 1024, 8, 2) < ratio
-    assert exp.predicted_speedup(fit, 4096, 8, 2) > exp.predicted_speedup(fit, 1024, 8, 2) > \
-        exp.predicted_speedup(fit, 64, 8, 2)
+    assert (
+        exp.predicted_speedup(fit, 4096, 8, 2)
+        > exp.predicted_speedup(fit, 1024, 8, 2)
+        > exp.predicted_speedup(fit, 64, 8, 2)
+    )
 
 
 def test_a_small_sweep_yields_rows_and_a_fit():

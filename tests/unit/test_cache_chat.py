@@ -27,12 +27,15 @@ def test_the_lecture_chat_is_two_turns_of_real_tokens_joined_by_a_space():
     assert chat.notices == ()  # capitals are lowercased, as the tokenizer would, without a notice
 
 
-@pytest.mark.parametrize("text, limit", [
-    (" / ".join(["hi"] * (cc.MAX_TURNS + 1)), f"at most {cc.MAX_TURNS}"),
-    ("x" * (cc.MAX_TURN_CHARS + 1), f"at most {cc.MAX_TURN_CHARS} per turn"),
-    (" / / ", "empty"),
-    ("\u200b\u200d", "invisible"),
-])
+@pytest.mark.parametrize(
+    "text, limit",
+    [
+        (" / ".join(["hi"] * (cc.MAX_TURNS + 1)), f"at most {cc.MAX_TURNS}"),
+        ("x" * (cc.MAX_TURN_CHARS + 1), f"at most {cc.MAX_TURN_CHARS} per turn"),
+        (" / / ", "empty"),
+        ("\u200b\u200d", "invisible"),
+    ],
+)
 def test_a_chat_over_a_limit_is_refused_naming_the_limit(text, limit):
     with pytest.raises(ValueError, match=limit):
         cc.parse_chat(text)

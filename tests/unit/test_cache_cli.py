@@ -8,8 +8,15 @@ from explorer.cli import main
 from explorer.experiments import cache as exp
 from tests.conftest import ROOT
 
-MEASURE_KEYS = {"flops_reencode", "flops_cached", "flop_ratio", "time_reencode_ms", "time_cached_ms", "speedup",
-                "max_abs_logit_diff"}
+MEASURE_KEYS = {
+    "flops_reencode",
+    "flops_cached",
+    "flop_ratio",
+    "time_reencode_ms",
+    "time_cached_ms",
+    "speedup",
+    "max_abs_logit_diff",
+}
 
 
 def _json(capsys, *argv) -> dict:
@@ -18,9 +25,28 @@ def _json(capsys, *argv) -> dict:
 
 
 def test_measure_as_a_subprocess_prints_one_json_object_with_the_named_keys():
-    out = subprocess.run([sys.executable, "-m", "explorer", "cache", "measure", "--n", "1024", "--m", "8",
-                          "--depth", "2", "--repeats", "3", "--json"], cwd=ROOT, capture_output=True, text=True,
-                         timeout=300)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "explorer",
+            "cache",
+            "measure",
+            "--n",
+            "1024",
+            "--m",
+            "8",
+            "--depth",
+            "2",
+            "--repeats",
+            "3",
+            "--json",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
     assert MEASURE_KEYS <= set(result)
@@ -31,8 +57,9 @@ def test_measure_as_a_subprocess_prints_one_json_object_with_the_named_keys():
 
 
 def test_measure_turns_measures_the_later_turn(capsys):
-    result = _json(capsys, "cache", "measure", "--n", "10", "--m", "4", "--depth", "1", "--turns", "3",
-                   "--repeats", "3")
+    result = _json(
+        capsys, "cache", "measure", "--n", "10", "--m", "4", "--depth", "1", "--turns", "3", "--repeats", "3"
+    )
     assert result["n"] == 10 + 2 * 4 and result["m"] == 4 and result["flop_ratio"] == 22 / 4
 
 

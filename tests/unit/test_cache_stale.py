@@ -86,8 +86,16 @@ def test_the_causal_twin_carries_the_same_weights():
     assert all(torch.equal(a, b) for a, b in zip(model.state_dict().values(), twin.state_dict().values()))
 
 
-@pytest.mark.parametrize("bad", [dict(sizes=((2, 1),)), dict(sizes=((30, 4),)), dict(task_steps=(5,)),
-                                 dict(seeds=(0, 0)), dict(tasks=("sort", "shuffle"))])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        dict(sizes=((2, 1),)),
+        dict(sizes=((30, 4),)),
+        dict(task_steps=(5,)),
+        dict(seeds=(0, 0)),
+        dict(tasks=("sort", "shuffle")),
+    ],
+)
 def test_bad_settings_name_the_rule(bad):
     with pytest.raises(ValueError):
         replace(TINY, **bad)
@@ -95,8 +103,22 @@ def test_bad_settings_name_the_rule(bad):
 
 def test_the_cli_writes_then_reads_back_rows_with_the_named_keys(capsys, tmp_path):
     out = tmp_path / "stale.json"
-    argv = ["cache", "stale", "--task-steps", "2", "2", "--seeds", "0", "--sizes", "8x2", "--test-chats", "8",
-            "--out", str(out), "--json"]
+    argv = [
+        "cache",
+        "stale",
+        "--task-steps",
+        "2",
+        "2",
+        "--seeds",
+        "0",
+        "--sizes",
+        "8x2",
+        "--test-chats",
+        "8",
+        "--out",
+        str(out),
+        "--json",
+    ]
     assert main(argv) == 0
     printed = json.loads(capsys.readouterr().out)
     assert [set(r) for r in printed["rows"]] == [ROW_KEYS] * 4 and out.is_file()
@@ -117,6 +139,8 @@ def test_the_shipped_result_has_the_named_keys_and_the_page_s_findings():
     assert record is not None, "data/cache/stale.json is shipped (python -m explorer cache stale)"
     assert all(set(r) == ROW_KEYS for r in record["rows"])
     head = stale.headline(record)
-    assert head["sort"]["every_seed_worse"] and head["sort"]["ranges_apart"] and head["sort"]["mean_gap"] > 0.1  # sort: a large, consistent loss
+    assert (
+        head["sort"]["every_seed_worse"] and head["sort"]["ranges_apart"] and head["sort"]["mean_gap"] > 0.1
+    )  # sort: a large, consistent loss
     assert head["copy"]["mean_gap"] < 0.01  # copy: next to none
     assert head["causal_max_kl"] < 1e-6  # by construction

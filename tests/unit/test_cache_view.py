@@ -40,8 +40,13 @@ def test_the_chat_takeaway_names_what_was_measured_and_which_token_moved_most():
     one = chat.chat_reuse(chat.parse_chat("Hi"), None)
     assert view.chat_takeaway(one, 1) == ("one-turn", {"tokens": 2, "separator": chat.TURN_SEPARATOR})
     moved = {"bidirectional": [[0.0, 0.0], [0.2, 0.6]], "causal": [[0.0, 0.0], [0.0, 1e-7]]}
-    data = {"turns": [_turn("hi", 2, 0, None), _turn("ok", 5, 2, moved)], "tokens": list("hi ok"),
-            "quantities": ["layer 1", "layer 2"], "limit": 40, "models": "demo"}
+    data = {
+        "turns": [_turn("hi", 2, 0, None), _turn("ok", 5, 2, moved)],
+        "tokens": list("hi ok"),
+        "quantities": ["layer 1", "layer 2"],
+        "limit": 40,
+        "models": "demo",
+    }
     assert view.chat_takeaway(data, 0)[0] == "layer1"
     kind, values = view.chat_takeaway(data, 1)
     assert kind == "moved" and values["mean"] == pytest.approx(0.4) and values["max"] == 0.6
@@ -72,15 +77,18 @@ def test_the_speedup_is_explained_by_the_overhead_fit_and_flagged_when_far_from_
     assert near["fixed_ms"] == pytest.approx(2.5) and near["matrix_ms"] == pytest.approx(0.2)
     assert view.why_speedup({**base, "speedup": 0.5 * predicted}, SWEEP, 512, 8, 2)["extra"] == "thin"
     assert view.why_speedup({**base, "speedup": 2 * predicted}, SWEEP, 512, 8, 2)["extra"] == "fast"
-    assert near["rows"] == "8 rows" and view.why_speedup({**base, "speedup": predicted}, SWEEP, 512, 1, 2)[
-        "rows"] == "1 row"
+    assert (
+        near["rows"] == "8 rows"
+        and view.why_speedup({**base, "speedup": predicted}, SWEEP, 512, 1, 2)["rows"] == "1 row"
+    )
 
 
 def test_the_why_paragraph_adds_the_sentence_its_distance_from_the_prediction_asks_for():
     predicted = exp.predicted_speedup(FIT, 512, 8, 2)
     base = {"flop_ratio": 65.0, "flops_cached": 2e6}
-    near, thin, fast = (view.why_paragraph({**base, "speedup": factor * predicted}, SWEEP, 512, 8, 2)
-                        for factor in (1.0, 0.5, 2.0))
+    near, thin, fast = (
+        view.why_paragraph({**base, "speedup": factor * predicted}, SWEEP, 512, 8, 2) for factor in (1.0, 0.5, 2.0)
+    )
     assert near.startswith(f"**Why {predicted:.1f}x and not 65.0x:** fitted over 12 timings")
     assert all(text.endswith("read of the weights serves all.") for text in (near, thin, fast))
     assert "thin products" not in near and "faster than the model expects" not in near
@@ -114,13 +122,23 @@ def test_the_slide_64_paragraphs_follow_the_findings_and_their_verdicts_in_order
     data = scaling.analyse(scaling.load_shipped())
     found = view.scaling_findings(data)
     findings, width, budget, caveat, weigh = view.scaling_paragraphs(data)
-    assert findings.startswith(f"**What this toy shows.** After {data['config']['budgets'][-1]} steps the gap is "
-                               f"{found['findings']['small_gap']:+.3f} nats")
-    verdicts = {"shrinks": "benefit of bidirectional input shrinks", "grows": "Here the gap does not shrink",
-                "unclear": "These seeds cannot say"}
+    assert findings.startswith(
+        f"**What this toy shows.** After {data['config']['budgets'][-1]} steps the gap is "
+        f"{found['findings']['small_gap']:+.3f} nats"
+    )
+    verdicts = {
+        "shrinks": "benefit of bidirectional input shrinks",
+        "grows": "Here the gap does not shrink",
+        "unclear": "These seeds cannot say",
+    }
     assert width.startswith("**The verdict.**") and verdicts[found["width_verdict"]] in width
-    assert budget.startswith({"grows": "Training longer does the opposite", "shrinks": "Training longer works the same",
-                              "unclear": "Over training budgets"}[found["budget_verdict"]])
+    assert budget.startswith(
+        {
+            "grows": "Training longer does the opposite",
+            "shrinks": "Training longer works the same",
+            "unclear": "Over training budgets",
+        }[found["budget_verdict"]]
+    )
     assert caveat.startswith("Two things temper the width trend.") and f"once its {len(data['points'])}" in caveat
     assert weigh.startswith("**Quality gained against cost paid.**") and f"{found['weigh']['ratio']:.1f}×" in weigh
 
@@ -142,6 +160,7 @@ def test_drift_sizes_and_limits_quote_the_experiment_constants():
 
 # --- the Chinese edition -------------------------------------------------------------------------------------------
 
+
 def test_chat_states_and_tiles_speak_the_run_language_while_the_url_values_stay_english():
     from explorer import i18n
 
@@ -149,8 +168,14 @@ def test_chat_states_and_tiles_speak_the_run_language_while_the_url_values_stay_
     with i18n.using("zh"):
         assert [view.state_label(s) for s in view.CHAT_STATES][-2:] == ["第 2 层的键和值", "输出状态"]
         assert plural(3, "turn") == "3 轮" and view.measured_tiles(
-            {"time_reencode_ms": 2.0, "time_cached_ms": 1.0, "speedup": 2.0, "flop_ratio": 9.0,
-             "max_abs_logit_diff": 0.0})[0] == ("重新编码", "2 ms")
+            {
+                "time_reencode_ms": 2.0,
+                "time_cached_ms": 1.0,
+                "speedup": 2.0,
+                "flop_ratio": 9.0,
+                "max_abs_logit_diff": 0.0,
+            }
+        )[0] == ("重新编码", "2 ms")
     assert view.CHAT_STATES[-1] == "output state" and plural(1, "turn") == "1 turn"
 
 

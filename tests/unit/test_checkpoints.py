@@ -14,9 +14,19 @@ CONFIGS = [
     TransformerConfig(arch="encoder", vocab_size=20, n_out=5, d_model=16, n_heads=4, n_layers=1, max_len=8),
     TransformerConfig(arch="encoder_decoder", vocab_size=20, d_model=16, n_heads=2, n_layers=2, max_len=12),
     # steps 1-4 and the joint softmax: shared modules must be written once and come back shared
-    TransformerConfig(arch="encoder_decoder", vocab_size=20, d_model=16, n_heads=2, n_layers=2, max_len=12,
-                      share_cross_self=True, share_encoder_decoder=True, layer_aligned=True, causal_encoder=True,
-                      joint_softmax=True),
+    TransformerConfig(
+        arch="encoder_decoder",
+        vocab_size=20,
+        d_model=16,
+        n_heads=2,
+        n_layers=2,
+        max_len=12,
+        share_cross_self=True,
+        share_encoder_decoder=True,
+        layer_aligned=True,
+        causal_encoder=True,
+        joint_softmax=True,
+    ),
 ]
 
 

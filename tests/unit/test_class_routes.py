@@ -9,18 +9,32 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from explorer import classroom
-from tests.store import postgres_url, store  # noqa: F401 (fixtures)
 from ui import class_routes
 
 
-def _call(handler, method: str, path: str, query: str = "", headers: dict | None = None, body: bytes = b"",
-          client: str = "203.0.113.7"):
+def _call(
+    handler,
+    method: str,
+    path: str,
+    query: str = "",
+    headers: dict | None = None,
+    body: bytes = b"",
+    client: str = "203.0.113.7",
+):
     """Run one route handler on a request as Starlette builds it; returns the response."""
     from starlette.requests import Request
 
-    scope = {"type": "http", "method": method, "path": path, "query_string": query.encode(), "scheme": "http",
-             "server": ("testserver", 80), "client": (client, 5000), "root_path": "",
-             "headers": [(k.lower().encode(), v.encode()) for k, v in {"host": "testserver", **(headers or {})}.items()]}
+    scope = {
+        "type": "http",
+        "method": method,
+        "path": path,
+        "query_string": query.encode(),
+        "scheme": "http",
+        "server": ("testserver", 80),
+        "client": (client, 5000),
+        "root_path": "",
+        "headers": [(k.lower().encode(), v.encode()) for k, v in {"host": "testserver", **(headers or {})}.items()],
+    }
     sent = [False]
 
     async def receive():
@@ -53,7 +67,7 @@ def test_starting_a_class_sets_the_lecturers_cookie_and_no_url_holds_it(store):
     target = _target(response)
     room = classroom.find(target["class"])
     assert room is not None and target["lang"] == "zh" and set(target) == {"class", "lang"}
-    (name, cookie), = _cookies(response).items()
+    ((name, cookie),) = _cookies(response).items()
     morsel = cookie[name]
     assert name == f"explorer_host_{room.code}" and classroom.is_host(room, morsel.value)
     assert morsel["httponly"] and morsel["samesite"].lower() == "lax" and morsel["path"] == "/"
@@ -71,11 +85,10 @@ def test_joining_sets_a_device_cookie_and_a_rejoin_keeps_it(store):
     room, _ = classroom.start()
     response = _call(class_routes.join, "GET", "/class/join", f"class={room.code.lower()}&lang=en")
     assert _target(response) == {"class": room.code, "lang": "en"}
-    (name, cookie), = _cookies(response).items()
+    ((name, cookie),) = _cookies(response).items()
     token = cookie[name].value
     assert name == f"explorer_device_{room.code}" and classroom.is_student(room, token) and cookie[name]["httponly"]
-    again = _call(class_routes.join, "GET", "/class/join", f"class={room.code}",
-                  headers={"cookie": f"{name}={token}"})
+    again = _call(class_routes.join, "GET", "/class/join", f"class={room.code}", headers={"cookie": f"{name}={token}"})
     assert not _cookies(again) and classroom.joined(room) == 1  # the same device: no second seat
 
 
@@ -97,16 +110,21 @@ def test_joins_from_one_address_are_limited_and_other_addresses_are_not(store):
     assert _cookies(_call(class_routes.join, "GET", "/class/join", f"class={room.code}", client="198.51.100.2"))
 
 
-@pytest.mark.parametrize("peer, forwarded, seen", [
-    ("127.0.0.1", "6.6.6.6, 198.51.100.9", "198.51.100.9"),  # behind the deployment's nginx: what nginx saw
-    ("198.51.100.3", "6.6.6.6", "198.51.100.3"),  # a remote peer cannot pick its address
-    ("127.0.0.1", "", class_routes.LOCAL)])
+@pytest.mark.parametrize(
+    "peer, forwarded, seen",
+    [
+        ("127.0.0.1", "6.6.6.6, 198.51.100.9", "198.51.100.9"),  # behind the deployment's nginx: what nginx saw
+        ("198.51.100.3", "6.6.6.6", "198.51.100.3"),  # a remote peer cannot pick its address
+        ("127.0.0.1", "", class_routes.LOCAL),
+    ],
+)
 def test_the_client_address_is_the_one_a_client_cannot_forge(peer, forwarded, seen):
     from starlette.requests import Request
 
     headers = [(b"x-forwarded-for", forwarded.encode())] if forwarded else []
-    request = Request({"type": "http", "method": "GET", "path": "/", "headers": headers, "client": (peer, 1),
-                       "query_string": b""})
+    request = Request(
+        {"type": "http", "method": "GET", "path": "/", "headers": headers, "client": (peer, 1), "query_string": b""}
+    )
     assert class_routes.client_address(request) == seen
 
 

@@ -12,7 +12,6 @@ from explorer import classroom as cls
 from explorer import learning_path as lp
 from explorer.store import db
 from explorer.store.schema import CLASSES, STUDENTS
-from tests.store import postgres_url, store  # noqa: F401 (fixtures)
 
 BURST = 100
 
@@ -122,8 +121,10 @@ def test_pressing_ask_twice_asks_once_while_the_question_is_open(store):
     assert cls.ask_step(room, 3).id != step.id  # asked again after its reveal: a new round
 
 
-@pytest.mark.parametrize("value, reason", [(float("nan"), "out-of-range"), (1e12, "out-of-range"),
-                                           ("many", "not-a-number"), ("9" * 5000, "out-of-range")])
+@pytest.mark.parametrize(
+    "value, reason",
+    [(float("nan"), "out-of-range"), (1e12, "out-of-range"), ("many", "not-a-number"), ("9" * 5000, "out-of-range")],
+)
 def test_a_number_answer_must_be_a_finite_number_in_range(store, value, reason):
     room, _, (a,) = _room_with(1)
     question = cls.ask_own(room, "How many times faster is the cached turn at n = 1024?", unit="x", poll=True)
@@ -136,9 +137,13 @@ def test_a_number_answer_must_be_a_finite_number_in_range(store, value, reason):
 
 def test_refusals_name_their_limit(store):
     room, _ = cls.start()
-    for prompt, choices, reason in [("", [], "empty-prompt"), ("x" * 201, [], "long-prompt"),
-                                    ("Q", ["only one"], "choice-count"), ("Q", list("abcdefg"), "choice-count"),
-                                    ("Q", ["a", "b" * 61], "long-choice")]:
+    for prompt, choices, reason in [
+        ("", [], "empty-prompt"),
+        ("x" * 201, [], "long-prompt"),
+        ("Q", ["only one"], "choice-count"),
+        ("Q", list("abcdefg"), "choice-count"),
+        ("Q", ["a", "b" * 61], "long-choice"),
+    ]:
         with pytest.raises(cls.ClassError, match=reason):
             cls.ask_own(room, prompt, choices, poll=True)
     with pytest.raises(cls.ClassError, match="no-such-step"):
@@ -173,14 +178,25 @@ def test_the_csv_has_the_question_text_and_the_letters_on_screen(store):
     room, _, (a, b) = _room_with(2)
     step = cls.ask_step(room, 9)
     cls.answer(room, step, a, 1)
-    own = cls.ask_own(room, "=HYPERLINK(\"x\") <script>alert(1)</script>", ["<b>A</b>", "-1+1"], answer="B")
+    own = cls.ask_own(room, '=HYPERLINK("x") <script>alert(1)</script>', ["<b>A</b>", "-1+1"], answer="B")
     assert "<" not in own.prompt + "".join(own.choices) and ">" not in own.prompt
     cls.answer(room, own, b, 1)
     rows = list(csv.DictReader(io.StringIO(cls.answers_csv(room))))
-    assert [(r["question"], r["question_text"], r["student"], r["answer"], r["answer_text"], r["right_answer"],
-             r["matched"]) for r in rows] == [
+    assert [
+        (
+            r["question"],
+            r["question_text"],
+            r["student"],
+            r["answer"],
+            r["answer_text"],
+            r["right_answer"],
+            r["matched"],
+        )
+        for r in rows
+    ] == [
         ("1", lp.prompt(9), "1", "B", lp.choices(9)[1], "B", "yes"),
-        ("2", "'" + own.prompt, "2", "B", "'-1+1", "B", "yes")]
+        ("2", "'" + own.prompt, "2", "B", "'-1+1", "B", "yes"),
+    ]
     assert a not in cls.answers_csv(room)  # students appear as numbers, not device tokens
 
 
@@ -195,8 +211,9 @@ def test_a_burst_of_joins_stops_at_the_device_bound(store):
     room, _ = cls.start()
     near = cls.MAX_STUDENTS - 50
     with db.engine().begin() as conn:  # a class already nearly full
-        conn.execute(sa.insert(STUDENTS), [{"class_id": room.id, "token": f"{i:024x}", "joined_at": 0.0}
-                                           for i in range(near)])
+        conn.execute(
+            sa.insert(STUDENTS), [{"class_id": room.id, "token": f"{i:024x}", "joined_at": 0.0} for i in range(near)]
+        )
     ok, refusals = _burst(lambda i: cls.join(room, f"10.2.{i}.1"))
     assert (ok, refusals) == (50, {"class-full": 50}) and cls.joined(room) == cls.MAX_STUDENTS
 
@@ -219,10 +236,16 @@ def test_a_burst_of_questions_stops_at_the_question_bound(store):
 def test_a_burst_of_starts_stops_at_the_live_class_bound(store, no_live_classes_after):
     now = cls._now()
     with db.engine().begin() as conn:
-        live = conn.execute(sa.select(sa.func.count()).select_from(CLASSES)
-                            .where(CLASSES.c.created_at > now - cls.CLASS_HOURS * 3600)).scalar_one()
-        conn.execute(sa.insert(CLASSES), [{"code": f"T{i:05d}", "host_hash": "x", "created_at": now, "joining": True}
-                                          for i in range(cls.MAX_LIVE_CLASSES - 50 - live)])
+        live = conn.execute(
+            sa.select(sa.func.count()).select_from(CLASSES).where(CLASSES.c.created_at > now - cls.CLASS_HOURS * 3600)
+        ).scalar_one()
+        conn.execute(
+            sa.insert(CLASSES),
+            [
+                {"code": f"T{i:05d}", "host_hash": "x", "created_at": now, "joining": True}
+                for i in range(cls.MAX_LIVE_CLASSES - 50 - live)
+            ],
+        )
     ok, refusals = _burst(lambda i: cls.start(f"10.4.{i}.1"))
     assert (ok, refusals) == (50, {"too-many-classes": 50})
 

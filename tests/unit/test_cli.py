@@ -9,8 +9,9 @@ from tests.conftest import ROOT
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "explorer", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "explorer", *args], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_help_lists_the_subcommands(capsys):
@@ -20,8 +21,9 @@ def test_help_lists_the_subcommands(capsys):
 
 
 def test_train_prints_a_real_history_as_one_json_object():
-    out = _cli("train", "--task", "sort", "--arch", "decoder", "--steps", "60", "--seed", "0", "--eval-every",
-               "20", "--json")
+    out = _cli(
+        "train", "--task", "sort", "--arch", "decoder", "--steps", "60", "--seed", "0", "--eval-every", "20", "--json"
+    )
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
     assert [row["step"] for row in result["history"]] == [20, 40, 60]

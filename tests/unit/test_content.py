@@ -40,16 +40,21 @@ def _pattern(name: ast.AST) -> str | re.Pattern | None:
     if isinstance(name, ast.Constant) and isinstance(name.value, str):
         return name.value
     if isinstance(name, ast.JoinedStr):
-        return re.compile("".join(re.escape(v.value) if isinstance(v, ast.Constant) else "[a-z0-9-]+"
-                                  for v in name.values))
+        return re.compile(
+            "".join(re.escape(v.value) if isinstance(v, ast.Constant) else "[a-z0-9-]+" for v in name.values)
+        )
     return None
 
 
 def _constants(tree: ast.Module) -> dict[str, str]:
     """Module-level NAME = "text" assignments (a module that names its content book once)."""
-    return {target.id: node.value.value for node in tree.body if isinstance(node, ast.Assign)
-            and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
-            for target in node.targets if isinstance(target, ast.Name)}
+    return {
+        target.id: node.value.value
+        for node in tree.body
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
 
 
 def _asked_in(path: Path, page_slug: str | None) -> list[tuple[str, str | re.Pattern]]:
@@ -65,8 +70,13 @@ def _asked_in(path: Path, page_slug: str | None) -> list[tuple[str, str | re.Pat
             book, name = page_slug, node.args[0]
         elif isinstance(func, ast.Name) and func.id == "common":
             book, name = "common", node.args[0]
-        elif (isinstance(func, ast.Attribute) and func.attr == "text" and isinstance(func.value, ast.Name)
-              and func.value.id == "content" and len(node.args) >= 2):
+        elif (
+            isinstance(func, ast.Attribute)
+            and func.attr == "text"
+            and isinstance(func.value, ast.Name)
+            and func.value.id == "content"
+            and len(node.args) >= 2
+        ):
             first = node.args[0]
             book = first.value if isinstance(first, ast.Constant) else consts.get(getattr(first, "id", ""))
             name = node.args[1]
@@ -99,10 +109,14 @@ def test_a_page_file_holds_labels_not_paragraphs(slug):
     for path in [p for p in (PAGES[slug], SECTIONS[slug]) if p.is_file()]:  # the page and its sections module
         tree = ast.parse(path.read_text())
         docs = _docstrings(tree)
-        long = [(node.lineno, _literal_length(node)) for node in ast.walk(tree)
-                if id(node) not in docs and _literal_length(node) > MAX_LABEL_CHARS]
-        assert not long, f"{path.name}: strings longer than a label at (line, chars) {long}; move them to " \
-                         f"content/en/{slug}.md"
+        long = [
+            (node.lineno, _literal_length(node))
+            for node in ast.walk(tree)
+            if id(node) not in docs and _literal_length(node) > MAX_LABEL_CHARS
+        ]
+        assert not long, (
+            f"{path.name}: strings longer than a label at (line, chars) {long}; move them to content/en/{slug}.md"
+        )
 
 
 @pytest.mark.parametrize("book", BOOKS)
@@ -121,8 +135,10 @@ def test_every_book_the_code_asks_for_exists():
 def test_placeholders_fill_with_format_specs_and_leave_latex_alone():
     template = r"$C(t) = C_0 \cdot 10^{t/5}$: {{years:.2f}} years, {{name}}"
     assert content.placeholders(template) == {"years", "name"}
-    assert content.fill(template, {"years": 4.951, "name": "Nordhaus"}) == \
-        r"$C(t) = C_0 \cdot 10^{t/5}$: 4.95 years, Nordhaus"
+    assert (
+        content.fill(template, {"years": 4.951, "name": "Nordhaus"})
+        == r"$C(t) = C_0 \cdot 10^{t/5}$: 4.95 years, Nordhaus"
+    )
     with pytest.raises(content.ContentError, match="no value for name"):
         content.fill(template, {"years": 1})
 

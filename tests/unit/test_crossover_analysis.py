@@ -8,9 +8,20 @@ import pytest
 
 from explorer.costs import stack_forward_flops
 from explorer.experiments import crossover_frontier as fr
-from explorer.experiments.crossover import (PRESETS, Run, SweepConfig, analyse, at_budget, best_structure, changes,
-                                            checkpoint_steps, estimate_seconds, from_shipped, recipe_shift,
-                                            window_kernel_flops)
+from explorer.experiments.crossover import (
+    PRESETS,
+    Run,
+    SweepConfig,
+    analyse,
+    at_budget,
+    best_structure,
+    changes,
+    checkpoint_steps,
+    estimate_seconds,
+    from_shipped,
+    recipe_shift,
+    window_kernel_flops,
+)
 from explorer.recall import WEIGHTS, ceiling
 
 FLOPS = np.logspace(9, 11, 9)  # one point every quarter decade
@@ -21,7 +32,7 @@ def test_crossing_is_interpolated_in_log_flops():
     more = np.full(9, 0.5)
     less = np.array([0.1, 0.2, 0.3, 0.4, 0.6, 0.7, 0.8, 0.9, 0.9])
     # less - more goes from -0.1 at 10^9.75 to +0.1 at 10^10: halfway in log FLOPs
-    assert fr.crossing(FLOPS, more, less, MIN_LEAD) == pytest.approx(10 ** 9.875)
+    assert fr.crossing(FLOPS, more, less, MIN_LEAD) == pytest.approx(10**9.875)
 
 
 def test_the_last_overtaking_counts_and_ties_are_not_leads():
@@ -35,7 +46,7 @@ def test_the_last_overtaking_counts_and_ties_are_not_leads():
 
 
 def test_a_curve_is_read_on_the_grid_in_log_flops_and_never_extrapolated():
-    grid = np.array([1e8, 1e9, 10 ** 9.5, 1e10, 1e11])
+    grid = np.array([1e8, 1e9, 10**9.5, 1e10, 1e11])
     curve = fr.on_grid(np.array([1e9, 1e10]), np.array([[0.2, 0.6]]), grid)
     assert np.isnan(curve[0, 0]) and np.isnan(curve[0, -1])  # before its first and after its last checkpoint
     assert curve[0, 1:4] == pytest.approx([0.2, 0.4, 0.6])
@@ -55,8 +66,7 @@ def test_the_frontier_is_the_best_size_spent_so_far_and_never_falls():
 
 
 def test_b_star_is_the_argmax_of_the_frontiers():
-    means = {2: np.array([0.4, 0.5, 0.5, 0.5]), 8: np.array([0.2, 0.45, 0.7, 0.7]),
-             48: np.array([0.1, 0.3, 0.6, 0.9])}
+    means = {2: np.array([0.4, 0.5, 0.5, 0.5]), 8: np.array([0.2, 0.45, 0.7, 0.7]), 48: np.array([0.1, 0.3, 0.6, 0.9])}
     rows = best_structure(np.array([1e9, 1e10, 1e11, 1e12]), means, None)
     assert [r["window"] for r in rows] == [2, 2, 8, 48]
     assert rows[2]["lead"] == pytest.approx(0.1)
@@ -111,9 +121,15 @@ def _synthetic_sweep(cfg: SweepConfig) -> dict:
             rate = (1 + 0.1 * seed) * (run.width / 16) * (run.lr / 1e-2) / (10 * run.window)
             learnt = [1 - math.exp(-s * rate) for s in steps]
             rows.append([[1 / 8 + 7 / 8 * x if lag <= run.window - 1 else 1 / 8 for lag in cfg.lags] for x in learnt])
-        runs[run.key] = {"window": run.window, "width": run.width, "lr": run.lr, "seeds": list(cfg.seeds),
-                         "steps": steps, "per_lag_accuracy": rows,
-                         "eval_loss": [[2.0 - float(np.mean(r)) for r in seed_rows] for seed_rows in rows]}
+        runs[run.key] = {
+            "window": run.window,
+            "width": run.width,
+            "lr": run.lr,
+            "seeds": list(cfg.seeds),
+            "steps": steps,
+            "per_lag_accuracy": rows,
+            "eval_loss": [[2.0 - float(np.mean(r)) for r in seed_rows] for seed_rows in rows],
+        }
     return {"config": cfg.to_dict(), "runs": runs, "stopped": "steps", "steps_done": cfg.steps, "seconds": 1.0}
 
 
@@ -186,15 +202,20 @@ def test_a_smaller_run_is_a_slice_of_a_shipped_one():
     small = SweepConfig(windows=(48,), widths=(32,), lrs=(1e-2,), seeds=(2,), steps=200)
     rec = from_shipped(small, Run(48, 32, 1e-2), shipped)
     assert rec["seeds"] == [2] and rec["steps"] == small.checkpoints()
-    assert rec["per_lag_accuracy"][0] == shipped["runs"]["w48-d32-lr0.01"]["per_lag_accuracy"][2][:len(rec["steps"])]
-    assert from_shipped(SweepConfig(windows=(48,), widths=(32,), lrs=(3e-3,), steps=200), Run(48, 32, 3e-3),
-                        shipped) is None  # a rate the shipped run never trained
-    assert from_shipped(SweepConfig(windows=(48,), widths=(32,), lrs=(1e-2,), steps=1600), Run(48, 32, 1e-2),
-                        shipped) is None  # longer than shipped
+    assert rec["per_lag_accuracy"][0] == shipped["runs"]["w48-d32-lr0.01"]["per_lag_accuracy"][2][: len(rec["steps"])]
+    assert (
+        from_shipped(SweepConfig(windows=(48,), widths=(32,), lrs=(3e-3,), steps=200), Run(48, 32, 3e-3), shipped)
+        is None
+    )  # a rate the shipped run never trained
+    assert (
+        from_shipped(SweepConfig(windows=(48,), widths=(32,), lrs=(1e-2,), steps=1600), Run(48, 32, 1e-2), shipped)
+        is None
+    )  # longer than shipped
 
 
 def test_the_quick_preset_is_small_and_its_estimate_grows_with_the_rate():
     quick = PRESETS["quick"]
     assert len(quick.widths) >= 3 and len(quick.windows) == 2 and len(quick.seeds) == 2
     assert estimate_seconds(quick, seconds_per_model_step=0.02) == pytest.approx(
-        2 * estimate_seconds(quick, seconds_per_model_step=0.01))
+        2 * estimate_seconds(quick, seconds_per_model_step=0.01)
+    )

@@ -51,8 +51,13 @@ def main_analysis() -> dict:
 @needs_shipped
 def test_shipped_b_star_confidence_is_the_share_of_its_window(main_analysis):
     a = main_analysis
-    assert a["bootstrap"] == {"seeds": 3, "resamples": 27, "distinct": 10, "paired": True,
-                              "threshold": CLEAR_CONFIDENCE}
+    assert a["bootstrap"] == {
+        "seeds": 3,
+        "resamples": 27,
+        "distinct": 10,
+        "paired": True,
+        "threshold": CLEAR_CONFIDENCE,
+    }
     for g, row in enumerate(a["b_star"]):
         assert row["confidence"] == a["top_share"][row["window"]][g]
         assert row["clear"] == (row["lead"] >= 0.01 and row["confidence"] >= CLEAR_CONFIDENCE)

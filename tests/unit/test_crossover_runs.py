@@ -11,8 +11,17 @@ import pytest
 import torch
 
 from explorer import cli, results
-from explorer.experiments.crossover import (CACHE_KIND, PRESETS, Run, SweepConfig, analyse, plan, run_key, sweep,
-                                            train_runs)
+from explorer.experiments.crossover import (
+    CACHE_KIND,
+    PRESETS,
+    Run,
+    SweepConfig,
+    analyse,
+    plan,
+    run_key,
+    sweep,
+    train_runs,
+)
 from explorer.experiments.crossover_train import RunModels
 from explorer.progress import Deadline, Progress
 from explorer.recall import WEIGHTS, ceiling

@@ -39,8 +39,13 @@ def test_the_reading_names_the_winner_and_when_to_take_the_structure_out(analysi
 def test_the_cost_table_and_the_notes(analysis):
     read, _ = view.reading(analysis, analysis["flops"][-1])
     table, numbers = view.cost_table(read, analysis, CFG.length)
-    assert list(table.columns) == ["window", "frontier now", "best width now", "ceiling (closed form)",
-                                   "room left to its ceiling"]
+    assert list(table.columns) == [
+        "window",
+        "frontier now",
+        "best width now",
+        "ceiling (closed form)",
+        "room left to its ceiling",
+    ]
     assert numbers == ["frontier now", "ceiling (closed form)", "room left to its ceiling"]
     assert table["window"].tolist() == ["w=2", "w=48 (full attention)"]
     assert (table["room left to its ceiling"] >= -1e-12).all()

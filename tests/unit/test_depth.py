@@ -23,6 +23,7 @@ MAIN = dp.PRESETS["main"]
 
 # --- the task -------------------------------------------------------------------------------------------
 
+
 def test_every_input_of_a_small_task_follows_the_rule():
     task = dp.MajorityShiftedCopy(length=3, n_symbols=4)  # symbols 0, 1 small; 2, 3 large
     xs = torch.tensor(list(itertools.product(range(4), repeat=3))) + FIRST_SYMBOL  # all 64 inputs
@@ -76,7 +77,7 @@ def test_single_token_ceiling_matches_enumeration(length):
     for sizes in itertools.product((0, 1), repeat=length):  # 1 = large; each pattern equally likely
         bit = sum(sizes) > length // 2
         correct += (sizes[0] == 1) == bit  # the best guess from one token: its own size
-    expected = correct / 2 ** length
+    expected = correct / 2**length
     assert dp.MajorityShiftedCopy(length=length, n_symbols=2).single_token_ceiling() == pytest.approx(expected)
     if length == 9:
         assert expected == 163 / 256
@@ -93,6 +94,7 @@ def test_symbol_names_and_examples():
 
 # --- same parameters and compute ----------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("depth", [1, 2, 4, 8])
 def test_both_wirings_have_equal_parameters_and_accounted_flops(depth):
     final, aligned = MAIN.model_config(depth, "final"), MAIN.model_config(depth, "aligned")
@@ -104,8 +106,11 @@ def test_both_wirings_have_equal_parameters_and_accounted_flops(depth):
 def test_counted_flops_equal_forward_and_the_aligned_backward_skips_one_layer():
     """torch's FlopCounterMode on the real models (depth 2; the counter is slow on a loaded server)."""
     counted = {w: dp.counted_flops(MAIN, 2, w) for w in dp.WIRINGS}
-    assert counted["final"]["forward"] == counted["aligned"]["forward"] == MAIN.flops_per_step(2, "final") // (
-        3 * MAIN.batch_size)
+    assert (
+        counted["final"]["forward"]
+        == counted["aligned"]["forward"]
+        == MAIN.flops_per_step(2, "final") // (3 * MAIN.batch_size)
+    )
     assert counted["final"]["train"] == 3 * counted["final"]["forward"]  # the accounting's 3x forward, exactly
     # layer-aligned spends less: no gradient flows back through its unread top encoder layer
     assert counted["final"]["train"] - counted["aligned"]["train"] == dp.unread_layer_backward_flops(MAIN, 2)
@@ -120,13 +125,15 @@ def test_the_aligned_models_top_encoder_layer_gets_no_gradient():
         model = Transformer(MAIN.model_config(3, wiring))
         loss_and_accuracy(batch.run(model).logits, batch.labels)[0].backward()
         top = model.encoder_blocks[-1]
-        grads[wiring] = [p.grad for p in (*top.attn.parameters(), *top.mlp.parameters(),
-                                          *model.encoder_ln_f.parameters())]
+        grads[wiring] = [
+            p.grad for p in (*top.attn.parameters(), *top.mlp.parameters(), *model.encoder_ln_f.parameters())
+        ]
     assert all(g is not None and g.abs().sum() > 0 for g in grads["final"])
     assert all(g is None for g in grads["aligned"])
 
 
 # --- probes -------------------------------------------------------------------------------------------------
+
 
 def test_ridge_recovers_an_exact_linear_map():
     rng = np.random.default_rng(0)
@@ -148,12 +155,18 @@ def test_probes_read_linear_structure_and_not_noise():
     clustered = x + 8 * np.eye(d)[cluster]  # cluster means 8 sd apart along different axes
     noise = rng.integers(0, 5, size=n)
     fit, test = slice(0, 2000), slice(2000, None)
-    acc = dp.probe_accuracies(x[fit], {"rule": rule[fit], "noise": noise[fit]}, x[test],
-                              {"rule": rule[test], "noise": noise[test]}, {"rule": 2, "noise": 5})
+    acc = dp.probe_accuracies(
+        x[fit],
+        {"rule": rule[fit], "noise": noise[fit]},
+        x[test],
+        {"rule": rule[test], "noise": noise[test]},
+        {"rule": 2, "noise": 5},
+    )
     assert acc["rule"] > 0.97
     assert abs(acc["noise"] - 0.2) < 4 * math.sqrt(0.2 * 0.8 / 1000)  # chance, within sampling noise
-    acc = dp.probe_accuracies(clustered[fit], {"cluster": cluster[fit]}, clustered[test], {"cluster": cluster[test]},
-                              {"cluster": 5})
+    acc = dp.probe_accuracies(
+        clustered[fit], {"cluster": cluster[fit]}, clustered[test], {"cluster": cluster[test]}, {"cluster": 5}
+    )
     assert acc["cluster"] == 1.0
 
 
@@ -171,21 +184,35 @@ def test_probes_at_the_embeddings_know_the_token_and_only_what_one_token_tells()
 
 # --- analysis ---------------------------------------------------------------------------------------------
 
+
 def _record(depth, wiring, seed, loss, acc, steps=600, levels=None):
-    history = [{"step": s, "flops": s * 10.0, "train_loss": loss, "eval_loss": loss + (steps - s) / 1000,
-                "eval_accuracy": acc} for s in range(100, steps + 1, 100)]
+    history = [
+        {"step": s, "flops": s * 10.0, "train_loss": loss, "eval_loss": loss + (steps - s) / 1000, "eval_accuracy": acc}
+        for s in range(100, steps + 1, 100)
+    ]
     probes = {t: [0.5] * ((levels or depth) + 1) for t in dp.TARGETS}
-    return {"depth": depth, "wiring": wiring, "seed": seed, "parameters": 1, "flops_per_step": 10.0,
-            "steps_done": steps, "stopped": "steps", "seconds": steps * (0.01 + 0.02 * depth), "eval_loss": loss,
-            "eval_accuracy": acc, "history": history, "probes": {"trained": probes, "untrained": probes},
-            "anatomy": {"symbol_first": acc, "symbol_rest": acc, "set_first": 1.0, "set_rest": 1.0}}
+    return {
+        "depth": depth,
+        "wiring": wiring,
+        "seed": seed,
+        "parameters": 1,
+        "flops_per_step": 10.0,
+        "steps_done": steps,
+        "stopped": "steps",
+        "seconds": steps * (0.01 + 0.02 * depth),
+        "eval_loss": loss,
+        "eval_accuracy": acc,
+        "history": history,
+        "probes": {"trained": probes, "untrained": probes},
+        "anatomy": {"symbol_first": acc, "symbol_rest": acc, "set_first": 1.0, "set_rest": 1.0},
+    }
 
 
 def _welch_p(a, b):
     a, b = np.asarray(a), np.asarray(b)
     va, vb = a.var(ddof=1) / len(a), b.var(ddof=1) / len(b)
     t = (a.mean() - b.mean()) / math.sqrt(va + vb)
-    df = (va + vb) ** 2 / (va ** 2 / (len(a) - 1) + vb ** 2 / (len(b) - 1))
+    df = (va + vb) ** 2 / (va**2 / (len(a) - 1) + vb**2 / (len(b) - 1))
     return 2 * stats.t.sf(abs(t), df)
 
 
@@ -225,10 +252,19 @@ def test_gaps_give_paired_differences_with_their_seed_range():
 
 def test_each_wiring_is_judged_at_its_own_best_learning_rate():
     cfg = replace(MAIN, depths=(8,), seeds=(0, 1, 2))
-    losses = {("final", 1e-3): 2.0, ("final", 3e-3): 1.5, ("final", 1e-2): 1.8,
-              ("aligned", 1e-3): 0.4, ("aligned", 3e-3): 0.3, ("aligned", 1e-2): 0.2}
-    runs = [{**_record(8, w, s, loss + 0.01 * s, 0.9 - loss / 4 + 0.001 * s), "lr": lr}
-            for (w, lr), loss in losses.items() for s in range(3)]
+    losses = {
+        ("final", 1e-3): 2.0,
+        ("final", 3e-3): 1.5,
+        ("final", 1e-2): 1.8,
+        ("aligned", 1e-3): 0.4,
+        ("aligned", 3e-3): 0.3,
+        ("aligned", 1e-2): 0.2,
+    }
+    runs = [
+        {**_record(8, w, s, loss + 0.01 * s, 0.9 - loss / 4 + 0.001 * s), "lr": lr}
+        for (w, lr), loss in losses.items()
+        for s in range(3)
+    ]
     a = dp.analyse_lr({"config": cfg.to_dict(), "lrs": list(dp.LR_GRID), "runs": runs})
     assert a["depth"] == 8 and a["best"] == {"final": 3e-3, "aligned": 1e-2}
     assert a["at_edge"] == {"final": False, "aligned": True}
@@ -248,8 +284,17 @@ def test_shipped_runs_serve_matching_settings_only():
 
 
 def test_a_second_sweep_comes_from_the_cache():
-    cfg = replace(MAIN, depths=(1,), wirings=("aligned",), seeds=(0,), steps=3, eval_every=3, eval_size=8,
-                  probe_train=32, probe_test=16)
+    cfg = replace(
+        MAIN,
+        depths=(1,),
+        wirings=("aligned",),
+        seeds=(0,),
+        steps=3,
+        eval_every=3,
+        eval_size=8,
+        probe_train=32,
+        probe_test=16,
+    )
     first = dp.sweep(cfg)
     second = dp.sweep(cfg)
     assert first["trained"] == 1 and second["trained"] == 0 and second["runs"][0]["source"] == "cache"
@@ -266,8 +311,18 @@ def test_step_time_model_recovers_a_linear_rate_and_estimates_scale():
     assert dp.step_time_model([]) == dp.SECONDS_PER_STEP_FALLBACK
 
 
-@pytest.mark.parametrize("change", [dict(depths=(0,)), dict(depths=(17,)), dict(seeds=()), dict(seeds=(0, 0)),
-                                    dict(steps=0), dict(wirings=("sideways",)), dict(d_model=30)])
+@pytest.mark.parametrize(
+    "change",
+    [
+        dict(depths=(0,)),
+        dict(depths=(17,)),
+        dict(seeds=()),
+        dict(seeds=(0, 0)),
+        dict(steps=0),
+        dict(wirings=("sideways",)),
+        dict(d_model=30),
+    ],
+)
 def test_bad_settings_are_refused(change):
     with pytest.raises(ValueError):
         replace(MAIN, **change)
@@ -275,6 +330,7 @@ def test_bad_settings_are_refused(change):
 
 def test_a_cancel_reaches_the_training_loop_of_the_model_in_progress():
     """Cancel used to wait for the end of the model in training (a depth-8 run went on to its time limit)."""
+
     class CancelSoon(Progress):
         def __init__(self) -> None:
             self.at = time.monotonic() + 0.5
@@ -313,12 +369,16 @@ def test_a_run_reports_its_progress_in_the_language_of_the_session(monkeypatch):
     cfg = dp.DepthConfig(depths=(2,), seeds=(0,), steps=10)
     english = _Said()
     dp.lr_sweep(cfg, lrs=(1e-3,), progress=english)
-    assert english.said[:2] == ["lr 0.001: depth 2, final, seed 0 (1 of 2)",
-                                "lr 0.001: depth 2, final, seed 0 (1 of 2): inner"]
+    assert english.said[:2] == [
+        "lr 0.001: depth 2, final, seed 0 (1 of 2)",
+        "lr 0.001: depth 2, final, seed 0 (1 of 2): inner",
+    ]
     assert english.said[-1] == "lr 0.001: done"
     chinese = _Said()
     with i18n.using("zh"):
         dp.lr_sweep(cfg, lrs=(1e-3,), progress=chinese)
-    assert chinese.said[:2] == ["学习率 0.001：深度 2，只读最后一层，随机种子 0（第 1 个，共 2 个）",
-                                "学习率 0.001：深度 2，只读最后一层，随机种子 0（第 1 个，共 2 个）：inner"]
+    assert chinese.said[:2] == [
+        "学习率 0.001：深度 2，只读最后一层，随机种子 0（第 1 个，共 2 个）",
+        "学习率 0.001：深度 2，只读最后一层，随机种子 0（第 1 个，共 2 个）：inner",
+    ]
     assert "逐层对齐" in chinese.said[2] and chinese.said[-1] == "学习率 0.001：完成"

@@ -31,18 +31,39 @@ def test_the_quick_preset_prints_the_documented_keys():
     for probe in result["probes"]:
         assert len(probe["token"]) == len(probe["majority"]) == probe["depth"] + 1
     record = result["runs"][0]
-    assert {"depth", "wiring", "seed", "parameters", "flops_per_step", "steps_done", "history", "anatomy",
-            "probes", "eval_loss", "eval_accuracy"} <= set(record)
+    assert {
+        "depth",
+        "wiring",
+        "seed",
+        "parameters",
+        "flops_per_step",
+        "steps_done",
+        "history",
+        "anatomy",
+        "probes",
+        "eval_loss",
+        "eval_accuracy",
+    } <= set(record)
     assert record["history"][-1]["step"] == quick.steps and set(record["probes"]) == {"trained", "untrained"}
 
 
 def test_the_lr_preset_trains_each_rate_and_prints_the_documented_keys():
     result = _cli_json("--preset", "lr", "--depths", "1", "--steps", "2", "--seeds", "2", "--no-save")
-    assert {"config", "lrs", "lr_table", "best_lr", "best_at_edge", "at_best", "runs", "stopped",
-            "wall_seconds"} <= set(result) and "saved_to" not in result
+    assert {
+        "config",
+        "lrs",
+        "lr_table",
+        "best_lr",
+        "best_at_edge",
+        "at_best",
+        "runs",
+        "stopped",
+        "wall_seconds",
+    } <= set(result) and "saved_to" not in result
     assert result["lrs"] == list(dp.LR_GRID) and result["stopped"] == "steps"
     assert sorted((r["wiring"], r["lr"]) for r in result["lr_table"]) == sorted(
-        (w, lr) for w in dp.WIRINGS for lr in dp.LR_GRID)
+        (w, lr) for w in dp.WIRINGS for lr in dp.LR_GRID
+    )
     assert {r["lr"] for r in result["runs"]} == set(dp.LR_GRID) and len(result["runs"]) == 2 * 2 * len(dp.LR_GRID)
     assert set(result["best_lr"]) == set(dp.WIRINGS) and set(result["best_lr"].values()) <= set(dp.LR_GRID)
     assert result["at_best"]["loss"]["pairs"] == 2 and result["at_best"]["loss"]["smallest_p"] == 0.5
@@ -62,7 +83,9 @@ def shipped() -> dict:
 
 def test_shipped_main_results_are_complete(shipped):
     main = dp.PRESETS["main"]
-    assert shipped["config"] == main.to_dict() and shipped["stopped"] == "steps" and shipped["environment"]["threads"] == 1
+    assert (
+        shipped["config"] == main.to_dict() and shipped["stopped"] == "steps" and shipped["environment"]["threads"] == 1
+    )
     assert {(r["depth"], r["wiring"], r["seed"]) for r in shipped["runs"]} == set(main.runs())
     assert {r["steps_done"] for r in shipped["runs"]} == {main.steps}
     analysis = dp.analyse(shipped)
@@ -103,6 +126,7 @@ def test_shipped_control_and_lr_results_are_complete():
     assert lr is not None, "data/depth/lr.json is missing: run `python -m explorer depth --preset lr`"
     assert lr["config"] == dp.PRESETS[dp.LR_PRESET].to_dict() and lr["lrs"] == list(dp.LR_GRID)
     assert {(r["wiring"], r["lr"], r["seed"]) for r in lr["runs"]} == {
-        (w, rate, s) for w in dp.WIRINGS for rate in dp.LR_GRID for s in dp.PRESETS[dp.LR_PRESET].seeds}
+        (w, rate, s) for w in dp.WIRINGS for rate in dp.LR_GRID for s in dp.PRESETS[dp.LR_PRESET].seeds
+    }
     analysis = dp.analyse_lr(lr)
     assert set(analysis["best"]) == set(dp.WIRINGS) and 0 <= analysis["tests"]["loss"]["p"] <= 1

@@ -31,8 +31,10 @@ def test_signed_and_pm_never_print_minus_zero_and_drop_an_undefined_sd():
 
 
 def test_paired_wins_counts_only_the_seeds_both_wirings_share():
-    cells = {"final": {"seeds": [0, 1, 2], "loss": {"per_seed": [1.0, 1.0, 1.0]}},
-             "aligned": {"seeds": [1, 2, 3], "loss": {"per_seed": [0.5, 2.0, 0.1]}}}
+    cells = {
+        "final": {"seeds": [0, 1, 2], "loss": {"per_seed": [1.0, 1.0, 1.0]}},
+        "aligned": {"seeds": [1, 2, 3], "loss": {"per_seed": [0.5, 2.0, 0.1]}},
+    }
     assert view.paired_wins(cells) == (1, 2)  # seed 1 lower, seed 2 higher; seeds 0 and 3 unpaired
 
 
@@ -51,8 +53,9 @@ def test_the_numbers_at_a_depth_are_the_analysis_numbers(main):
 def test_the_takeaway_quotes_the_gap_marks_the_shipped_run_and_adds_the_control_task(main, shipped):
     here = view.at_depth(main, 4)
     said = view.takeaway(here, None, meanwhile=False)
-    assert said.startswith("Majority-shifted copy at depth 4: layer-aligned reading scores "
-                           f"**{here['gap']:+.1f} points**")
+    assert said.startswith(
+        f"Majority-shifted copy at depth 4: layer-aligned reading scores **{here['gap']:+.1f} points**"
+    )
     assert f"lower loss in\n{here['wins']} of {here['seeds']}." in said
     assert view.takeaway(here, None, meanwhile=True).startswith("Majority-shifted copy at depth 4 (the shipped run):")
     if shipped["control"] is not None:  # shipped at some depths only: said there, left out elsewhere
@@ -61,18 +64,26 @@ def test_the_takeaway_quotes_the_gap_marks_the_shipped_run_and_adds_the_control_
             plain = view.takeaway(here, None, meanwhile=False)
             assert view.takeaway(here, shipped["control"], meanwhile=False) == plain + (
                 f" On the control task, sorting, the same wirings differ by **{control['gap']} points** "
-                f"({control['p']}, {control['seeds']})." if depth in shipped["control"]["depths"] else "")
+                f"({control['p']}, {control['seeds']})."
+                if depth in shipped["control"]["depths"]
+                else ""
+            )
 
 
 def test_the_results_tiles_and_sentences_quote_the_numbers_at_the_depth(main):
     here = view.at_depth(main, 4)
     tiles = view.tiles(here)
-    assert [value for _, value, _, _ in tiles] == [f"{here['final']:.1%}", f"{here['aligned']:.1%}",
-                                                   f"{here['loss_gap']:+.3f} nats", here["p_loss"]]
+    assert [value for _, value, _, _ in tiles] == [
+        f"{here['final']:.1%}",
+        f"{here['aligned']:.1%}",
+        f"{here['loss_gap']:+.3f} nats",
+        here["p_loss"],
+    ]
     assert [help_text is None for *_, help_text in tiles] == [True, True, True, False]  # only the p tile's test
     assert f"With {here['pairs']} seeds it cannot go below {here['smallest']:.3g}." in tiles[3][3]
-    assert view.wins_text(here).startswith(f"At depth 4, layer-aligned reading has the lower held-out loss in "
-                                           f"**{here['wins']} of {here['seeds']}**")
+    assert view.wins_text(here).startswith(
+        f"At depth 4, layer-aligned reading has the lower held-out loss in **{here['wins']} of {here['seeds']}**"
+    )
     assert "an unpaired t-test" in view.wins_text(here)
     assert view.wins_text({**here, "has_test": False}).endswith("With one seed per wiring there is no test; add seeds.")
 
@@ -97,6 +108,7 @@ def test_the_shipped_settings_need_no_training_and_a_zero_limit_fits_nothing(shi
 def test_late_drops_name_the_wirings_still_improving():
     def cell(drop: float) -> dict:
         return {"late_drop": {"mean": drop}}
+
     late = view.late_drops({"final": cell(0.2), "aligned": cell(0.01)})
     assert late["wirings"] == "final-only" and late["drops"] == "0.20"
     assert late["said"] == "0.200 nats (final-only) and 0.010 nats (layer-aligned)"
@@ -123,9 +135,11 @@ def test_an_on_demand_run_has_one_depth_and_a_key_per_settings_and_a_refusal_sug
     assert view.ready_keys(swept) == tuple((r["depth"], r["wiring"], r["seed"]) for r in swept["runs"])
     assert len(view.ready_keys(swept)) == len(view.DEPTHS) * 2 * len(cfg.seeds)  # the shipped sweep: all ready
     plan = {"models": 16, "depth": 8, "steps": 2400, "seconds": 4667.2, "limit": 90, "fits": None}
-    assert view.refusal(plan) == ("Refused: training 16 models at depth 8 (2400 steps each) would take about 4667 s\n"
-                                  "on this server; on-demand runs are limited to 90 s. Pick fewer steps and seeds, or "
-                                  "a shallower depth.")
+    assert view.refusal(plan) == (
+        "Refused: training 16 models at depth 8 (2400 steps each) would take about 4667 s\n"
+        "on this server; on-demand runs are limited to 90 s. Pick fewer steps and seeds, or "
+        "a shallower depth."
+    )
     fits = view.refusal({**plan, "fits": {"steps": 300, "seeds": "2 seeds"}})
     assert fits.endswith("limited to 90 s. 300 steps with 2 seeds fit.")
 
@@ -139,8 +153,9 @@ def test_the_learning_rate_numbers_pick_grid_rates_and_bracket_the_gap_by_its_se
     assert lr["low"] <= lr["gap"] <= lr["high"]
     check = shipped["lr"]
     other = {w: rate for w, rate in check["most_accurate"].items() if rate != check["best"][w]}
-    assert lr["rates"] == ", ".join(f"{view.short(w)} at {rate:g} ({check['cells'][w][rate]['accuracy']['mean']:.1%})"
-                                    for w, rate in other.items())
+    assert lr["rates"] == ", ".join(
+        f"{view.short(w)} at {rate:g} ({check['cells'][w][rate]['accuracy']['mean']:.1%})" for w, rate in other.items()
+    )
 
 
 def test_the_across_depths_notice_and_caption_quote_every_gap_and_the_seeds_floor(main):
@@ -159,8 +174,9 @@ def test_the_across_depths_notice_and_caption_quote_every_gap_and_the_seeds_floo
 
 
 def test_the_paired_gaps_read_as_one_list_in_running_text(main):
-    assert view.gap_list(main) == "; ".join(f"depth {i['depth']}: {i['gap']} points, {i['p']}"
-                                            for i in view.gap_items(main))
+    assert view.gap_list(main) == "; ".join(
+        f"depth {i['depth']}: {i['gap']} points, {i['p']}" for i in view.gap_items(main)
+    )
 
 
 def test_the_gap_table_holm_corrects_over_every_task_and_depth(main, shipped):
@@ -187,7 +203,8 @@ def test_the_coverage_notes_say_meanwhile_or_what_these_settings_lack(main):
     assert view.coverage_notes(main, cfg, meanwhile=False) == []  # the shipped settings: nothing lacking
     assert view.coverage_notes(main, cfg, meanwhile=True) == [
         f"Meanwhile: the shipped run ({view.RECIPE.steps} steps, {len(view.RECIPE.seeds)} seeds, width "
-        f"{view.RECIPE.d_model})."]
+        f"{view.RECIPE.d_model})."
+    ]
     fewer = view.settings(view.RECIPE.steps, 2, view.RECIPE.d_model)
     notes = view.coverage_notes({**main, "depths": [2]}, fewer, meanwhile=False)
     assert len(notes) == 2 and notes[0].startswith("At these settings depth 4 and 8 have not been trained yet")
@@ -209,8 +226,9 @@ def test_the_task_examples_and_the_how_list_come_from_the_recipe_and_the_shipped
     assert view.examples_text() == view.examples_text()  # seeded: the same examples every time
     runs = shipped["by_preset"]
     how = view.how_text(main, 4, runs, None)
-    assert how.startswith(f"- **Models**: the project's one Transformer as an encoder-decoder, "
-                          f"{view.RECIPE.d_model} wide")
+    assert how.startswith(
+        f"- **Models**: the project's one Transformer as an encoder-decoder, {view.RECIPE.d_model} wide"
+    )
     assert how.count("- **Shipped run**: `python -m explorer depth --preset") == len(runs)
     assert "**Trained longer**" not in how
     if "long" in runs:
@@ -222,6 +240,7 @@ def test_the_task_examples_and_the_how_list_come_from_the_recipe_and_the_shipped
 
 def test_the_chinese_edition_counts_joins_and_labels_in_chinese(main):
     from explorer import i18n
+
     here = view.at_depth(main, 4)
     with i18n.using("zh"):
         assert plural(3, "seed") == "3 个随机种子" and view.joined([2, 8]) == "2 和 8"
@@ -233,8 +252,11 @@ def test_the_chinese_edition_counts_joins_and_labels_in_chinese(main):
 
 def test_the_paired_answer_pairs_models_by_seed_only():
     from explorer.figures import depth as figs
-    cells = {"final": {"seeds": [0, 1, 2], "accuracy": {"per_seed": [0.1, 0.2, 0.3]}},
-             "aligned": {"seeds": [1, 2, 3], "accuracy": {"per_seed": [0.5, 0.1, 0.9]}}}
+
+    cells = {
+        "final": {"seeds": [0, 1, 2], "accuracy": {"per_seed": [0.1, 0.2, 0.3]}},
+        "aligned": {"seeds": [1, 2, 3], "accuracy": {"per_seed": [0.5, 0.1, 0.9]}},
+    }
     assert figs.paired_pairs({"cells": {4: cells}}, 4) == [(1, 0.2, 0.5), (2, 0.3, 0.1)]
 
 
@@ -244,6 +266,7 @@ def test_the_first_screens_answer_is_the_shipped_paired_measurement(main, depth)
     read from the shipped runs; each seed is a line between its two models."""
     from explorer.figures import depth as figs
     from explorer.formatting import p_label
+
     cells = main["cells"][depth]
     final = dict(zip(cells["final"]["seeds"], cells["final"]["accuracy"]["per_seed"]))
     aligned = dict(zip(cells["aligned"]["seeds"], cells["aligned"]["accuracy"]["per_seed"]))
@@ -265,5 +288,6 @@ def test_the_first_screens_answer_is_the_shipped_paired_measurement(main, depth)
 def test_at_depth_4_the_shipped_answer_is_a_large_gain_in_every_seed(main):
     """What the first screen shows by default: layer-aligned ahead in every one of the shipped seeds."""
     from explorer.figures import depth as figs
+
     answer = figs.paired_answer(main, 4)
     assert answer["gap"] > 20 and answer["higher"] == answer["n"] == 8

@@ -25,7 +25,7 @@ def test_csv_has_a_provenance_header_and_every_point():
     text = export.csv_bytes(_figure(), page="test", figure_id="fig-1").decode()
     header = [line for line in text.splitlines() if line.startswith("#")]
     assert "# evidence: measured + formula" in header and "# config / source: seed 0" in header
-    rows = list(csv.reader(io.StringIO("\n".join(l for l in text.splitlines() if not l.startswith("#")))))
+    rows = list(csv.reader(io.StringIO("\n".join(line for line in text.splitlines() if not line.startswith("#")))))
     assert rows[0] == ["trace", "x", "y", "z"]
     assert ["squares", "2", "4.0", ""] in rows
     assert len([r for r in rows if r[0] == "heatmap 1"]) == 4  # 2 x 2 cells, masked ones as nan

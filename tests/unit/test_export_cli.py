@@ -17,8 +17,13 @@ pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="kaleido dra
 
 
 def _export(*args: str) -> dict:
-    out = subprocess.run([sys.executable, "-m", "explorer", "export", *args, "--json"], cwd=ROOT,
-                         capture_output=True, text=True, timeout=900)
+    out = subprocess.run(
+        [sys.executable, "-m", "explorer", "export", *args, "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     return json.loads(out.stdout)
 
@@ -31,8 +36,9 @@ def test_every_format_for_one_page_in_chinese(tmp_path):
     fonts = subprocess.run(["fc-list", ":lang=zh", "family"], capture_output=True, text=True).stdout
     assert "Noto Sans CJK" in fonts, "a Chinese export needs a CJK font: apt-get install fonts-noto-cjk (.ci/run does)"
     result = _export("--pages", "compute", "--out", str(tmp_path), "--format", "svg,png,html,csv", "--lang", "zh")
-    by_format = {fmt: [Path(f["path"]) for f in result["files"] if f["format"] == fmt]
-                 for fmt in ("svg", "png", "html", "csv")}
+    by_format = {
+        fmt: [Path(f["path"]) for f in result["files"] if f["format"] == fmt] for fmt in ("svg", "png", "html", "csv")
+    }
     assert result["figures"] == 4 and result["lang"] == "zh" and all(len(p) == 4 for p in by_format.values())
     assert all(f["bytes"] == Path(f["path"]).stat().st_size > 0 for f in result["files"])
     for svg in by_format["svg"]:

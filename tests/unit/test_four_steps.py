@@ -154,8 +154,15 @@ def _runs(losses: dict[str, list[float]]) -> list[dict]:
 
 
 def test_summary_keeps_welch_for_planning_and_the_same_seed_gap():
-    losses = {"0": [0.10, 0.12, 0.11], "1": [0.20, 0.22, 0.21], "2": [0.30, 0.31, 0.29], "3": [0.40, 0.41, 0.42],
-              "4": [0.11, 0.13, 0.12], "5": [0.111, 0.121, 0.131], "decoder": [0.111, 0.121, 0.131]}
+    losses = {
+        "0": [0.10, 0.12, 0.11],
+        "1": [0.20, 0.22, 0.21],
+        "2": [0.30, 0.31, 0.29],
+        "3": [0.40, 0.41, 0.42],
+        "4": [0.11, 0.13, 0.12],
+        "5": [0.111, 0.121, 0.131],
+        "decoder": [0.111, 0.121, 0.131],
+    }
     summary = fs.summarize(_runs(losses))
     verdict = summary["verdict"]
     assert verdict["p"] > 0.05 and verdict["n"] == [3, 3]
@@ -164,10 +171,15 @@ def test_summary_keeps_welch_for_planning_and_the_same_seed_gap():
 
 
 def test_paired_analysis_compares_every_pair_seed_by_seed_and_never_beats_its_floor():
-    losses = {"0": [0.10, 0.12, 0.11, 0.10, 0.12], "1": [0.20, 0.22, 0.21, 0.23, 0.20],
-              "2": [0.30, 0.31, 0.29, 0.30, 0.32], "3": [0.40, 0.41, 0.42, 0.40, 0.41],
-              "4": [0.11, 0.13, 0.12, 0.11, 0.13], "5": [0.111, 0.121, 0.131, 0.111, 0.121],
-              "decoder": [0.111, 0.121, 0.131, 0.111, 0.121]}
+    losses = {
+        "0": [0.10, 0.12, 0.11, 0.10, 0.12],
+        "1": [0.20, 0.22, 0.21, 0.23, 0.20],
+        "2": [0.30, 0.31, 0.29, 0.30, 0.32],
+        "3": [0.40, 0.41, 0.42, 0.40, 0.41],
+        "4": [0.11, 0.13, 0.12, 0.11, 0.13],
+        "5": [0.111, 0.121, 0.131, 0.111, 0.121],
+        "decoder": [0.111, 0.121, 0.131, 0.111, 0.121],
+    }
     paired = fs.paired_analysis(_runs(losses))
     rows = {(r["a"], r["b"]): r for r in paired["pairs"]}
     assert len(rows) == 21 and paired["smallest_p"] == pytest.approx(2 / 32)
@@ -200,7 +212,9 @@ def test_matched_width_is_the_closest_count_among_all_widths_the_heads_allow(dep
     base = fs.base_config(depth, width, heads)
     target = fs.instantiated_parameters(decoder_only_config(base))
     for variant, step in fs.MATCHED.items():  # closed-form counts: they equal the instantiated ones (above)
-        every = {w: parameter_count(step_config(replace(base, d_model=w), step)) for w in range(heads, width + 1, heads)}
+        every = {
+            w: parameter_count(step_config(replace(base, d_model=w), step)) for w in range(heads, width + 1, heads)
+        }
         best = min(abs(n - target) for n in every.values())
         chosen = fs.matched_width(base, step)
         assert chosen % heads == 0 and abs(every[chosen] - target) == best
@@ -225,8 +239,16 @@ def test_compare_functions_against_hand_computed_agreement_and_kl():
 
 def test_the_final_change_trains_into_decoder_only_and_other_seeds_are_the_yardstick():
     """The same function from the same weights: agreement 1 and KL at rounding; seeds compared in a ring."""
-    settings = fs.AblationSettings(steps=6, eval_every=3, seeds=(0, 1, 2), depth=1, width=16, heads=2,
-                                   eval_size=32, variants=("4", "5", "decoder", "0m"))
+    settings = fs.AblationSettings(
+        steps=6,
+        eval_every=3,
+        seeds=(0, 1, 2),
+        depth=1,
+        width=16,
+        heads=2,
+        eval_size=32,
+        variants=("4", "5", "decoder", "0m"),
+    )
     record = fs.run_ablation(settings)
     final = [r for r in record["runs"] if r["variant"] == "5"]
     assert all(r["agreement"] == 1.0 and r["kl"] < 1e-9 for r in final)
@@ -238,8 +260,9 @@ def test_the_final_change_trains_into_decoder_only_and_other_seeds_are_the_yards
     assert {r["width"] for r in record["runs"] if r["variant"] == "0m"} == {fs.matched_width(settings.base, 0)}
     assert "between decoder-only models of neighbouring seeds" in fs.function_text(summary, 6)
     early = fs.runs_at(record["runs"], 3)  # the curve's step-3 losses, as a 3-step run would end
-    assert len(early) == 12 and all(r["eval_loss"] == next(c[1] for c in run["curve"] if c[0] == 3)
-                                   for r, run in zip(early, record["runs"]))
+    assert len(early) == 12 and all(
+        r["eval_loss"] == next(c[1] for c in run["curve"] if c[0] == 3) for r, run in zip(early, record["runs"])
+    )
 
 
 def test_neighbour_pairs_make_every_seed_a_reference_once():
@@ -281,7 +304,10 @@ def test_a_run_reports_its_progress_in_the_language_of_the_session(monkeypatch):
         fs.run_ablation(settings, chinese)
     # the lab's runner names the run as it starts, then the run reports inside it
     assert english.said == ["run 1/2: step 1 matched, seed 3", "run 1/2: step 1 matched, seed 3: inner"]
-    assert chinese.said == ["第 1/2 次运行：第 1 步（参数匹配），随机种子 3", "第 1/2 次运行：第 1 步（参数匹配），随机种子 3：inner"]
+    assert chinese.said == [
+        "第 1/2 次运行：第 1 步（参数匹配），随机种子 3",
+        "第 1/2 次运行：第 1 步（参数匹配），随机种子 3：inner",
+    ]
     run = {"variant": "0m", "seed": 3, "eval_loss": 1.23456}
     assert fs.run_message(2, 9, run) == "run 2/9: step 0 matched, seed 3, held-out loss 1.235"
     with i18n.using("zh"):
@@ -328,15 +354,18 @@ def test_weight_tiles_show_what_steps_1_and_2_share_which_no_mask_can():
     blocks = [fs.weight_blocks(fs.weight_tiles(step_config(base, k))) for k in range(FINAL_STEP + 1)]
     assert blocks == [5 * L, 4 * L, 2 * L, 2 * L, 2 * L, 2 * L]
     decoder = fs.weight_tiles(decoder_only_config(base))
-    assert fs.weight_blocks(decoder) == 2 * L and all(step[k] == _owners(decoder_only_config(base)) for k in (2, 3, 4, 5))
+    assert fs.weight_blocks(decoder) == 2 * L and all(
+        step[k] == _owners(decoder_only_config(base)) for k in (2, 3, 4, 5)
+    )
     final = fs.weight_tiles(step_config(base, FINAL_STEP))
     assert final == decoder  # one attention per decoder layer (merged), as in decoder-only
     assert not any(t.merged for t in fs.weight_tiles(step_config(base, 4)))  # two softmaxes until the final change
     # the blocks counted agree with the parameters: of the four steps only 1 and 2 change the count (the final
     # change drops LayerNorms only)
     counts = fs.parameter_counts(base)
-    assert [counts[str(k)] != counts[str(k - 1)] for k in range(1, FINAL_STEP)] == \
-        [blocks[k] != blocks[k - 1] for k in range(1, FINAL_STEP)]
+    assert [counts[str(k)] != counts[str(k - 1)] for k in range(1, FINAL_STEP)] == [
+        blocks[k] != blocks[k - 1] for k in range(1, FINAL_STEP)
+    ]
 
 
 def test_the_final_mask_takes_decoder_onlys_kinds_not_a_colour_of_its_own():

@@ -19,6 +19,7 @@ def cli(capsys):
     def run(*args: str) -> dict:
         assert main(["four-steps", *args, "--json"]) == 0
         return json.loads(capsys.readouterr().out)
+
     yield run
     torch.set_num_threads(before)
 
@@ -36,7 +37,9 @@ def test_check_prints_the_keys_other_tools_read(cli):
 @pytest.fixture(scope="module")
 def shipped():
     records = {preset: fs.load_shipped(fs.shipped_path(preset)) for preset in fs.PRESETS}
-    assert all(records.values()), "run `python -m explorer four-steps ablation --preset main --save` (and `--preset long --save`)"
+    assert all(records.values()), (
+        "run `python -m explorer four-steps ablation --preset main --save` (and `--preset long --save`)"
+    )
     return records
 
 
@@ -47,7 +50,8 @@ def test_each_shipped_budget_is_its_preset_with_both_paths_and_eight_or_more_see
     assert settings == fs.PRESETS[preset] and len(settings.seeds) >= 8
     assert {"0", "0m", "1m", "2", "3", "4", fs.DECODER} <= set(settings.variants)
     assert record["complete"] and {(r["variant"], r["seed"]) for r in record["runs"]} == {
-        (v, s) for v in settings.variants for s in settings.seeds}
+        (v, s) for v in settings.variants for s in settings.seeds
+    }
     assert {r["steps_done"] for r in record["runs"]} == {settings.steps}
     assert len(record["seed_baseline"]) == len(settings.seeds)
 
@@ -63,11 +67,13 @@ def test_the_long_budget_continues_the_main_runs_exactly(shipped):
     main, long = shipped["main"], shipped["long"]
     at = {(r["variant"], r["seed"]): r["eval_loss"] for r in fs.runs_at(long["runs"], main["settings"]["steps"])}
     assert len(at) == len(long["runs"]) and at == {
-        (r["variant"], r["seed"]): r["eval_loss"] for r in main["runs"] if (r["variant"], r["seed"]) in at}
+        (r["variant"], r["seed"]): r["eval_loss"] for r in main["runs"] if (r["variant"], r["seed"]) in at
+    }
 
 
 def test_an_ablation_stopped_early_returns_its_finished_runs():
     settings = fs.AblationSettings(steps=5, seeds=(0,), depth=1, width=16, variants=("decoder", "4"))
+
     class OutOfTimeAfterOneRun(Progress):
         finished = 0
 
@@ -103,7 +109,9 @@ def test_the_long_budget_read_at_250_steps_gives_the_main_budgets_tests(capsys):
     early = json.loads(capsys.readouterr().out)
     record = fs.load_shipped()
     seeds = set(fs.PRESETS["long"].seeds)
-    same = fs.paired_analysis([r for r in record["runs"] if r["seed"] in seeds and r["variant"] in fs.PRESETS["long"].variants])
+    same = fs.paired_analysis(
+        [r for r in record["runs"] if r["seed"] in seeds and r["variant"] in fs.PRESETS["long"].variants]
+    )
     assert early["pairs"] == same["pairs"] and early["equivalence"] == same["equivalence"]
     assert "functions" not in early  # the 500-step models say nothing about step 250
     assert cli.main(["four-steps", "ablation", "--from-shipped", "--preset", "long", "--at-step", "260"]) == 2

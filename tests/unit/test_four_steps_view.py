@@ -48,7 +48,10 @@ def test_the_check_numbers_come_from_the_shipped_check_at_its_sizes():
         assert numbers["tiles"][0][1] == f"{check['steps'][step]['max_abs_logit_diff']:.3g}"
         assert numbers["result"]["final64"] == check["steps"][-1]["max_abs_logit_diff_f64"]
         assert [help_text for _, _, help_text in numbers["tiles"]] == [
-            None, None, f"largest |decoder-only logit| on this batch: {check['max_abs_logit']:.1f}"]
+            None,
+            None,
+            f"largest |decoder-only logit| on this batch: {check['max_abs_logit']:.1f}",
+        ]
     assert view.check_numbers(check, 0)["sharing"]  # copied weights: steps 0-2 compute the same function
     assert not view.check_numbers(check, 4)["sharing"]  # said only at steps 0-2
     assert view.check_key(base).startswith("four-steps-check-")
@@ -68,8 +71,10 @@ def test_the_tables_hold_every_pair_and_every_variant_of_the_shipped_ablation(ab
     assert len(pairs) == len(analysis["paired"]["pairs"]) and {"a", "b", "Holm p"} <= set(pairs[0])
     variants = view.variants_table(ablation["summary"], analysis["parameters"])
     assert [r["variant"] for r in variants] == [v["name"] for v in ablation["summary"]["variants"]]
-    assert view.run_caption({"runs": [1, 2], "wall_seconds": 61.2, "threads": 1}) == \
-        "Measured: 2 runs in 61 s wall time, 1 thread."
+    assert (
+        view.run_caption({"runs": [1, 2], "wall_seconds": 61.2, "threads": 1})
+        == "Measured: 2 runs in 61 s wall time, 1 thread."
+    )
     assert view.run_caption({"runs": [1]}) == "Measured: 1 runs."
 
 
@@ -78,7 +83,8 @@ def test_a_cut_record_is_flagged_and_the_final_change_is_compared_with_decoder_o
     cut = view.stopped_note({**ablation, "complete": False, "runs": ablation["runs"][:3]})
     assert cut == "This run stopped early (incomplete): 3 runs finished; they are shown but not cached."
     assert view.stopped_note({"complete": False, "stopped": "the 600 s limit", "runs": []}).startswith(
-        "This run stopped early (the 600 s limit): 0 runs")
+        "This run stopped early (the 600 s limit): 0 runs"
+    )
     gap = ablation["summary"]["final_vs_decoder"]["max_same_seed_gap"]
     assert f"differ by at most {gap:.1e} per seed" in view.same_function_note(ablation)
     assert view.same_function_note({"summary": {"final_vs_decoder": {"seeds": 0}}}) is None
@@ -87,14 +93,21 @@ def test_a_cut_record_is_flagged_and_the_final_change_is_compared_with_decoder_o
 
 
 def test_the_why_table_heads_its_columns_and_quotes_the_measured_pair(ablation):
-    assert view.why_header() == ["**Structure**", "**Where it helped**", "**What changed**", "**The test**",
-                                 "**Removed at**"]
+    assert view.why_header() == [
+        "**Structure**",
+        "**Where it helped**",
+        "**What changed**",
+        "**The test**",
+        "**Removed at**",
+    ]
     row = next(r for r in view.WHY if r["step"] == 3)
     cells = view.why_cells(row, ablation)
     assert cells[0] == "**Decoder reads only the encoder's final layer**" and len(cells) == 4
     found = view.measured(ablation, ("3", "2"))
-    assert cells[3].endswith(f"*Measured here:* step 3 vs step 2: {found['diff']:+.3f} held-out loss (exact paired "
-                             f"{p_label(found['p'])}, {found['n']} seeds).")
+    assert cells[3].endswith(
+        f"*Measured here:* step 3 vs step 2: {found['diff']:+.3f} held-out loss (exact paired "
+        f"{p_label(found['p'])}, {found['n']} seeds)."
+    )
     assert view.why_cells(row, None)[3].endswith("*Measured here:* no shipped results.")
 
 
@@ -114,8 +127,11 @@ def test_a_rerun_is_the_shipped_one_refused_when_too_big_or_too_long_or_trained_
     big = view.rerun_plan(small, ablation, fs.LIVE_PARAM_LIMIT + 1)
     assert big["kind"] == "too-big" and big["n"] == f"{fs.LIVE_PARAM_LIMIT + 1:,}"
     run = view.rerun_plan(small, ablation, 1000)
-    assert run["kind"] == "run" and run["runs"] == 3 * len(small.variants) and run["key"].startswith(
-        "four-steps-ablation-")
+    assert (
+        run["kind"] == "run"
+        and run["runs"] == 3 * len(small.variants)
+        and run["key"].startswith("four-steps-ablation-")
+    )
     long = replace(small, steps=fs.MAX_ABLATION_STEPS, seeds=tuple(range(fs.MAX_SEEDS)), width=256, depth=4)
     too_long = view.rerun_plan(long, ablation, 1000)
     assert too_long["kind"] == "too-long" and too_long["seconds"] > too_long["limit"]
@@ -155,6 +171,7 @@ def test_the_names_tables_and_sentences_speak_the_run_language(ablation):
 def test_the_first_screen_mask_marks_where_decoder_only_differs():
     """× on every cell a step lets a token read that decoder-only does not: the input's future until step 4."""
     from explorer.figures import four_steps as figs
+
     marked = []
     for step in range(FINAL_STEP + 1):
         fig = figs.mask_against_decoder(*view.mask_first_screen(step))
@@ -167,9 +184,11 @@ def test_the_first_screen_mask_marks_where_decoder_only_differs():
 
 def test_the_weights_figure_draws_shared_blocks_pale_and_dashed_and_merges_the_final_attentions():
     from explorer.figures import four_steps as figs
+
     def tiles(step: int) -> list:
         fig = figs.weights(**view.weights(step, 2))
         return [s for s in fig.layout.shapes if s.type == "rect" and s.fillcolor != "#EEEEEE"]
+
     assert [len(tiles(k)) for k in range(FINAL_STEP + 1)] == [10, 10, 10, 10, 10, 8]  # 2 x (2 + 3); merged: 2 x 4
     assert [sum(s.line.dash == "dash" for s in tiles(k)) for k in range(FINAL_STEP + 1)] == [0, 2, 6, 6, 6, 4]
     assert view.weights(0, 2)["same"] == "none" and view.weights(2, 2)["same"] == "weights"

@@ -41,13 +41,17 @@ def test_the_table_shows_both_names_and_keeps_cells_whole():
     assert glossary._cell(term.term_zh) == "甲\\|乙"
 
 
-@pytest.mark.parametrize("problem, text", [
-    ("columns must be", "key,term_zh,term_en\nx,甲,a\n"),
-    ("keys used twice", "key,term_zh,term_en,page\nx,甲,a,home\nx,乙,b,home\n"),
-    ("not lower case", "key,term_zh,term_en,page\nBad Key,甲,a,home\n"),
-    ("needs both", "key,term_zh,term_en,page\nx,,a,home\n"),
-    ("names no page", "key,term_zh,term_en,page\nx,甲,a,nowhere\n"),
-], ids=lambda v: v if " " in v and "\n" not in v else "")
+@pytest.mark.parametrize(
+    "problem, text",
+    [
+        ("columns must be", "key,term_zh,term_en\nx,甲,a\n"),
+        ("keys used twice", "key,term_zh,term_en,page\nx,甲,a,home\nx,乙,b,home\n"),
+        ("not lower case", "key,term_zh,term_en,page\nBad Key,甲,a,home\n"),
+        ("needs both", "key,term_zh,term_en,page\nx,,a,home\n"),
+        ("names no page", "key,term_zh,term_en,page\nx,甲,a,nowhere\n"),
+    ],
+    ids=lambda v: v if " " in v and "\n" not in v else "",
+)
 def test_a_malformed_glossary_file_says_what_is_wrong(tmp_path, problem, text):
     source = tmp_path / "glossary.csv"
     source.write_text(text, encoding="utf-8")

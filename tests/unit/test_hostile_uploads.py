@@ -22,10 +22,18 @@ def _import(raw: bytes):
 
 
 VALIDATORS = {  # name: (function, its error, a file over its stated limit, a header the file should have)
-    "compute": (trend.validate_upload, trend.UploadError,
-                b"year,value\n" + b"2000,5\n" * (trend.MAX_ROWS + 1), "year,value"),
-    "lengths": (ln.read_pairs, ln.LengthsError, b"input_len,target_len\n" + b" " * ln.MAX_BYTES,
-                "input_len,target_len"),
+    "compute": (
+        trend.validate_upload,
+        trend.UploadError,
+        b"year,value\n" + b"2000,5\n" * (trend.MAX_ROWS + 1),
+        "year,value",
+    ),
+    "lengths": (
+        ln.read_pairs,
+        ln.LengthsError,
+        b"input_len,target_len\n" + b" " * ln.MAX_BYTES,
+        "input_len,target_len",
+    ),
     "audit": (_import, audit.AuditError, b" " * (audit.MAX_IMPORT_BYTES + 1), None),
 }
 CLASSES = {  # name: (bytes, or a function of the validator's header; what the message says, CSV / JSON)
@@ -35,8 +43,10 @@ CLASSES = {  # name: (bytes, or a function of the validator's header; what the m
     "ZIP (an .xlsx)": (b"PK\x03\x04\x14\x00\x06\x00" + b"\x00" * 40, ("ZIP archive", "binary file")),
     "not UTF-8": ("year;café\n".encode("latin-1"), ("UTF-8", "UTF-8")),
     "JSON given to a CSV, CSV to the JSON": (None, ("must name", "Not JSON")),
-    "a 1,100,000-character field": (lambda header: f"{header}\n1,{'9' * 1_100_000}\n".encode(),
-                                  ("cannot be read as CSV", "at most")),
+    "a 1,100,000-character field": (
+        lambda header: f"{header}\n1,{'9' * 1_100_000}\n".encode(),
+        ("cannot be read as CSV", "at most"),
+    ),
     "nested 100,000 deep": (b"[" * 100_000, ("cannot be read as CSV", "more than 20,000 objects")),  # unparsed
     "nested 10,000 deep": (b"[" * 10_000, ("cannot be read as CSV", "nested too deeply")),
     "header only": (lambda header: f"{header}\n".encode(), ("0 data rows", "Not JSON")),
@@ -79,9 +89,18 @@ def test_a_crafted_workbook_link_nested_too_deep_is_refused(data):
         audit.decode_state(state)
 
 
-@pytest.mark.parametrize("text, shown", [
-    ("abc", "`abc`"), ("", "(empty)"), ("a`b", "`a'b`"), ("]{x} [y](z)", "`\uff3d{x} \uff3by\uff3d(z)`"),
-    ("a\x00\x1b\u202e\u200bz", "`a????z`"), ("x" * 50, "`" + "x" * 40 + "…`"), ("🧪", "`🧪`")])
+@pytest.mark.parametrize(
+    "text, shown",
+    [
+        ("abc", "`abc`"),
+        ("", "(empty)"),
+        ("a`b", "`a'b`"),
+        ("]{x} [y](z)", "`\uff3d{x} \uff3by\uff3d(z)`"),
+        ("a\x00\x1b\u202e\u200bz", "`a????z`"),
+        ("x" * 50, "`" + "x" * 40 + "…`"),
+        ("🧪", "`🧪`"),
+    ],
+)
 def test_inline_code_quotes_any_text_as_one_inert_code_span(text, shown):
     assert inline_code(text) == shown and shown.count("`") in (0, 2)  # one span, nothing inside can close it
 

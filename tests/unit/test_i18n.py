@@ -22,10 +22,19 @@ _PROSE = re.compile(r"[A-Za-z]{3,}\s+[A-Za-z]{3,}")  # two English words in a ro
 
 
 def test_the_language_comes_from_a_url_value_or_a_browser_locale():
-    assert [i18n.parse(v) for v in ("zh", "ZH", "zh-CN", "zh_Hans", "en", "en-GB", "fr", "", None, "<b>")] == \
-        ["zh", "zh", "zh", "zh", "en", "en", None, None, None, None]
-    assert [i18n.from_locale(v) for v in ("zh-CN", "zh-Hant-TW", "en-US", "de", None)] == ["zh", "zh", "en", "en",
-                                                                                           "en"]
+    assert [i18n.parse(v) for v in ("zh", "ZH", "zh-CN", "zh_Hans", "en", "en-GB", "fr", "", None, "<b>")] == [
+        "zh",
+        "zh",
+        "zh",
+        "zh",
+        "en",
+        "en",
+        None,
+        None,
+        None,
+        None,
+    ]
+    assert [i18n.from_locale(v) for v in ("zh-CN", "zh-Hant-TW", "en-US", "de", None)] == ["zh", "zh", "en", "en", "en"]
 
 
 def test_the_language_is_per_thread_and_a_block_restores_it():
@@ -54,8 +63,11 @@ def test_every_english_section_has_a_chinese_twin_with_the_same_placeholders(boo
 @pytest.mark.parametrize("book", BOOKS)
 def test_a_chinese_section_with_english_prose_in_its_twin_is_written_in_chinese(book):
     chinese = content.sections(book, "zh") if content.path(book, "zh").is_file() else {}
-    english = [name for name, text in content.sections(book, "en").items()
-               if _PROSE.search(re.sub(r"\{\{[^}]*\}\}|`[^`]*`|\$[^$]*\$|<[^>]*>|%\{[^}]*\}", " ", text))]
+    english = [
+        name
+        for name, text in content.sections(book, "en").items()
+        if _PROSE.search(re.sub(r"\{\{[^}]*\}\}|`[^`]*`|\$[^$]*\$|<[^>]*>|%\{[^}]*\}", " ", text))
+    ]
     untranslated = [name for name in english if name in chinese and not _CJK.search(chinese[name])]
     assert not untranslated, f"content/zh/{book}.md: still English in {untranslated}"
 

@@ -4,7 +4,6 @@ import time
 import pytest
 
 from explorer.jobs import CANCELLED, DONE, FAILED, JobQueue, QueueFull
-from tests.store import postgres_url, store  # noqa: F401 (fixtures: the cross-process tests run on both stores)
 
 # Every queue here has its own lock folder: a page test's background run elsewhere in this worker must not
 # hold the slot these tests count on.
@@ -128,6 +127,7 @@ def test_time_left_counts_down_from_the_limit(tmp_path):
 
 # --- across server processes: two queues sharing one store (lock files or PostgreSQL) stand in for two replicas ---
 
+
 def test_the_run_limit_holds_across_processes(store, tmp_path):
     a, b = JobQueue(max_running=1, lock_dir=tmp_path), JobQueue(max_running=1, lock_dir=tmp_path)
     gate = threading.Event()
@@ -169,11 +169,14 @@ def test_a_crashed_process_leaves_no_slot_taken(tmp_path):
     import subprocess
     import sys
 
-    script = ("import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_CREAT | os.O_RDWR); "
-              "fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); time.sleep(60)")
+    script = (
+        "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_CREAT | os.O_RDWR); "
+        "fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); time.sleep(60)"
+    )
     queue = JobQueue(max_running=1, lock_dir=tmp_path)
-    child = subprocess.Popen([sys.executable, "-c", script, str(tmp_path / "slot-0.lock")], stdout=subprocess.PIPE,
-                             text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", script, str(tmp_path / "slot-0.lock")], stdout=subprocess.PIPE, text=True
+    )
     assert child.stdout.readline().strip() == "held" and queue.busy_slots() == 1
     child.kill()
     child.wait()
@@ -181,6 +184,7 @@ def test_a_crashed_process_leaves_no_slot_taken(tmp_path):
 
 
 # --- caps, viewers who leave, and what the queue forgets ----------------------------------------------------
+
 
 def _steps(p, n=2000):
     for i in range(n):
@@ -216,8 +220,9 @@ def test_runs_whose_viewers_all_left_are_cancelled_running_or_queued(tmp_path):
     """Twelve tabs ask for twelve runs and close: nothing stays queued for the thirteenth visitor."""
     q = JobQueue(max_running=1, per_address=20, max_active=20, abandon_after_s=0.3, lock_dir=tmp_path)
     open_tabs = set(range(12))
-    jobs = [q.submit(f"run{i}", _steps, owner=f"tab{i}", address="lab", alive=lambda i=i: i in open_tabs)
-            for i in range(12)]
+    jobs = [
+        q.submit(f"run{i}", _steps, owner=f"tab{i}", address="lab", alive=lambda i=i: i in open_tabs) for i in range(12)
+    ]
     time.sleep(0.3)
     assert jobs[0].state == "running" and q.position(jobs[-1]) == 11
     open_tabs.clear()

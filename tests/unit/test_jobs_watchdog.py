@@ -15,7 +15,6 @@ import sqlalchemy as sa
 from explorer import results
 from explorer.jobs import DONE, FAILED, QUEUED, JobQueue
 from explorer.store import db, locks
-from tests.store import postgres_url, store  # noqa: F401 (fixtures)
 
 
 def _wait(job, timeout: float = 15):
@@ -41,6 +40,7 @@ def _next_press_runs(queue: JobQueue, key: str = "after") -> None:
 
 
 # --- the file lock (SQLite deployments) ------------------------------------------------------------------------
+
 
 def test_a_directory_planted_at_the_only_slot_fails_the_job_and_the_next_press_runs_once_it_is_gone(tmp_path):
     planted = tmp_path / "slot-0.lock"
@@ -91,6 +91,7 @@ def test_a_failed_job_waiting_in_line_does_not_hold_up_the_jobs_behind_it(tmp_pa
 
 def test_an_error_of_any_kind_while_taking_a_lock_fails_the_job(tmp_path):
     """Not only OSError: whatever a lock raises (here a RuntimeError from a lock that always breaks)."""
+
     class Broken(JobQueue):
         def _try_lock(self, name):
             raise RuntimeError("the lock service is down")
@@ -103,6 +104,7 @@ def test_an_error_of_any_kind_while_taking_a_lock_fails_the_job(tmp_path):
 
 def test_a_job_whose_thread_cannot_start_fails_instead_of_staying_queued(tmp_path):
     """A process at its thread limit raises on Thread.start: the job it was for must not wait in line for ever."""
+
     class NoThreads(JobQueue):
         def _start(self, job, work):
             raise RuntimeError("can't start new thread")
@@ -114,6 +116,7 @@ def test_a_job_whose_thread_cannot_start_fails_instead_of_staying_queued(tmp_pat
 
 
 # --- the work and the store, on both backends ---------------------------------------------------------------
+
 
 def test_an_error_inside_the_work_fails_the_job_and_frees_its_place(store, tmp_path):
     queue = JobQueue(max_running=1, per_address=1, lock_dir=tmp_path)
@@ -148,8 +151,10 @@ def test_a_renamed_results_table_fails_the_run_and_the_next_press_runs_once_it_i
 
 # --- the advisory lock (PostgreSQL deployments) ------------------------------------------------------------
 
-def test_a_database_that_does_not_answer_fails_the_job_and_the_next_press_runs_once_it_is_back(postgres_url,
-                                                                                                monkeypatch, tmp_path):
+
+def test_a_database_that_does_not_answer_fails_the_job_and_the_next_press_runs_once_it_is_back(
+    postgres_url, monkeypatch, tmp_path
+):
     monkeypatch.setenv("EXPLORER_DB_URL", postgres_url)
     dead = sa.make_url(postgres_url).set(port=1)  # nothing listens on port 1: a real OperationalError
     monkeypatch.setenv("EXPLORER_DB_URL", dead.render_as_string(hide_password=False))
@@ -163,12 +168,16 @@ def test_a_database_that_does_not_answer_fails_the_job_and_the_next_press_runs_o
 
 def _advisory_holders() -> list[int]:
     with db.engine().connect() as conn:
-        return list(conn.execute(sa.text(
-            "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()")).scalars())
+        return list(
+            conn.execute(
+                sa.text("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()")
+            ).scalars()
+        )
 
 
-def test_the_server_ending_the_lock_connection_mid_run_neither_wedges_nor_fails_the_run(postgres_url, monkeypatch,
-                                                                                       tmp_path):
+def test_the_server_ending_the_lock_connection_mid_run_neither_wedges_nor_fails_the_run(
+    postgres_url, monkeypatch, tmp_path
+):
     """pg_terminate_backend on the connection holding the run's slot and key: the run's result stands, letting go
     of its locks does not raise, and the slot is free for the next press."""
     monkeypatch.setenv("EXPLORER_DB_URL", postgres_url)
@@ -194,8 +203,7 @@ def test_the_server_ending_the_lock_connection_mid_run_neither_wedges_nor_fails_
     _next_press_runs(queue)
 
 
-def test_a_lock_connection_ended_while_the_job_waits_fails_nothing_that_should_run(postgres_url, monkeypatch,
-                                                                                 tmp_path):
+def test_a_lock_connection_ended_while_the_job_waits_fails_nothing_that_should_run(postgres_url, monkeypatch, tmp_path):
     """The first run's slot connection is terminated while a second job waits for that slot: the slot is free
     at once (the server let go), so the second runs, and the first still finishes."""
     monkeypatch.setenv("EXPLORER_DB_URL", postgres_url)
@@ -208,9 +216,17 @@ def test_a_lock_connection_ended_while_the_job_waits_fails_nothing_that_should_r
     assert second.state == QUEUED
     slot = locks.lock_id("slot-0")
     with db.engine().connect() as conn:
-        pids = conn.execute(sa.text("SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND "
-                                    "((classid::bigint << 32) | objid::bigint) = :k"),
-                            {"k": slot}).scalars().all()
+        pids = (
+            conn.execute(
+                sa.text(
+                    "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND "
+                    "((classid::bigint << 32) | objid::bigint) = :k"
+                ),
+                {"k": slot},
+            )
+            .scalars()
+            .all()
+        )
         assert len(pids) == 1
         for pid in pids:
             conn.execute(sa.select(sa.func.pg_terminate_backend(pid)))
@@ -226,9 +242,11 @@ def test_the_page_message_of_a_lock_failure_names_no_more_than_one_line(tmp_path
         (tmp_path / "slot-0.lock").mkdir()
         queue = JobQueue(max_running=1, lock_dir=tmp_path)
     else:
+
         class Broken(JobQueue):
             def _try_lock(self, name):
                 raise RuntimeError("x" * 5000 + "\nsecond line")
+
         queue = Broken(max_running=1, lock_dir=tmp_path)
     job = _wait(queue.submit("k", lambda p: {}))
     assert job.state == FAILED and kind in job.error and "\n" not in job.error and len(job.error) < 600

@@ -75,8 +75,9 @@ def test_fit_stops_when_told_and_says_why():
     torch.manual_seed(0)
     model, task = Transformer(_model_cfg()), SeqTask(TASK, "decoder")
     plan = FitPlan(budgets=(10_000,), lr=3e-3, batch_size=8)
-    result = fit(model, task, plan, torch.Generator().manual_seed(0), held_out(TASK, "decoder", 16, 0),
-                 progress=Deadline(0.3))
+    result = fit(
+        model, task, plan, torch.Generator().manual_seed(0), held_out(TASK, "decoder", 16, 0), progress=Deadline(0.3)
+    )
     assert result.stopped == "time_budget" and 0 < result.steps_done < 10_000 and result.history
 
 

@@ -35,8 +35,20 @@ def test_every_shipped_result_records_its_recipe_and_device(capsys):
 
 def test_reviewed_recipe_through_the_cli_records_recipe_and_device_and_writes_nothing(capsys):
     before = bs.shipped_path("main").read_bytes()
-    out = _json(capsys, "bidirectional-scaling", "--widths", "8", "--budgets", "5,10", "--seeds", "1",
-                "--recipe", "reviewed", "--device", "cpu")
+    out = _json(
+        capsys,
+        "bidirectional-scaling",
+        "--widths",
+        "8",
+        "--budgets",
+        "5,10",
+        "--seeds",
+        "1",
+        "--recipe",
+        "reviewed",
+        "--device",
+        "cpu",
+    )
     assert out["device"] == "cpu" and out["recipe"]["name"] == "reviewed"
     assert set(out["recipe"]["lr_by_size"]) == {"8"} and "saved_to" not in out
     assert bs.shipped_path("main").read_bytes() == before

@@ -22,12 +22,15 @@ def _rung(effects: list[float], reference: int) -> dict:
     return verdict.rung_summary(effects, reference)
 
 
-@pytest.mark.parametrize("top, expected", [
-    ([0.2, 0.1, 0.3, 0.05], "holds"),  # every seed keeps the small model's (positive) sign
-    ([-0.2, -0.1, -0.3, -0.05], "flips"),  # every seed has the other sign
-    ([0.02, -0.01, 0.01, -0.015], "vanishes"),  # mixed signs, mean 0.00125 <= a quarter of 0.4
-    ([0.5, -0.1, 0.6, -0.2], "unclear"),  # mixed signs, mean 0.2 is half the small model's
-])
+@pytest.mark.parametrize(
+    "top, expected",
+    [
+        ([0.2, 0.1, 0.3, 0.05], "holds"),  # every seed keeps the small model's (positive) sign
+        ([-0.2, -0.1, -0.3, -0.05], "flips"),  # every seed has the other sign
+        ([0.02, -0.01, 0.01, -0.015], "vanishes"),  # mixed signs, mean 0.00125 <= a quarter of 0.4
+        ([0.5, -0.1, 0.6, -0.2], "unclear"),  # mixed signs, mean 0.2 is half the small model's
+    ],
+)
 def test_the_verdict_follows_the_declared_rule(top: list[float], expected: str) -> None:
     first = _rung([0.4, 0.3, 0.5, 0.4], +1)
     assert verdict.verdict([first, _rung(top, +1)]) == expected
@@ -41,8 +44,14 @@ def test_a_rung_summary_is_the_seed_mean_and_range_with_a_same_sign_count() -> N
 
 
 def test_every_named_claim_is_known_and_one_without_a_ladder_says_so() -> None:
-    assert set(registry.NAMES) == {"bitter-lesson", "crossover", "bidirectional", "shared-params", "depth",
-                                   "four-steps"}
+    assert set(registry.NAMES) == {
+        "bitter-lesson",
+        "crossover",
+        "bidirectional",
+        "shared-params",
+        "depth",
+        "four-steps",
+    }
     with pytest.raises(ValueError, match="claim must be one of"):
         registry.get("nonsense")
     for name in set(registry.NAMES) - set(registry.CLAIMS):
@@ -94,8 +103,9 @@ def test_the_figure_is_measured_and_draws_every_rung_on_a_log_axis(two_rungs: di
     assert sorted(x for t in means for x in t.x) == [r["params"] for r in two_rungs["rungs"]]
 
 
-def test_a_saved_ladder_prints_the_issues_json_from_shipped(two_rungs: dict, tmp_path, monkeypatch,
-                                                            capsys: pytest.CaptureFixture) -> None:
+def test_a_saved_ladder_prints_the_issues_json_from_shipped(
+    two_rungs: dict, tmp_path, monkeypatch, capsys: pytest.CaptureFixture
+) -> None:
     """What `--save` writes, `--from-shipped` prints with the issue's keys and types (here into a scratch data/)."""
     monkeypatch.setattr(ladder, "DATA_DIR", tmp_path)
     assert main(["ladder", "bidirectional", "--from-shipped", "--json"]) == 2  # nothing shipped there yet

@@ -27,7 +27,10 @@ def test_ten_steps_in_order_each_answered_on_an_existing_page():
 def test_outcomes_and_links():
     first = lp.step(1)
     assert [lp.outcome(c, first) for c in (None, first.answer, (first.answer + 1) % lp.CHOICES)] == [
-        "open", "right", "wrong"]
+        "open",
+        "right",
+        "wrong",
+    ]
     assert lp.step(0) is first and lp.step(99) is lp.STEPS[-1]
     assert lp.figure_query(lp.step(10)) == "figure=compute-backtest&embed=true&controls=hidden&train_end=2000"
 
@@ -42,8 +45,11 @@ def test_the_supported_answer_moves_between_positions():
 def test_the_supported_answer_is_rarely_the_longest_choice(lang):
     """'Pick the longest, most careful option' once passed the whole path; the distractors now carry as much
     text, each built on a misconception the notes warn about."""
-    longest = [s.number for s in lp.STEPS
-               if len(_choices(lang, s.number)[s.answer]) >= max(len(c) for c in _choices(lang, s.number))]
+    longest = [
+        s.number
+        for s in lp.STEPS
+        if len(_choices(lang, s.number)[s.answer]) >= max(len(c) for c in _choices(lang, s.number))
+    ]
     assert len(longest) <= MOST_LONGEST, (lang, longest)
 
 

@@ -16,11 +16,19 @@ FAMILIES = (ln.DECODER, ln.ENCDEC)
 
 
 def _real(shape: ln.Shape, family: str) -> TransformerConfig:
-    return TransformerConfig(arch=family, vocab_size=shape.vocab_size, d_model=shape.d_model, n_heads=1,
-                             n_layers=shape.n_layers, d_ff=shape.ff_width, max_len=shape.max_len)
+    return TransformerConfig(
+        arch=family,
+        vocab_size=shape.vocab_size,
+        d_model=shape.d_model,
+        n_heads=1,
+        n_layers=shape.n_layers,
+        d_ff=shape.ff_width,
+        max_len=shape.max_len,
+    )
 
 
 # --- allocation ------------------------------------------------------------------------------------------------
+
 
 def test_hand_count_of_a_tiny_decoder_only_model():
     # d=4, d_ff=16, vocab 10, 8 positions, 1 layer; lengths 3 -> 2, so 5 tokens
@@ -44,9 +52,14 @@ def test_hand_count_of_a_tiny_encoder_decoder():
     assert groups["output head (+ final LayerNorm)"].tokens == 2
 
 
-@pytest.mark.parametrize("shape", [ln.Shape(d_model=4, n_layers=1, vocab_size=10, d_ff=16, max_len=60),
-                                   ln.Shape(d_model=32, n_layers=3, vocab_size=50, max_len=64),
-                                   ln.Shape(d_model=64, n_layers=2, vocab_size=300, d_ff=100, max_len=128)])
+@pytest.mark.parametrize(
+    "shape",
+    [
+        ln.Shape(d_model=4, n_layers=1, vocab_size=10, d_ff=16, max_len=60),
+        ln.Shape(d_model=32, n_layers=3, vocab_size=50, max_len=64),
+        ln.Shape(d_model=64, n_layers=2, vocab_size=300, d_ff=100, max_len=128),
+    ],
+)
 @pytest.mark.parametrize("lx, ly", [(1, 1), (7, 3), (2, 11), (30, 30)])
 def test_groups_add_up_to_explorer_costs_and_to_a_real_module(shape, lx, ly):
     for family in FAMILIES:
@@ -73,7 +86,7 @@ def test_token_passes_follow_the_lengths():
 def test_shapes_beyond_the_model_limit_are_counted_not_refused():
     big = ln.Shape(d_model=4096, n_layers=48, vocab_size=256_000)
     alloc = ln.allocation(big, 2048, 2048)
-    assert alloc["families"][ln.ENCDEC]["parameters"] > 10 ** 10
+    assert alloc["families"][ln.ENCDEC]["parameters"] > 10**10
     with pytest.raises(ValueError):
         check_size(_real(big, ln.ENCDEC))  # building it is refused, with the limit named
 
@@ -108,6 +121,7 @@ def test_the_equal_cost_encoder_decoder_has_about_twice_the_parameters():
 
 # --- profiles ----------------------------------------------------------------------------------------------------
 
+
 def test_profiles_have_the_shapes_the_lecture_describes():
     stats = {name: ln.profile_stats(ln.profile_pairs(name), TINY) for name in ln.PROFILES}
     assert stats["academic benchmark"]["ratio_of_means"] > 20
@@ -141,14 +155,23 @@ def test_profile_stats_average_the_exact_flops_of_every_pair():
 
 # --- typed pairs and uploads -----------------------------------------------------------------------------------
 
+
 def test_typed_pairs_parse_with_any_separator():
     df = ln.parse_typed(" 300:4, 120:8;40:600  7:7 ")
     assert df.values.tolist() == [[300, 4], [120, 8], [40, 600], [7, 7]]
 
 
-@pytest.mark.parametrize("text, message", [
-    ("", "at least one pair"), ("300-4", "is not a pair"), ("3.5:2", "is not a pair"), ("0:4", "from 1 to"),
-    ("5:100001", "from 1 to"), (", ".join(["1:1"] * 51), "the limit here is 50")])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("", "at least one pair"),
+        ("300-4", "is not a pair"),
+        ("3.5:2", "is not a pair"),
+        ("0:4", "from 1 to"),
+        ("5:100001", "from 1 to"),
+        (", ".join(["1:1"] * 51), "the limit here is 50"),
+    ],
+)
 def test_bad_typed_pairs_say_what_is_wrong(text, message):
     with pytest.raises(ln.LengthsError, match=message):
         ln.parse_typed(text)
@@ -160,14 +183,25 @@ def test_an_upload_reads_with_aliases_and_a_bom():
     assert ln.read_pairs(b"input_len,target_len\n1,100000\n").values.tolist() == [[1, 100000]]
 
 
-@pytest.mark.parametrize("raw, message", [
-    (b"", "empty"), (b"  \n", "empty"), (b"PK\x03\x04rest", "not a CSV"), (b"a\x00b", "not a CSV"),
-    (b"\xff\xfe\x00", "not a CSV"), (b"\xc3\x28,x\n", "not valid UTF-8"),
-    (b"input,output_x\n1,2\n", "must name an input column"), (b"input_len,target_len\n", "0 data rows"),
-    (b"input_len,target_len\n1,2\n3\n", "Line 3 has fewer fields"),
-    (b"input_len,target_len\n1,two\n", "not a number"), (b"input_len,target_len\n0,2\n", "from 1 to 100,000"),
-    (b"input_len,target_len\n2.5,2\n", "whole numbers"), (b"input_len,target_len\n200000,2\n", "from 1 to 100,000"),
-    (b"input_len,target_len\nnan,2\n", "whole numbers")])
+@pytest.mark.parametrize(
+    "raw, message",
+    [
+        (b"", "empty"),
+        (b"  \n", "empty"),
+        (b"PK\x03\x04rest", "not a CSV"),
+        (b"a\x00b", "not a CSV"),
+        (b"\xff\xfe\x00", "not a CSV"),
+        (b"\xc3\x28,x\n", "not valid UTF-8"),
+        (b"input,output_x\n1,2\n", "must name an input column"),
+        (b"input_len,target_len\n", "0 data rows"),
+        (b"input_len,target_len\n1,2\n3\n", "Line 3 has fewer fields"),
+        (b"input_len,target_len\n1,two\n", "not a number"),
+        (b"input_len,target_len\n0,2\n", "from 1 to 100,000"),
+        (b"input_len,target_len\n2.5,2\n", "whole numbers"),
+        (b"input_len,target_len\n200000,2\n", "from 1 to 100,000"),
+        (b"input_len,target_len\nnan,2\n", "whole numbers"),
+    ],
+)
 def test_bad_uploads_say_what_is_wrong(raw, message):
     with pytest.raises(ln.LengthsError, match=message):
         ln.read_pairs(raw)

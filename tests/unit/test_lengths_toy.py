@@ -16,6 +16,7 @@ from scipy import stats
 from explorer import cli
 from explorer.costs import parameter_count, sequence_forward_flops
 from explorer.experiments import lengths as ln
+from explorer.experiments.lengths import toy
 from explorer.progress import Progress
 from explorer.stats import holm, minimum_detectable, t_test_power, trend_permutation_p
 from tests.conftest import ROOT
@@ -32,6 +33,7 @@ def _cli(*argv: str) -> dict:
 
 
 # --- the task ----------------------------------------------------------------------------------------------------
+
 
 def test_rank_summary_reads_evenly_spaced_ranks():
     assert ln.RankSummary(20, 4).ranks == [2, 7, 12, 17]
@@ -79,6 +81,7 @@ def test_variant_presets_set_symbols_per_ratio():
 
 # --- the matched models -----------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("lx, ly", MAIN.ratios + ((7, 1), (1, 24)))
 def test_matched_arms_really_match(lx, ly):
     dec = ln.arm_config(MAIN, lx, ly, "decoder")
@@ -95,14 +98,15 @@ def test_matched_arms_really_match(lx, ly):
 
 def test_an_unmatchable_request_is_refused():
     with pytest.raises(ValueError, match="within"):
-        ln._solve_width(lambda w: ln._model(MAIN, "decoder", 2, w, 4, 4), parameter_count, 10.0, 0.01, "parameters")
+        toy._solve_width(lambda w: toy._model(MAIN, "decoder", 2, w, 4, 4), parameter_count, 10.0, 0.01, "parameters")
 
 
 # --- statistics ---------------------------------------------------------------------------------------------------
 
+
 def test_minimum_detectable_effect_matches_the_normal_limit_and_has_the_stated_power():
     z = stats.norm.ppf(0.975) + stats.norm.ppf(0.8)  # 2.80 standard errors for a z-test
-    assert minimum_detectable(1.0, 10 ** 7) == pytest.approx(z, rel=1e-3)
+    assert minimum_detectable(1.0, 10**7) == pytest.approx(z, rel=1e-3)
     for df in (1, 5, 17):
         mde = minimum_detectable(0.3, df)
         assert t_test_power(mde / 0.3, df) == pytest.approx(0.8, abs=1e-6)
@@ -145,8 +149,17 @@ def _planted_run(seeds: int = 6) -> dict:
             for arm in ln.ARMS:
                 gap = 0.0 if arm == "decoder" else -0.1 * ln.log_ratio(lx, ly) + wobble
                 history = [{"step": 1, "eval_loss": base * math.exp(gap)}]
-                records.append({"lx": lx, "ly": ly, "arm": arm, "seed": seed, "parameters": 1,
-                                "flops_per_example": 1, "history": history})
+                records.append(
+                    {
+                        "lx": lx,
+                        "ly": ly,
+                        "arm": arm,
+                        "seed": seed,
+                        "parameters": 1,
+                        "flops_per_example": 1,
+                        "history": history,
+                    }
+                )
     return {"config": {"ratios": ratios, "seeds": list(range(seeds)), "n_symbols": 16}, "records": records}
 
 
@@ -178,6 +191,7 @@ def test_one_ratio_has_no_trend_and_one_seed_no_test():
 
 # --- runs -------------------------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def quick() -> dict:
     return _cli("--preset", "quick")
@@ -187,7 +201,8 @@ def test_the_quick_preset_runs_and_prints_its_tests(quick):
     cfg = ln.PRESETS["quick"]
     assert quick["trained"] == len(cfg.ratios) * len(cfg.seeds) * len(ln.ARMS)
     assert {(r["lx"], r["ly"], r["matching"]) for r in quick["rows"]} == {
-        (a, b, m) for a, b in cfg.ratios for m in ln.MATCHINGS}
+        (a, b, m) for a, b in cfg.ratios for m in ln.MATCHINGS
+    }
     for row in quick["rows"]:
         assert len(row["decoder"]) == len(row["encdec"]) == len(cfg.seeds)
         assert 0 < row["decoder_mean"] < math.log(cfg.n_symbols) + 0.5  # nats per target token
@@ -212,14 +227,18 @@ def test_a_second_run_comes_from_the_cache_and_a_longer_shipped_run_serves_a_sho
     assert not planned.missing and set(planned.sources.values()) == {"shipped"}
     assert [[h["step"] for h in r["history"]] for r in ready] == [[10]] * 3
     assert ready[0]["history"][0] == first["records"][0]["history"][0]
-    older = {**shipped, "config": {k: v for k, v in cfg.to_dict().items()
-                                   if k not in ("symbols_by_ratio", "separate_target")}}
+    older = {
+        **shipped,
+        "config": {k: v for k, v in cfg.to_dict().items() if k not in ("symbols_by_ratio", "separate_target")},
+    }
     assert not ln.plan(cfg, older, use_cache=False).missing  # a file from before the variants still serves
     assert len(ln.plan(replace(cfg, lr=1e-3), shipped, use_cache=False).missing) == 3  # other settings: not served
     assert len(ln.plan(replace(cfg, steps=30), shipped, use_cache=False).missing) == 3  # longer: not served
 
+
 def test_a_cut_run_keeps_what_finished():
     cfg = replace(ln.PRESETS["quick"], ratios=((2, 2),), seeds=(0, 1), steps=20)
+
     class Budget(Progress):  # every stop check costs one unit: 21 per model, so it runs out inside the 4th
         left = 71
 
@@ -267,8 +286,13 @@ def test_a_run_reports_its_progress_in_the_language_of_the_session(monkeypatch):
     ln.run(cfg, use_cache=False, progress=english)
     with i18n.using("zh"):
         ln.run(cfg, use_cache=False, progress=chinese)
-    assert english.said[:2] == ["model 1 of 3: decoder-only, 2->2, seed 0",
-                                "model 1 of 3: decoder-only, 2->2, seed 0: inner"]
+    assert english.said[:2] == [
+        "model 1 of 3: decoder-only, 2->2, seed 0",
+        "model 1 of 3: decoder-only, 2->2, seed 0: inner",
+    ]
     assert english.said[2] == "model 2 of 3: encoder-decoder, same parameters, 2->2, seed 0"
-    assert chinese.said[:3] == ["第 1/3 个模型：仅解码器，2->2，随机种子 0", "第 1/3 个模型：仅解码器，2->2，随机种子 0：inner",
-                                "第 2/3 个模型：编码器-解码器，参数相同，2->2，随机种子 0"]
+    assert chinese.said[:3] == [
+        "第 1/3 个模型：仅解码器，2->2，随机种子 0",
+        "第 1/3 个模型：仅解码器，2->2，随机种子 0：inner",
+        "第 2/3 个模型：编码器-解码器，参数相同，2->2，随机种子 0",
+    ]

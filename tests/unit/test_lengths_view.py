@@ -54,6 +54,7 @@ def test_the_token_axis_stays_fixed_while_lx_moves_so_the_boxes_that_read_the_in
 def test_the_slope_reading_needs_every_holding_slope_to_agree():
     def trend(slope: float, p: float) -> dict:
         return {"slope_mean": slope, "seed_holm_p": p}
+
     assert view.slope_reading([trend(0.1, 0.01), trend(0.2, 0.02), trend(-0.3, 0.9)], 0.05) == "reverse"
     assert view.slope_reading([trend(-0.1, 0.01)], 0.05) == "predicted"
     assert view.slope_reading([trend(-0.1, 0.01), trend(0.1, 0.01)], 0.05) == "mixed"
@@ -62,8 +63,7 @@ def test_the_slope_reading_needs_every_holding_slope_to_agree():
 
 def test_named_rows_say_what_was_matched():
     rows = [{"lx": 12, "ly": 12, "matching": "parameters"}, {"lx": 4, "ly": 20, "matching": "flops"}]
-    assert view.named(rows) == [{"ratio": "12→12", "matching": "parameters"},
-                                {"ratio": "4→20", "matching": "FLOPs"}]
+    assert view.named(rows) == [{"ratio": "12→12", "matching": "parameters"}, {"ratio": "4→20", "matching": "FLOPs"}]
 
 
 def test_pairs_come_from_a_profile_typed_text_or_an_upload_and_bad_text_gets_a_message():
@@ -95,6 +95,7 @@ def test_the_verdict_counts_the_tests_of_the_shipped_design():
 
 def test_the_chinese_edition_names_tiles_tables_and_errors_in_chinese():
     from explorer import i18n
+
     numbers = view.first_screen(ln.Shape(), 256, 16)
     with i18n.using("zh"):
         assert plural(2, "model") == "2 个模型" and view.source_name(view.UPLOADED) == "上传的 CSV"
@@ -106,15 +107,28 @@ def test_the_chinese_edition_names_tiles_tables_and_errors_in_chinese():
 
 # --- the page's sentences, built from the numbers above ------------------------------------------------------------
 
+
 def test_named_rows_and_slope_tests_read_as_a_list():
     rows = view.named([{"lx": 12, "ly": 12, "matching": "parameters"}, {"lx": 4, "ly": 20, "matching": "flops"}])
     assert view.named_text(rows) == "12→12 (same parameters), 4→20 (same FLOPs)"
     assert view.named_text([]) == "none"
-    line = {"metric": "loss at the last step", "matching": "FLOPs", "slope": -1.25, "negative": 5, "n": 6,
-            "p": "p = 0.031", "holm": "p = 0.125"}
-    assert view.trends_text([line, line]).splitlines() == [
-        "- loss at the last step, same FLOPs: -1.2% per doubling of Lx/Ly on average, negative in 5",
-        "  of 6 seeds (p = 0.031; Holm-corrected p = 0.125)."] * 2
+    line = {
+        "metric": "loss at the last step",
+        "matching": "FLOPs",
+        "slope": -1.25,
+        "negative": 5,
+        "n": 6,
+        "p": "p = 0.031",
+        "holm": "p = 0.125",
+    }
+    assert (
+        view.trends_text([line, line]).splitlines()
+        == [
+            "- loss at the last step, same FLOPs: -1.2% per doubling of Lx/Ly on average, negative in 5",
+            "  of 6 seeds (p = 0.031; Holm-corrected p = 0.125).",
+        ]
+        * 2
+    )
 
 
 @pytest.mark.skipif(ln.load_shipped("main") is None, reason="no shipped toy run")
@@ -140,13 +154,19 @@ def test_a_variant_reads_its_difficulty_its_slopes_direction_and_what_holds():
     head, reading, held = view.variant_text("Matched difficulty", found).split("\n\n")
     assert head.startswith("**Matched difficulty.** Decoder-only loss averaged over the run: ")
     assert head.endswith(view.trends_text(found["trends"])) and "against 24× in the main run" in head
-    assert reading.startswith({"reverse": "Every slope that holds after the correction (by either loss measure) is "
-                                          "positive", "predicted": "Every slope that holds after the correction (by "
-                               "either loss measure) is negative", "mixed": "After the correction, no slope"}[found["reading"]])
+    assert reading.startswith(
+        {
+            "reverse": "Every slope that holds after the correction (by either loss measure) is positive",
+            "predicted": "Every slope that holds after the correction (by either loss measure) is negative",
+            "mixed": "After the correction, no slope",
+        }[found["reading"]]
+    )
     assert held.endswith(f"**{view.named_text(found['held'])}**.")
     rows = view.variant_rows("Matched difficulty", claims, "final")
     assert [r["variant"] for r in rows] == ["Matched difficulty"] * len(claims["by_metric"]["final"]["rows"])
-    assert [{k: v for k, v in r.items() if k != "variant"} for r in rows] == view.rows_table(claims["by_metric"]["final"])
+    assert [{k: v for k, v in r.items() if k != "variant"} for r in rows] == view.rows_table(
+        claims["by_metric"]["final"]
+    )
 
 
 @pytest.mark.skipif(ln.load_shipped("main") is None, reason="no shipped toy run")

@@ -77,8 +77,7 @@ def test_attention_rows_sum_to_one_and_masked_entries_are_zero(step):
 def trained_decoder():
     """A decoder-only model trained briefly, so logits are large enough for relative comparisons."""
     task = make_task("sort", length=6, n_symbols=10)
-    cfg = TransformerConfig(arch="decoder", vocab_size=task.vocab_size, d_model=32, n_heads=4, n_layers=2,
-                            max_len=12)
+    cfg = TransformerConfig(arch="decoder", vocab_size=task.vocab_size, d_model=32, n_heads=4, n_layers=2, max_len=12)
     result = train(cfg, task, TrainConfig(steps=120, batch_size=32, eval_every=120, seed=0))
     x, y = task.sample(16, torch.Generator().manual_seed(5))
     return result.model, x, y
@@ -88,7 +87,7 @@ def _max_relative_logit_gap(decoder, step, x, y, dtype):
     decoder = decoder.to(dtype)
     target = Transformer(step_config(decoder.cfg, step)).to(dtype).eval()
     transplant(target, decoder)
-    ref = make_batch("decoder", x, y).run(decoder).logits[:, x.shape[1]:]
+    ref = make_batch("decoder", x, y).run(decoder).logits[:, x.shape[1] :]
     batch = make_batch("encoder_decoder", x, y)
     got = batch.run(target).logits
     decoder.float()
@@ -132,15 +131,18 @@ def test_return_states_gives_a_state_per_layer_plus_the_final_one():
     assert len(out.keys_values["decoder"]) == BASE.n_layers
 
 
-@pytest.mark.parametrize("bad, message", [
-    (dict(arch="gpt"), "arch must be"),
-    (dict(d_model=30, n_heads=4), "divisible"),
-    (dict(share_cross_self=True), "only apply"),
-    (dict(arch="encoder_decoder", joint_softmax=True), "joint_softmax needs"),
-    (dict(arch="encoder_decoder", layer_aligned_reads="middle", layer_aligned=True), "must be one of"),
-    (dict(arch="encoder_decoder", layer_aligned_reads="output"), "only applies with layer_aligned"),
-    (dict(arch="encoder_decoder", restart_target_positions=True), "only applies with causal_encoder"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (dict(arch="gpt"), "arch must be"),
+        (dict(d_model=30, n_heads=4), "divisible"),
+        (dict(share_cross_self=True), "only apply"),
+        (dict(arch="encoder_decoder", joint_softmax=True), "joint_softmax needs"),
+        (dict(arch="encoder_decoder", layer_aligned_reads="middle", layer_aligned=True), "must be one of"),
+        (dict(arch="encoder_decoder", layer_aligned_reads="output"), "only applies with layer_aligned"),
+        (dict(arch="encoder_decoder", restart_target_positions=True), "only applies with causal_encoder"),
+    ],
+)
 def test_bad_configurations_are_refused_with_a_reason(bad, message):
     with pytest.raises(ValueError, match=message):
         replace(BASE, **bad)

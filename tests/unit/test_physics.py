@@ -24,8 +24,8 @@ def _drag_free(obj: FallingObject) -> FallingObject:
 def test_without_drag_the_simulation_is_the_formula(v0):
     fall = physics.simulate_fall(_drag_free(OBJECTS["pen"]), 50.0, v0=v0)
     scale = fall.height
-    assert np.max(np.abs(fall.y - (v0 * fall.t + 0.5 * G * fall.t ** 2))) < 1e-9 * scale
-    assert fall.t_land == pytest.approx((-v0 + math.sqrt(v0 ** 2 + 2 * G * 50.0)) / G, rel=1e-9)
+    assert np.max(np.abs(fall.y - (v0 * fall.t + 0.5 * G * fall.t**2))) < 1e-9 * scale
+    assert fall.t_land == pytest.approx((-v0 + math.sqrt(v0**2 + 2 * G * 50.0)) / G, rel=1e-9)
     assert fall.t_land == pytest.approx(fall.t_land_formula, rel=1e-9)
 
 
@@ -41,7 +41,7 @@ def test_quadratic_drag_matches_the_log_cosh_closed_form(name):
     vt = math.sqrt(2 * obj.mass * G / (physics.AIR_DENSITY * obj.cd * obj.area))
     fall = physics.simulate_fall(obj, 20.0)
     x = G * fall.t / vt
-    y = vt ** 2 / G * (x + np.log1p(np.exp(-2 * x)) - math.log(2))  # ln cosh x, without overflow
+    y = vt**2 / G * (x + np.log1p(np.exp(-2 * x)) - math.log(2))  # ln cosh x, without overflow
     v = vt * np.tanh(G * fall.t / vt)
     assert np.max(np.abs(fall.y - y)) < 1e-7 * 20.0
     assert np.max(np.abs(fall.v - v)) < 1e-7 * vt
@@ -91,11 +91,19 @@ def _scan(obj, tol, relative, v0=0.0, height=None, n=200_001):
     return fall.y[over[0]], fall.y[over[0]] - fall.y[over[0] - 1]
 
 
-@pytest.mark.parametrize("name, tol, relative, v0", [
-    ("pen", 0.01, False, 0.0), ("pen", 0.01, True, 0.0), ("ball", 0.01, False, 2.0), ("ball", 0.05, True, 0.0),
-    ("paper", 0.01, False, 0.0), ("paper", 0.001, True, 1.0), ("feather", 0.002, False, 0.0),
-    ("feather", 0.01, True, 0.0),
-])
+@pytest.mark.parametrize(
+    "name, tol, relative, v0",
+    [
+        ("pen", 0.01, False, 0.0),
+        ("pen", 0.01, True, 0.0),
+        ("ball", 0.01, False, 2.0),
+        ("ball", 0.05, True, 0.0),
+        ("paper", 0.01, False, 0.0),
+        ("paper", 0.001, True, 1.0),
+        ("feather", 0.002, False, 0.0),
+        ("feather", 0.01, True, 0.0),
+    ],
+)
 def test_tolerance_height_agrees_with_a_brute_force_scan(name, tol, relative, v0):
     obj = OBJECTS[name]
     found = physics.tolerance_height(obj, tol, relative=relative, v0=v0)
@@ -128,19 +136,30 @@ def test_tolerance_is_never_left_without_drag_or_beyond_the_search_limit():
     assert physics.tolerance_height(OBJECTS["ball"], 5000.0, max_height=100.0) is None
 
 
-@pytest.mark.parametrize("change, message", [
-    (dict(mass=0.0), "mass"), (dict(mass=-1.0), "mass"), (dict(area=0.0), "area"), (dict(cd=-0.1), "drag"),
-    (dict(mass=float("nan")), "mass"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (dict(mass=0.0), "mass"),
+        (dict(mass=-1.0), "mass"),
+        (dict(area=0.0), "area"),
+        (dict(cd=-0.1), "drag"),
+        (dict(mass=float("nan")), "mass"),
+    ],
+)
 def test_bad_objects_are_refused_with_a_message(change, message):
     with pytest.raises(ValueError, match=message):
         physics.simulate_fall(replace(OBJECTS["pen"], **change), 1.0)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(height=0.0), "height"), (dict(height=1e6), "height"), (dict(height=1.0, rho=-1.0), "density"),
-    (dict(height=1.0, v0=-1.0), "speed"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(height=0.0), "height"),
+        (dict(height=1e6), "height"),
+        (dict(height=1.0, rho=-1.0), "density"),
+        (dict(height=1.0, v0=-1.0), "speed"),
+    ],
+)
 def test_bad_drops_are_refused_with_a_message(kwargs, message):
     with pytest.raises(ValueError, match=message):
         physics.simulate_fall(OBJECTS["pen"], **kwargs)
@@ -167,7 +186,7 @@ def test_gravity_alone_is_fitted_exactly_and_never_leaves_tolerance():
 def test_without_air_the_spring_pair_falls_like_one_body():
     """No drag and no wind: both bodies accelerate at g, the spring never stretches, the object is in free fall."""
     traj = physics.simulate_system(ForceSystem(OBJECTS["pen"], n_forces=4, rho=0.0), duration=3.0)
-    assert np.max(np.abs(traj.xy[:, 1] - 0.5 * G * traj.t ** 2)) < 1e-6
+    assert np.max(np.abs(traj.xy[:, 1] - 0.5 * G * traj.t**2)) < 1e-6
     assert np.max(np.abs(traj.xy[:, 0])) < 1e-9
     gap = np.linalg.norm(traj.partner - traj.xy, axis=1)
     assert np.max(np.abs(gap - 0.5)) < 1e-6
@@ -200,7 +219,7 @@ def test_horizon_crossing_is_interpolated_exactly_on_a_linear_error():
     """A path that is exactly quadratic in the fitted part and then drifts linearly away by s metres per second."""
     t = np.linspace(0.0, 4.0, 401)
     s = 0.5
-    y = 0.5 * G * t ** 2 + np.where(t > 1.0, s * (t - 1.0), 0.0)
+    y = 0.5 * G * t**2 + np.where(t > 1.0, s * (t - 1.0), 0.0)
     traj = Trajectory(t=t, xy=np.column_stack([np.zeros_like(t), y]), partner=None)
     h = physics.prediction_horizon(traj, 1.0, 0.2)
     assert not h.censored

@@ -37,8 +37,10 @@ def test_without_air_no_height_is_ever_reached():
     assert "never" in result["_text"](result)
 
 
-@pytest.mark.parametrize("argv, message", [(("--tol-pct", "150"), "tol-pct"), (("--rho", "-1"), "density"),
-                                           (("--fit-window", "9"), "fit window")])
+@pytest.mark.parametrize(
+    "argv, message",
+    [(("--tol-pct", "150"), "tol-pct"), (("--rho", "-1"), "density"), (("--fit-window", "9"), "fit window")],
+)
 def test_bad_settings_raise_a_value_error_for_one_clear_line(argv, message):
     with pytest.raises(ValueError, match=message):
         _run("--objects", "pen", *argv)

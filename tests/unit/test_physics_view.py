@@ -57,8 +57,12 @@ def test_the_fall_tiles_name_no_terminal_speed_without_air_and_the_formula_toler
     pen = _pen()
     fall = physics.simulate_fall(pen, 2.0, rho=0.0)
     tiles = view.fall_tiles(pen, 0.0, 2.0, fall, 0.01, 1, None, None)
-    assert [t.value for t in tiles] == ["none (no drag)", f"{fall.t_land:.3f} s", "never within 10 km",
-                                        "never within 10 km"]
+    assert [t.value for t in tiles] == [
+        "none (no drag)",
+        f"{fall.t_land:.3f} s",
+        "never within 10 km",
+        "never within 10 km",
+    ]
     assert tiles[1].delta == "+0.0 ms vs formula"
     assert [t.help for t in tiles] == ["terminal", None, "off-abs", "off-rel"]
 
@@ -72,26 +76,32 @@ def test_every_object_gets_its_heights_and_the_picked_one_is_the_edited_object()
 
 def test_the_horizons_of_the_force_system_and_their_tiles():
     trajectories, horizons = view.horizons(_pen(), physics.AIR_DENSITY, 3.0, 0.5, 0.1)
-    assert [h.n_forces for h in horizons] == list(range(1, len(physics.FORCES) + 1)) == [
-        1 + i for i, _ in enumerate(trajectories)]
+    assert (
+        [h.n_forces for h in horizons]
+        == list(range(1, len(physics.FORCES) + 1))
+        == [1 + i for i, _ in enumerate(trajectories)]
+    )
     assert horizons[0].censored and horizons[0].acceleration[1] == pytest.approx(physics.G, abs=1e-6)  # gravity only
     tiles = view.horizon_tiles(horizons[-1])
     assert tiles[0].label == f"Horizon with {len(physics.FORCES)} forces" and tiles[0].values == {"duration": 5.0}
     gains = view.gains(horizons)
-    assert all(part in [force_label(n) for n in range(2, len(physics.FORCES) + 1)] for part in gains.split(" and ")
-               if part)
+    assert all(
+        part in [force_label(n) for n in range(2, len(physics.FORCES) + 1)] for part in gains.split(" and ") if part
+    )
 
 
 def test_forces_and_objects_are_named_in_the_run_language_and_the_english_names_are_the_modules():
     from explorer import i18n
     from explorer.figures.method import force_name, object_name
+
     assert view.forces_text(len(physics.FORCES)) == " + ".join(physics.FORCES)
     assert [object_name(name) for name in physics.OBJECTS] == list(physics.OBJECTS)
     with i18n.using("zh"):
         assert view.forces_text(2) == "重力 + 空气阻力" and object_name("pen") == "钢笔"
         assert force_label(3) == "+ 阵发性侧风"
-        said = view.takeaway("pen", 2.0, physics.simulate_fall(_pen(), 2.0), 0.01,
-                             physics.tolerance_height(_pen(), 0.01))
+        said = view.takeaway(
+            "pen", 2.0, physics.simulate_fall(_pen(), 2.0), 0.01, physics.tolerance_height(_pen(), 0.01)
+        )
         assert said[1]["name"] == "钢笔"
         tiles = view.fall_tiles(_pen(), 1.2, 2.0, physics.simulate_fall(_pen(), 2.0), 0.01, 1, None, None)
         assert tiles[0].label == "终端速度" and tiles[2].value.startswith("在 ")

@@ -63,7 +63,7 @@ def test_each_objective_predicts_only_what_its_mask_hides(arch, streams, tok):
     if arch == "decoder":
         assert valid.all() and torch.equal(b.labels[:, :-1], b.inputs[:, 1:])
     elif arch == "prefix_lm":  # no loss where the next token sits inside the bidirectional prefix
-        assert not valid[:, :b.prefix_len - 1].any() and valid[:, b.prefix_len - 1:].all()
+        assert not valid[:, : b.prefix_len - 1].any() and valid[:, b.prefix_len - 1 :].all()
     elif arch == "encoder":
         share = valid.float().mean()
         assert 0.05 < share < 0.3
@@ -90,8 +90,7 @@ def test_a_training_slice_learns_and_round_trips_through_its_files(arch, streams
 
 
 def test_the_four_models_are_one_transformer_of_about_equal_size(tok):
-    sizes = {a: training.Transformer(training.model_config(a, tok.vocab_size)).num_parameters()
-             for a in training.ARCHS}
+    sizes = {a: training.Transformer(training.model_config(a, tok.vocab_size)).num_parameters() for a in training.ARCHS}
     assert len({sizes[a] for a in ("decoder", "encoder", "prefix_lm")}) == 1
     assert 1.0 < sizes["encoder_decoder"] / sizes["decoder"] < 1.15  # its cross-attention, nothing else
 

@@ -6,8 +6,20 @@ import pytest
 import torch
 
 from explorer.model import Transformer, TransformerConfig
-from explorer.recall import (IGNORE, LAGS, WEIGHTS, MultiLagRecall, ceiling, ceiling_exact, mix, oracle_predictions,
-                             per_lag_accuracy, receptive_field, solvable, weighted)
+from explorer.recall import (
+    IGNORE,
+    LAGS,
+    WEIGHTS,
+    MultiLagRecall,
+    ceiling,
+    ceiling_exact,
+    mix,
+    oracle_predictions,
+    per_lag_accuracy,
+    receptive_field,
+    solvable,
+    weighted,
+)
 
 TASK = MultiLagRecall()
 
@@ -78,15 +90,18 @@ def test_a_one_layer_window_model_cannot_see_beyond_its_ceiling():
     logits at position t do not move when a symbol w or more positions back changes."""
     window = 4
     torch.manual_seed(0)
-    model = Transformer(TransformerConfig(arch="decoder", vocab_size=8, n_out=40, d_model=40, n_heads=5, n_layers=1,
-                                          max_len=48, window=window)).eval()
+    model = Transformer(
+        TransformerConfig(
+            arch="decoder", vocab_size=8, n_out=40, d_model=40, n_heads=5, n_layers=1, max_len=48, window=window
+        )
+    ).eval()
     x = TASK.sample(2, torch.Generator().manual_seed(3))
     changed = x.clone()
     changed[:, 10] = (changed[:, 10] + 1) % 8
     with torch.no_grad():
         diff = (model(x).logits - model(changed).logits).abs().amax(dim=(0, 2))  # per position
-    assert diff[10:10 + window].min() > 0  # positions that read position 10
-    assert diff[:10].max() == 0 and diff[10 + window:].max() == 0
+    assert diff[10 : 10 + window].min() > 0  # positions that read position 10
+    assert diff[:10].max() == 0 and diff[10 + window :].max() == 0
 
 
 def test_weighted_accuracy_and_the_mix():
@@ -99,8 +114,9 @@ def test_weighted_accuracy_and_the_mix():
         mix(1.5)
 
 
-@pytest.mark.parametrize("kwargs", [dict(n_symbols=1), dict(lags=(3, 1)), dict(lags=(0, 2)), dict(lags=(1, 48)),
-                                    dict(lags=())])
+@pytest.mark.parametrize(
+    "kwargs", [dict(n_symbols=1), dict(lags=(3, 1)), dict(lags=(0, 2)), dict(lags=(1, 48)), dict(lags=())]
+)
 def test_bad_task_settings_are_refused(kwargs):
     with pytest.raises(ValueError):
         MultiLagRecall(**kwargs)

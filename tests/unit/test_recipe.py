@@ -30,8 +30,12 @@ def test_a_slice_keeps_its_settings_and_a_changed_setting_does_not():
 def test_seeds_are_checked_the_same_way_everywhere(seeds):
     with pytest.raises(ValueError, match="give 1 to 8 distinct non-negative seeds"):
         check_seeds(seeds, 8)
-    for make in (lambda: crossover.SweepConfig(seeds=seeds), lambda: depth.DepthConfig(seeds=seeds),
-                 lambda: lengths.ToyConfig(seeds=seeds), lambda: four_steps.AblationSettings(seeds=seeds)):
+    for make in (
+        lambda: crossover.SweepConfig(seeds=seeds),
+        lambda: depth.DepthConfig(seeds=seeds),
+        lambda: lengths.ToyConfig(seeds=seeds),
+        lambda: four_steps.AblationSettings(seeds=seeds),
+    ):
         with pytest.raises(ValueError, match="distinct non-negative seeds"):
             make()
 
@@ -52,7 +56,8 @@ def test_the_environment_names_what_decides_a_bit_exact_replay(tmp_path):
     assert set(environment.REPLAY_FIELDS) <= set(now) and now["threads"] == 1
     assert environment.replay_difference(now, now) == []
     assert environment.replay_difference({**now, "cpu_capability": "NEON"}, now) == [
-        f"cpu_capability: NEON -> {now['cpu_capability']}"]
+        f"cpu_capability: NEON -> {now['cpu_capability']}"
+    ]
     assert environment.replay_difference(None, now) == ["no environment recorded with the result"]
     path = shipped.write(tmp_path / "result.json", {"config": {"a": 1}})
     assert oct(path.stat().st_mode & 0o777) == "0o644"

@@ -37,7 +37,8 @@ def quick() -> dict:
 def test_every_shipped_result_has_a_check_and_records_its_environment():
     data = ROOT / "data"
     shipped_files = {p for p in data.rglob("*.json") if p.parent.name != "reference"} | {
-        data / "cache" / "encoder_sort.safetensors"}
+        data / "cache" / "encoder_sort.safetensors"
+    }
     assert {c.path for c in CHECKS} == shipped_files
     for check in CHECKS:
         record = check.record()
@@ -61,8 +62,14 @@ def test_quick_reproduction_agrees_on_every_shipped_result_in_the_tier_its_envir
 @pytest.mark.skipif(not AVX512, reason="emulating an AVX2 CPU needs an AVX-512 machine")
 def test_on_avx2_kernels_the_tolerance_tier_runs_and_still_agrees():
     names = ["four_steps/check", "crossover/main", "four_steps/ablation"]
-    out = subprocess.run([sys.executable, "-m", "explorer", "reproduce", "--quick", "--json", "--only", *names],
-                         cwd=ROOT, capture_output=True, text=True, timeout=600, env={**os.environ, **AVX2_KERNELS})
+    out = subprocess.run(
+        [sys.executable, "-m", "explorer", "reproduce", "--quick", "--json", "--only", *names],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, **AVX2_KERNELS},
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     report = json.loads(out.stdout)
     assert report["environment"]["cpu_capability"] == "AVX2"
@@ -92,8 +99,10 @@ def test_a_deliberately_wrong_result_is_rejected_at_the_tolerance_tier():
     def one_more_parameter(record: dict) -> None:
         record["steps"][2]["params"] += 1
 
-    for name, change, wrong in (("crossover/main", lift_scores, "w=2 score"),
-                                ("four_steps/check", one_more_parameter, "share encoder/decoder: parameters")):
+    for name, change, wrong in (
+        ("crossover/main", lift_scores, "w=2 score"),
+        ("four_steps/check", one_more_parameter, "share encoder/decoder: parameters"),
+    ):
         result = judge(_tampered(BY_NAME[name], change), quick=True, now=_another_cpu())
         assert result["tier"] == "tolerance" and not result["agrees"], result
         assert any(wrong in part and "OUTSIDE" in part for part in result["detail"].split("; ")), result

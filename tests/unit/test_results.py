@@ -1,11 +1,8 @@
-import json
-
 import sqlalchemy as sa
 
 from explorer import results
 from explorer.store import db
 from explorer.store.schema import RESULTS
-from tests.store import postgres_url, store  # noqa: F401 (fixtures)
 
 
 def _plant(kind: str, config: dict, record: str) -> str:
@@ -24,7 +21,11 @@ def _stored(key: str) -> bool:
 def test_cached_computes_once_then_reads_from_the_store(store):
     calls = []
     config = {"a": 1, "nested": [1, 2]}
-    compute = lambda: calls.append(1) or {"value": 42}
+
+    def compute():
+        calls.append(1)
+        return {"value": 42}
+
     assert results.cached("unit", config, compute) == {"value": 42}
     assert results.cached("unit", config, compute) == {"value": 42}
     assert len(calls) == 1
@@ -64,8 +65,10 @@ def test_a_result_computed_by_one_process_is_read_by_another(tmp_path):
 
     from tests.conftest import ROOT
 
-    script = ("import sys; from explorer import results; "
-              "print(results.cached('shared', {'x': 1}, lambda: {'by': sys.argv[1]})['by'])")
+    script = (
+        "import sys; from explorer import results; "
+        "print(results.cached('shared', {'x': 1}, lambda: {'by': sys.argv[1]})['by'])"
+    )
     env = {**os.environ, "EXPLORER_CACHE_DIR": str(tmp_path)}
     first = subprocess.run([sys.executable, "-c", script, "first"], cwd=ROOT, env=env, capture_output=True, text=True)
     second = subprocess.run([sys.executable, "-c", script, "second"], cwd=ROOT, env=env, capture_output=True, text=True)
@@ -74,8 +77,13 @@ def test_a_result_computed_by_one_process_is_read_by_another(tmp_path):
 
 def test_a_record_without_its_shape_is_a_miss_and_is_removed():
     shape = {"loss": float, "history": [{"step": int}]}
-    for bad in ([1, 2], {"loss": 1.0, "history": "many"}, {"history": []}, {"loss": "x", "history": []},
-                {"loss": 1.0, "history": [{"step": 1}] * 10_001}):
+    for bad in (
+        [1, 2],
+        {"loss": 1.0, "history": "many"},
+        {"history": []},
+        {"loss": "x", "history": []},
+        {"loss": 1.0, "history": [{"step": 1}] * 10_001},
+    ):
         key = results.save("shaped", {"case": repr(bad)[:40]}, bad)
         record, problem = results.inspect("shaped", {"case": repr(bad)[:40]}, shape)
         assert record is None and problem and key in problem and not _stored(key), bad
@@ -94,9 +102,13 @@ def test_json_files_are_readable_by_the_group(tmp_path):
 
 def test_a_record_that_is_not_strict_json_is_a_miss_that_is_deleted_once(store):
     """NaN, a 5000-digit number, 100k brackets: each is a miss, the row is deleted, the next result replaces it."""
-    for i, planted in enumerate(['{"config": {"strict": %d}, "result": {"points": NaN}}',
-                                 '{"config": {"strict": %d}, "result": {"n": ' + "9" * 5000 + "}}",
-                                 "[" * 100_000]):
+    for i, planted in enumerate(
+        [
+            '{"config": {"strict": %d}, "result": {"points": NaN}}',
+            '{"config": {"strict": %d}, "result": {"n": ' + "9" * 5000 + "}}",
+            "[" * 100_000,
+        ]
+    ):
         config = {"strict": i}
         results.save("unit", config, {"points": 1.0})
         key = _plant("unit", config, planted.replace("%d", str(i)) if "%d" in planted else planted)
@@ -108,7 +120,9 @@ def test_a_record_that_is_not_strict_json_is_a_miss_that_is_deleted_once(store):
 def test_an_over_long_record_is_deleted_without_being_read(store):
     config = {"long": True}
     results.save("unit", config, {"v": 1})
-    key = _plant("unit", config, '{"config": {"long": true}, "result": {"v": "' + "x" * results.MAX_RECORD_CHARS + '"}}')
+    key = _plant(
+        "unit", config, '{"config": {"long": true}, "result": {"v": "' + "x" * results.MAX_RECORD_CHARS + '"}}'
+    )
     record, problem = results.inspect("unit", config)
     assert record is None and "the limit is 4,000,000" in problem and not _stored(key)
 

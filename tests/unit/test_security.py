@@ -70,6 +70,7 @@ def _config() -> dict:
 
 # --- the server ------------------------------------------------------------------------------------------------
 
+
 def test_the_server_protects_against_cross_site_requests_and_hides_tracebacks():
     config = _config()
     assert config["server"]["enableXsrfProtection"] is True
@@ -95,23 +96,42 @@ def test_no_launch_script_switches_the_protections_off():
 
 # --- HTML and user text ------------------------------------------------------------------------------------------
 
+
 def test_no_element_renders_unsafe_html():
-    hits = [_where(path, call) for path, tree in _trees(*PRODUCT) for call in _calls(tree)
-            if (value := _keyword(call, "unsafe_allow_html")) is not None
-            and not (isinstance(value, ast.Constant) and value.value is False)]
+    hits = [
+        _where(path, call)
+        for path, tree in _trees(*PRODUCT)
+        for call in _calls(tree)
+        if (value := _keyword(call, "unsafe_allow_html")) is not None
+        and not (isinstance(value, ast.Constant) and value.value is False)
+    ]
     assert not hits
 
 
 def _module_constants(tree: ast.Module) -> dict[str, int]:
     """Names bound at module level to a string literal, with how often each name is bound anywhere."""
-    literal = {t.id for node in tree.body if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
-               and isinstance(node.value.value, str) for t in node.targets if isinstance(t, ast.Name)}
-    bound = [t.id for node in ast.walk(tree) if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign))
-             for t in (node.targets if isinstance(node, ast.Assign) else [node.target]) if isinstance(t, ast.Name)]
+    literal = {
+        t.id
+        for node in tree.body
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+        for t in node.targets
+        if isinstance(t, ast.Name)
+    }
+    bound = [
+        t.id
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+        for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        if isinstance(t, ast.Name)
+    ]
     return {name: bound.count(name) for name in literal}
 
 
-ESCAPING = {"header_html", "typed_text_html", "button_html"}  # builders that escape every text they put in (tested below)
+ESCAPING = {
+    "header_html",
+    "typed_text_html",
+    "button_html",
+}  # builders that escape every text they put in (tested below)
 
 
 def test_html_is_only_ever_a_fixed_string_or_escaped():
@@ -124,9 +144,11 @@ def test_html_is_only_ever_a_fixed_string_or_escaped():
             if _name(call.func).endswith(".html"):
                 checked += 1
                 arg = call.args[0] if call.args else _keyword(call, "body")
-                fixed = (isinstance(arg, ast.Constant) and isinstance(arg.value, str)) or (
-                    isinstance(arg, ast.Name) and constants.get(arg.id) == 1) or (
-                    isinstance(arg, ast.Call) and _name(arg.func) in ESCAPING)
+                fixed = (
+                    (isinstance(arg, ast.Constant) and isinstance(arg.value, str))
+                    or (isinstance(arg, ast.Name) and constants.get(arg.id) == 1)
+                    or (isinstance(arg, ast.Call) and _name(arg.func) in ESCAPING)
+                )
                 if not fixed:
                     bad.append(_where(path, call))
     assert checked and not bad  # ui/lecture.py draws lecture mode's CSS this way
@@ -150,25 +172,40 @@ def test_a_figure_header_escapes_its_title_and_badge_and_keeps_plotly_formatting
     from explorer.figures.theme import Header
     from ui.render import header_html
 
-    out = header_html(Header('<b>Attention</b> over "<img src=x onerror=alert(1)>"<br><sup>x</sup>',
-                             "<b>MEASURED</b> · <script>x</script>", "red;background:url(//host)"), False)
+    out = header_html(
+        Header(
+            '<b>Attention</b> over "<img src=x onerror=alert(1)>"<br><sup>x</sup>',
+            "<b>MEASURED</b> · <script>x</script>",
+            "red;background:url(//host)",
+        ),
+        False,
+    )
     assert "<img" not in out and "<script>" not in out and "url(" not in out
     assert "<b>Attention</b>" in out and "<br>" in out and "&lt;img" in out
 
 
 # --- loading data ----------------------------------------------------------------------------------------------
 
+
 def test_nothing_unpickles():
     hits = []
     for path, tree in _trees(*PRODUCT):
         for node in ast.walk(tree):
-            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
-                     [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
             hits += [_where(path, node) for n in names if n.split(".")[0] in UNPICKLING_MODULES]
         for call in _calls(tree):
             name = _name(call.func)
-            if name.endswith("read_pickle") or (name.endswith(".load") and name.split(".")[0] in ("np", "numpy")
-                                                and not _is_false(_keyword(call, "allow_pickle"))):
+            if name.endswith("read_pickle") or (
+                name.endswith(".load")
+                and name.split(".")[0] in ("np", "numpy")
+                and not _is_false(_keyword(call, "allow_pickle"))
+            ):
                 hits.append(_where(path, call))
     assert not hits
 
@@ -179,16 +216,24 @@ def _is_false(node: ast.expr | None) -> bool:
 
 def test_every_torch_load_is_weights_only():
     """Model weights ship as safetensors (explorer/checkpoints.py); a torch.load must not run pickled code."""
-    hits = [_where(path, call) for path, tree in _trees(*PRODUCT) for call in _calls(tree)
-            if _name(call.func) == "torch.load"
-            and not (isinstance(w := _keyword(call, "weights_only"), ast.Constant) and w.value is True)]
+    hits = [
+        _where(path, call)
+        for path, tree in _trees(*PRODUCT)
+        for call in _calls(tree)
+        if _name(call.func) == "torch.load"
+        and not (isinstance(w := _keyword(call, "weights_only"), ast.Constant) and w.value is True)
+    ]
     assert not hits
 
 
 def test_no_eval_exec_or_shell_on_data():
-    hits = [_where(path, call) for path, tree in _trees(*PRODUCT) for call in _calls(tree)
-            if _name(call.func) in ("eval", "exec", "os.system", "yaml.load", "__import__")
-            or (isinstance(s := _keyword(call, "shell"), ast.Constant) and s.value is True)]
+    hits = [
+        _where(path, call)
+        for path, tree in _trees(*PRODUCT)
+        for call in _calls(tree)
+        if _name(call.func) in ("eval", "exec", "os.system", "yaml.load", "__import__")
+        or (isinstance(s := _keyword(call, "shell"), ast.Constant) and s.value is True)
+    ]
     assert not hits
 
 
@@ -204,24 +249,43 @@ def test_the_result_cache_is_json_and_never_unpickles(tmp_path, monkeypatch):
     key = results.save("kind", {"a": 1}, {"value": 1})
     assert results.load("kind", {"a": 1}) == {"value": 1}
     with db.engine().begin() as conn:
-        conn.execute(sa.update(RESULTS).where(RESULTS.c.key == key)
-                     .values(record=pickle.dumps(_Payload(marker)).decode("latin-1")))
+        conn.execute(
+            sa.update(RESULTS)
+            .where(RESULTS.c.key == key)
+            .values(record=pickle.dumps(_Payload(marker)).decode("latin-1"))
+        )
     assert results.load("kind", {"a": 1}) is None and not marker.exists()
     with db.reads() as conn:
         assert conn.execute(sa.select(RESULTS).where(RESULTS.c.key == key)).first() is None
 
 
 def test_the_library_never_imports_streamlit():
-    hits = [_where(path, node) for path, tree in _trees("explorer") for node in ast.walk(tree)
-            if (isinstance(node, ast.Import) and any(a.name.split(".")[0] == "streamlit" for a in node.names))
-            or (isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "streamlit")]
+    hits = [
+        _where(path, node)
+        for path, tree in _trees("explorer")
+        for node in ast.walk(tree)
+        if (isinstance(node, ast.Import) and any(a.name.split(".")[0] == "streamlit" for a in node.names))
+        or (isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "streamlit")
+    ]
     assert not hits
 
 
 # --- exports of student text -----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text", ["=1+1", "+1+1", "@SUM(A1)", "\t=1", "\r=1", "-HYPERLINK(\"http://x\")",
-                                  "-2+3+cmd|' /C calc'!A0", '=HYPERLINK("http://x","y")'])
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "=1+1",
+        "+1+1",
+        "@SUM(A1)",
+        "\t=1",
+        "\r=1",
+        '-HYPERLINK("http://x")',
+        "-2+3+cmd|' /C calc'!A0",
+        '=HYPERLINK("http://x","y")',
+    ],
+)
 def test_the_workbook_csv_never_starts_a_cell_with_a_formula(text):
     """The bias audit exports student text to CSV: a spreadsheet must show it, not run it."""
     workbook = [Row(None, {"structure": text, "gain": text})]

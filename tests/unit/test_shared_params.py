@@ -62,22 +62,41 @@ def test_training_shows_cycle_b_facts_only_with_their_argument_in_the_input():
 
 
 def _runs(losses: dict[tuple[str, str], list[float]]) -> list[dict]:
-    return [{"task": t, "variant": v, "seed": s, "loss": loss, "accuracy": 0.5, "params": 100, "width": 64,
-             "d_ff": 256, "flops": 1.0, **({"control_loss": 0.1} if t == "transfer" else {})}
-            for (t, v), values in losses.items() for s, loss in enumerate(values)]
+    return [
+        {
+            "task": t,
+            "variant": v,
+            "seed": s,
+            "loss": loss,
+            "accuracy": 0.5,
+            "params": 100,
+            "width": 64,
+            "d_ff": 256,
+            "flops": 1.0,
+            **({"control_loss": 0.1} if t == "transfer" else {}),
+        }
+        for (t, v), values in losses.items()
+        for s, loss in enumerate(values)
+    ]
 
 
 def test_rows_give_the_seed_mean_and_range_and_tests_are_exact_paired_with_holm():
     separate = [1.0, 1.1, 0.9, 1.2, 1.0, 1.05, 0.95, 1.1]
-    runs = _runs({("translation", "separate"): separate, ("translation", "shared"): [v - 0.5 for v in separate],
-                  ("one-vocabulary", "separate"): separate, ("one-vocabulary", "shared"): separate})
+    runs = _runs(
+        {
+            ("translation", "separate"): separate,
+            ("translation", "shared"): [v - 0.5 for v in separate],
+            ("one-vocabulary", "separate"): separate,
+            ("one-vocabulary", "shared"): separate,
+        }
+    )
     rows = {(r["task"], r["variant"]): r for r in sp.rows(runs)}
     row = rows[("translation", "separate")]
     assert (row["loss"], row["loss_low"], row["loss_high"]) == (pytest.approx(sum(separate) / 8), 0.9, 1.2)
     tests = {t["test"]: t for t in sp.tests(runs)}
     assert tests["translation"]["mean_diff"] == pytest.approx(0.5)
-    assert tests["translation"]["p"] == pytest.approx(2 / 2 ** 8)  # every seed the same sign: the smallest p
-    assert tests["translation"]["holm_p"] == pytest.approx(3 * 2 / 2 ** 8)  # three tests: two tasks, the contrast
+    assert tests["translation"]["p"] == pytest.approx(2 / 2**8)  # every seed the same sign: the smallest p
+    assert tests["translation"]["holm_p"] == pytest.approx(3 * 2 / 2**8)  # three tests: two tasks, the contrast
     assert sp.verdict(tests["translation"]) == "shared lower"
     assert tests["one-vocabulary"]["mean_diff"] == 0 and sp.verdict(tests["one-vocabulary"]) == "equivalent"
     assert tests["contrast"]["mean_diff"] == pytest.approx(0.5)
@@ -144,8 +163,13 @@ def test_a_run_reports_its_progress_in_the_language_of_the_session(monkeypatch):
 
     def stub(cfg, task, variant, seed, progress):  # no training: one message; the second run is cut
         progress.update(0.5, "inner")
-        return {"task": task, "variant": variant, "seed": seed, "loss": 1.23456,
-                "stopped": "steps" if variant == "separate" else "cancelled"}
+        return {
+            "task": task,
+            "variant": variant,
+            "seed": seed,
+            "loss": 1.23456,
+            "stopped": "steps" if variant == "separate" else "cancelled",
+        }
 
     monkeypatch.setattr(sp, "run_one", stub)
     monkeypatch.setattr(sp, "analyse", lambda record: {})
@@ -155,13 +179,17 @@ def test_a_run_reports_its_progress_in_the_language_of_the_session(monkeypatch):
     with i18n.using("zh"):
         sp.run(cfg, chinese)
     # the lab's runner names each run as it starts, then the run reports inside it
-    assert english.said == ["run 1/2: one-vocabulary, separate, seed 2",
-                            "run 1/2: one-vocabulary, separate, seed 2: inner",
-                            "run 1/2 done: one-vocabulary, separate, seed 2, held-out loss 1.235",
-                            "run 2/2: one-vocabulary, shared, seed 2",
-                            "run 2/2: one-vocabulary, shared, seed 2: inner"]
-    assert chinese.said == ["第 1/2 次运行：同一套词表，分开，随机种子 2",
-                            "第 1/2 次运行：同一套词表，分开，随机种子 2：inner",
-                            "第 1/2 次运行完成：同一套词表，分开，随机种子 2，留出集损失 1.235",
-                            "第 2/2 次运行：同一套词表，共享，随机种子 2",
-                            "第 2/2 次运行：同一套词表，共享，随机种子 2：inner"]
+    assert english.said == [
+        "run 1/2: one-vocabulary, separate, seed 2",
+        "run 1/2: one-vocabulary, separate, seed 2: inner",
+        "run 1/2 done: one-vocabulary, separate, seed 2, held-out loss 1.235",
+        "run 2/2: one-vocabulary, shared, seed 2",
+        "run 2/2: one-vocabulary, shared, seed 2: inner",
+    ]
+    assert chinese.said == [
+        "第 1/2 次运行：同一套词表，分开，随机种子 2",
+        "第 1/2 次运行：同一套词表，分开，随机种子 2：inner",
+        "第 1/2 次运行完成：同一套词表，分开，随机种子 2，留出集损失 1.235",
+        "第 2/2 次运行：同一套词表，共享，随机种子 2",
+        "第 2/2 次运行：同一套词表，共享，随机种子 2：inner",
+    ]

@@ -62,7 +62,7 @@ def test_bootstrap_intervals_are_seeded_and_cover_the_mean():
 
 def test_minimum_detectable_effects_match_power_tables():
     assert stats.minimum_detectable_effect(64, 64) == pytest.approx(0.50, abs=0.01)  # Cohen: d = 0.5 needs 64
-    assert stats.minimum_detectable(1.0, 10 ** 7) == pytest.approx(sp.norm.ppf(0.975) + sp.norm.ppf(0.8), rel=1e-3)
+    assert stats.minimum_detectable(1.0, 10**7) == pytest.approx(sp.norm.ppf(0.975) + sp.norm.ppf(0.8), rel=1e-3)
     assert stats.t_test_power(0.0, 5) == pytest.approx(0.05)
 
 

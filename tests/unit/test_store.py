@@ -12,7 +12,6 @@ import sqlalchemy as sa
 from explorer.store import db, locks
 from explorer.store.schema import METADATA
 from tests.conftest import ROOT
-from tests.store import postgres_url, store  # noqa: F401 (fixtures)
 
 
 def test_the_migrations_build_the_schema_the_code_queries(store):
@@ -52,11 +51,18 @@ def test_a_lock_is_held_once(store, tmp_path):
 
 def test_a_killed_holder_leaves_no_lock_taken(store, tmp_path):
     """A replica killed mid-run: its slot is free again (PostgreSQL ends the dead connection's session)."""
-    script = ("import sys, time; from explorer.store import locks; from pathlib import Path\n"
-              "with locks.try_lock('slot-0', Path(sys.argv[1])) as got:\n"
-              "    print('held' if got else 'busy', flush=True); time.sleep(60)")
-    child = subprocess.Popen([sys.executable, "-c", script, str(tmp_path)], stdout=subprocess.PIPE, text=True,
-                             cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    script = (
+        "import sys, time; from explorer.store import locks; from pathlib import Path\n"
+        "with locks.try_lock('slot-0', Path(sys.argv[1])) as got:\n"
+        "    print('held' if got else 'busy', flush=True); time.sleep(60)"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", script, str(tmp_path)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     try:
         assert child.stdout.readline().strip() == "held"
         with locks.try_lock("slot-0", tmp_path) as got:

@@ -9,8 +9,11 @@ from plotly.subplots import make_subplots
 from explorer.evidence import Evidence, Kind
 from explorer.figures.theme import BADGE_CHARS, BADGE_LINE_PX, TOP_MARGIN, badge_lines, below_badge, styled
 
-LONG = Evidence(Kind.MEASURED, "1 layer, d=40, 5 heads, batch 16, 800 steps, seeds 0-2; band = seed min-max; "
-                               "dashed = closed-form ceiling", also=(Kind.FORMULA,))
+LONG = Evidence(
+    Kind.MEASURED,
+    "1 layer, d=40, 5 heads, batch 16, 800 steps, seeds 0-2; band = seed min-max; dashed = closed-form ceiling",
+    also=(Kind.FORMULA,),
+)
 
 
 def _plain(lines: list[str]) -> str:
@@ -26,7 +29,8 @@ def test_a_long_badge_wraps_at_spaces_and_keeps_every_word():
 
 def test_a_short_badge_stays_on_one_line_and_the_kind_is_never_split():
     assert badge_lines(Evidence(Kind.SCHEMATIC, "from the model config")) == [
-        "<b>SCHEMATIC</b> · from the model config"]
+        "<b>SCHEMATIC</b> · from the model config"
+    ]
     kinds = Evidence(Kind.HISTORICAL, "", also=(Kind.FIT,))
     assert badge_lines(kinds, 10) == [f"<b>{kinds.title.upper()}</b>"]
 
@@ -70,7 +74,9 @@ def test_a_page_writes_the_title_and_badge_above_the_chart_and_the_export_keeps_
     assert header.badge == " ".join(badge_lines(LONG, 40)) and "<br>" not in header.badge
     assert not chart.layout.title.text and not [a for a in chart.layout.annotations if a.name == "evidence"]
     assert chart.layout.margin.t == HEADER_KEEP_PX  # the rows the title and badge took are given up,
-    assert fig.layout.height - chart.layout.height == fig.layout.margin.t - HEADER_KEEP_PX  # and the plot keeps its size
+    assert (
+        fig.layout.height - chart.layout.height == fig.layout.margin.t - HEADER_KEEP_PX
+    )  # and the plot keeps its size
     assert chart.layout.meta["title"] == header.title and chart.layout.meta["evidence"] == "measured"
     assert fig.layout.title.text == header.title and len(fig.layout.annotations) == 1  # the export keeps both
 
@@ -95,8 +101,15 @@ def test_a_phone_scrolls_side_by_side_panels_and_marked_figures_and_squeezes_the
 def test_the_dark_copy_lifts_black_and_dark_grey_marks_and_keeps_colours():
     from explorer.figures.theme import CONCEPT_COLORS, DARK, for_dark
 
-    fig = go.Figure(go.Scatter(x=[1, 2], y=[3, 4], marker=dict(color=[CONCEPT_COLORS["data"], "#0072B2"]),
-                               line=dict(color=CONCEPT_COLORS["fit"]), error_y=dict(array=[1, 1], color="#000000")))
+    fig = go.Figure(
+        go.Scatter(
+            x=[1, 2],
+            y=[3, 4],
+            marker=dict(color=[CONCEPT_COLORS["data"], "#0072B2"]),
+            line=dict(color=CONCEPT_COLORS["fit"]),
+            error_y=dict(array=[1, 1], color="#000000"),
+        )
+    )
     fig.add_annotation(x=1, y=3, text="lands", font=dict(color="#222222"))
     fig.add_annotation(x=2, y=4, text="boxed", bgcolor="#FFFFFF")
     dark = for_dark(styled(fig, "t", Evidence(Kind.MEASURED, "seed 0")))
@@ -142,8 +155,14 @@ def test_the_dark_copy_lightens_label_text_that_would_be_too_dim_on_the_dark_pan
 def test_the_dark_copy_veils_white_label_boxes_given_as_rgba():
     from explorer.figures.theme import for_dark
 
-    fig = go.Figure(layout={"annotations": [{"text": "deploy", "bgcolor": "rgba(255,255,255,0.85)"},
-                                            {"text": "keep", "bgcolor": "rgba(0,114,178,0.3)"}]})
+    fig = go.Figure(
+        layout={
+            "annotations": [
+                {"text": "deploy", "bgcolor": "rgba(255,255,255,0.85)"},
+                {"text": "keep", "bgcolor": "rgba(0,114,178,0.3)"},
+            ]
+        }
+    )
     veiled, kept = for_dark(fig).layout.annotations
     assert veiled.bgcolor == "rgba(14,17,23,0.8)" and kept.bgcolor == "rgba(0,114,178,0.3)"
 
@@ -160,6 +179,7 @@ def test_chinese_text_wraps_between_characters_never_inside_a_number_or_before_a
 
 
 # --- four renderings (explorer.figures.frames) -----------------------------------------------------------------
+
 
 def _legended() -> go.Figure:
     fig = go.Figure([go.Scatter(x=[1, 2], y=[i, i + 1], name=f"series {i} with a longer name") for i in range(4)])
@@ -305,11 +325,13 @@ def test_projected_side_by_side_panels_keep_small_gaps_and_their_titles_stay_cen
 def test_a_phone_table_gives_each_column_room_for_its_longest_word():
     from explorer.figures.frames import CHAR_EM, PHONE, Frame, for_frame
 
-    fig = go.Figure(go.Table(columnwidth=[2.2, 2.9, 2.6, 1.0],
-                             header=dict(values=["", "step 0", "decoder-only", "matches decoder-only"],
-                                         font=dict(size=15)),
-                             cells=dict(values=[["Parameters"], ["237,074 (+133,632)"], ["103,442"], ["✓"]],
-                                        font=dict(size=14))))
+    fig = go.Figure(
+        go.Table(
+            columnwidth=[2.2, 2.9, 2.6, 1.0],
+            header=dict(values=["", "step 0", "decoder-only", "matches decoder-only"], font=dict(size=15)),
+            cells=dict(values=[["Parameters"], ["237,074 (+133,632)"], ["103,442"], ["✓"]], font=dict(size=14)),
+        )
+    )
     shown = for_frame(styled(fig, "t", LONG), Frame(PHONE, 390, 844))
     table = shown.data[0]
     widths = list(table.columnwidth)
@@ -344,8 +366,13 @@ def test_chinese_table_cells_break_into_lines_that_fit_their_column():
     from explorer.figures.frames import PHONE, Frame, for_frame
     from explorer.figures.theme import display_width
 
-    fig = go.Figure(go.Table(columnwidth=[2, 3], header=dict(values=["", "<b>第 0 步</b>"]),
-                             cells=dict(values=[["<b>角色之间共享投影</b>"], ["否：交叉注意力有自己的 Q、K、V、O"]])))
+    fig = go.Figure(
+        go.Table(
+            columnwidth=[2, 3],
+            header=dict(values=["", "<b>第 0 步</b>"]),
+            cells=dict(values=[["<b>角色之间共享投影</b>"], ["否：交叉注意力有自己的 Q、K、V、O"]]),
+        )
+    )
     table = for_frame(styled(fig, "t", LONG), Frame(PHONE, 390, 844)).data[0]
     first = table.cells.values[0][0]
     assert all(line.startswith("<b>") and line.endswith("</b>") for line in first.split("<br>"))

@@ -36,12 +36,15 @@ def test_decomposed_accents_are_dropped_and_counted():
     assert "invisible" in " ".join(enc.notices())
 
 
-@pytest.mark.parametrize("text, expected, dropped", [
-    ("hi 😀", "hi ?", 0),
-    ("👍🏽", "?", 1),  # the skin-tone modifier belongs to the emoji before it
-    ("👨\u200d👩\u200d👧", "???", 2),  # a family emoji: three people joined by two zero-width joiners
-    ("ΣΩ€", "???", 0),
-])
+@pytest.mark.parametrize(
+    "text, expected, dropped",
+    [
+        ("hi 😀", "hi ?", 0),
+        ("👍🏽", "?", 1),  # the skin-tone modifier belongs to the emoji before it
+        ("👨\u200d👩\u200d👧", "???", 2),  # a family emoji: three people joined by two zero-width joiners
+        ("ΣΩ€", "???", 0),
+    ],
+)
 def test_characters_outside_the_alphabet_become_the_unknown_token(text, expected, dropped):
     enc = tk.encode(text)
     assert enc.text == expected and enc.dropped == dropped
@@ -76,11 +79,12 @@ def test_the_name_and_the_notices_speak_the_language_of_the_page():
 
     enc = tk.encode("Héllo 😀 cafe\u0301" + "x" * 40, max_len=16)
     assert tk.display_name() == tk.NAME == "character-level, 43 symbols: a-z, 0-9, space and . , ! ? ' -"
-    assert enc.notices(16) == ["Mapped to the alphabet (lowercase, accents removed): 'H' -> 'h', 'é' -> 'e'.",
-                               "Not in the alphabet, shown as '?': 😀",
-                               "Dropped 1 invisible mark(s): combining accents, joiners, emoji modifiers.",
-                               "The text has 52 characters; only the first 16 are used (the demo models were "
-                               "trained on at most that many)."]
+    assert enc.notices(16) == [
+        "Mapped to the alphabet (lowercase, accents removed): 'H' -> 'h', 'é' -> 'e'.",
+        "Not in the alphabet, shown as '?': 😀",
+        "Dropped 1 invisible mark(s): combining accents, joiners, emoji modifiers.",
+        "The text has 52 characters; only the first 16 are used (the demo models were trained on at most that many).",
+    ]
     with i18n.using("zh"):
         assert tk.display_name().startswith("字符级，43 个符号") and tk.NAME.startswith("character-level")
         mapped, unknown, dropped, cut = enc.notices(16)

@@ -47,7 +47,7 @@ def test_ols_agrees_with_scipy_linregress_and_polyfit(df):
     assert fit.a == pytest.approx(lr.intercept, rel=1e-12)
     assert fit.se_b == pytest.approx(lr.stderr, rel=1e-10)
     assert fit.se_a == pytest.approx(lr.intercept_stderr, rel=1e-10)
-    assert fit.r2 == pytest.approx(lr.rvalue ** 2, rel=1e-12)
+    assert fit.r2 == pytest.approx(lr.rvalue**2, rel=1e-12)
     assert np.polyfit(x, y, 1)[0] == pytest.approx(fit.b, rel=1e-10)
     assert fit.t == pytest.approx(stats.t.ppf(0.975, len(x) - 2))
 
@@ -134,8 +134,10 @@ def test_no_growth_gives_unbounded_intervals_and_json_safe_summary():
     assert math.isinf(falling.years_per_10x) and trend.summary(falling)["years_per_10x"] is None
 
 
-@pytest.mark.parametrize("years, message", [([], "0 points in 0 years"), ([2000, 2001], "2 points in 2 years"),
-                                            ([2000, 2000, 2000], "3 points in 1 year")])
+@pytest.mark.parametrize(
+    "years, message",
+    [([], "0 points in 0 years"), ([2000, 2001], "2 points in 2 years"), ([2000, 2000, 2000], "3 points in 1 year")],
+)
 def test_too_little_to_fit_is_a_clear_value_error(years, message):
     with pytest.raises(ValueError, match=message):
         trend.ols(years, np.ones(len(years)))
@@ -171,8 +173,14 @@ def test_lessons_speak_when_the_student_reaches_the_lecture_windows(df):
         _, fit, _ = trend.fit_window(df, series, precision, start, end, n_boot=0)
         return " ".join(trend.lessons(start, end, series, precision, fit))
 
-    slide = trend.lessons(1950, 2025, MAIN, trend.FP32, trend.fit_window(df, MAIN, trend.FP32, 1950, 2025, n_boot=0)[1],
-                          {"years_per_10x": 5.67, "ci_low": 5.40, "ci_high": 5.97})
+    slide = trend.lessons(
+        1950,
+        2025,
+        MAIN,
+        trend.FP32,
+        trend.fit_window(df, MAIN, trend.FP32, 1950, 2025, n_boot=0)[1],
+        {"years_per_10x": 5.67, "ci_low": 5.40, "ci_high": 5.97},
+    )
     assert "slide's window" in slide[0] and "4.95" in slide[0] and "5.67 years (5.40–5.97)" in slide[0]
     assert "about half" in notes(2006, 2025) and "best available" in notes(2006, 2025)
     assert "lower precision" in notes(2006, 2025, trend.BEST)

@@ -8,6 +8,7 @@ import pytest
 from explorer import cli, trend
 from tests.conftest import ROOT
 
+
 def test_build_data_reproduces_the_shipped_csv_byte_for_byte(tmp_path, capsys):
     out = tmp_path / "built.csv"
     assert cli.main(["trend", "build-data", "--out", str(out), "--json"]) == 0
@@ -30,8 +31,17 @@ def test_sources_md_states_counts_licences_and_the_build_command():
     text = (ROOT / "data" / "SOURCES.md").read_text()
     for key, count in trend.row_counts(trend.load()).items():
         assert re.search(rf"\| `{key}` \| {count} \|", text), key
-    for phrase in ("python -m explorer trend build-data", "CC BY 4.0", "creativecommons.org/licenses/by/4.0",
-                   "CC BY-SA", "CPI-U", "Nordhaus", "Kurzweil", "Epoch AI", "Published rates shown beside the fits"):
+    for phrase in (
+        "python -m explorer trend build-data",
+        "CC BY 4.0",
+        "creativecommons.org/licenses/by/4.0",
+        "CC BY-SA",
+        "CPI-U",
+        "Nordhaus",
+        "Kurzweil",
+        "Epoch AI",
+        "Published rates shown beside the fits",
+    ):
         assert phrase in text, phrase
 
 
@@ -48,15 +58,37 @@ def test_cli_fit_prints_the_documented_keys(capsys):
 
 
 def test_cli_fit_options_and_readable_text(capsys):
-    assert cli.main(["trend", "fit", "--start", "2006", "--end", "2025", "--series", "epoch_ml_hardware",
-                     "--precision", "best", "--boot", "0"]) == 0
+    assert (
+        cli.main(
+            [
+                "trend",
+                "fit",
+                "--start",
+                "2006",
+                "--end",
+                "2025",
+                "--series",
+                "epoch_ml_hardware",
+                "--precision",
+                "best",
+                "--boot",
+                "0",
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert "years per 10x: 7.06" in text and "bootstrap" not in text
 
 
-@pytest.mark.parametrize("args, message", [(["--start", "2030", "--end", "2040"], "at least 3 points"),
-                                           (["--start", "2000", "--end", "1990"], "is after"),
-                                           (["--boot", "-1"], "--boot")])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--start", "2030", "--end", "2040"], "at least 3 points"),
+        (["--start", "2000", "--end", "1990"], "is after"),
+        (["--boot", "-1"], "--boot"),
+    ],
+)
 def test_cli_fit_bad_settings_get_one_line(args, message, capsys):
     assert cli.main(["trend", "fit", *args, "--json"]) == 2
     err = capsys.readouterr().err

@@ -43,9 +43,15 @@ def test_badge_and_legend_name_each_kind_of_evidence(view):
     badge = next(a for a in fig.layout.annotations if a.name == "evidence")
     assert "HISTORICAL DATA + FIT + EXTRAPOLATION" in badge.text
     names = " | ".join(t.name.replace("<br>", " ") for t in fig.data if t.showlegend is not False)
-    for phrase in ("Nordhaus (2001) machines (106 rows)", "Epoch AI ML hardware (51 rows)", "OLS fit to 129 points of 1950–2023",
-                   "95% confidence band (fit)", "95% prediction band (fit)", "extrapolation beyond 2023 (not data)",
-                   "slide 7: 10× per 5 years"):
+    for phrase in (
+        "Nordhaus (2001) machines (106 rows)",
+        "Epoch AI ML hardware (51 rows)",
+        "OLS fit to 129 points of 1950–2023",
+        "95% confidence band (fit)",
+        "95% prediction band (fit)",
+        "extrapolation beyond 2023 (not data)",
+        "slide 7: 10× per 5 years",
+    ):
         assert phrase in names, phrase
     assert "4.95 years per 10×" in fig.layout.title.text
     assert fig.layout.yaxis.type == "log"
@@ -77,8 +83,9 @@ def test_reference_line_is_ten_x_per_five_years_through_the_fit(view):
 def test_upload_is_drawn_and_fitted_on_the_same_axes(view):
     rows, fit = view
     upload = trend.validate_upload(b"year,value\n1990,1e3\n2000,1e5\n2010,1e7\n2020,1e9\n")
-    fig = trend_chart(rows, (1950, 2025), fit, HORIZON, upload=upload, upload_fit=trend.ols(upload["year"],
-                                                                                           upload["value"]))
+    fig = trend_chart(
+        rows, (1950, 2025), fit, HORIZON, upload=upload, upload_fit=trend.ols(upload["year"], upload["value"])
+    )
     names = [t.name.replace("<br>", " ") for t in fig.data]
     assert "your data" in names and "your data: OLS fit to 4 points of 1990–2020" in names
     assert "your data: extrapolation beyond 2020 (not data)" in names
@@ -107,11 +114,13 @@ def test_the_chinese_figures_name_their_axes_legends_and_badges_in_chinese(view)
     from explorer import i18n
     from explorer.figures.trend_models import rates_chart
     from explorer import trend_models
+
     rows, fit = view[0], view[1]
     with i18n.using("zh"):
         fig = trend_chart(rows, (1950, 2025), fit, HORIZON)
-        models = rates_chart(trend.summary(fit), trend_models.compare(rows[trend.in_window(rows["year"], 1950, 2025)]),
-                             (1950, 2025))
+        models = rates_chart(
+            trend.summary(fit), trend_models.compare(rows[trend.in_window(rows["year"], 1950, 2025)]), (1950, 2025)
+        )
     assert "每 4.95 年 10×" in fig.layout.title.text and fig.layout.xaxis.title.text == "年份"
     assert any(t.name.replace("<br>", "").startswith("2023 年之后的外推") for t in fig.data)
     assert fig.layout.meta["evidence_kinds"] == ["historical data", "fit", "extrapolation"]  # machine-read: English

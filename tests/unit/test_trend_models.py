@@ -14,12 +14,21 @@ def rows():
     return trend.fit_rows(trend.load(), trend.MAIN_SERIES, trend.FP32, 1950, 2025)
 
 
-def _synthetic(levels: dict[str, float], slope: float, years: dict[str, np.ndarray], noise: float = 0.0,
-               seed: int = 0) -> pd.DataFrame:
+def _synthetic(
+    levels: dict[str, float], slope: float, years: dict[str, np.ndarray], noise: float = 0.0, seed: int = 0
+) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
-    parts = [pd.DataFrame({"series": s, "year": y, "name": [f"{s}-{i}" for i in range(len(y))],
-                           "value": 10 ** (levels[s] + slope * (y - 2000) + noise * rng.standard_normal(len(y)))})
-             for s, y in years.items()]
+    parts = [
+        pd.DataFrame(
+            {
+                "series": s,
+                "year": y,
+                "name": [f"{s}-{i}" for i in range(len(y))],
+                "value": 10 ** (levels[s] + slope * (y - 2000) + noise * rng.standard_normal(len(y))),
+            }
+        )
+        for s, y in years.items()
+    ]
     return pd.concat(parts, ignore_index=True)
 
 
@@ -54,15 +63,22 @@ def test_the_robust_interval_is_wider_where_neighbouring_years_share_their_error
 
 
 def test_with_independent_errors_the_robust_interval_matches_the_textbook_one():
-    data = _synthetic({"nordhaus2001": 0.0}, 0.2, {"nordhaus2001": np.sort(np.random.default_rng(1).uniform(1950, 2020, 400))},
-                      noise=0.5, seed=2)
+    data = _synthetic(
+        {"nordhaus2001": 0.0},
+        0.2,
+        {"nordhaus2001": np.sort(np.random.default_rng(1).uniform(1950, 2020, 400))},
+        noise=0.5,
+        seed=2,
+    )
     robust, textbook = tm.robust(data), trend.ols(data["year"], data["value"])
     assert robust["slope_se"] == pytest.approx(textbook.se_b, rel=0.25)
 
 
 def test_a_backtest_fits_up_to_a_year_and_measures_the_miss_after_it(rows):
     result = tm.backtest(rows, 2000)
-    assert (result["n_train"], result["n_forecast"]) == (75, 54) and result["n_train"] + result["n_forecast"] == len(rows)
+    assert (result["n_train"], result["n_forecast"]) == (75, 54) and result["n_train"] + result["n_forecast"] == len(
+        rows
+    )
     assert result["median_error_decades"] == pytest.approx(1.43, abs=0.01)  # the GPUs beat the CPU-era line
     assert all(e["year"] >= 2001 for e in result["errors"])
     with pytest.raises(ValueError, match="no machine after 2025"):

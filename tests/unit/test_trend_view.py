@@ -19,8 +19,12 @@ def test_the_slide_window_fits_the_main_series_pooled_and_within_series(df):
     assert said["fixed"] == {"years": "5.67", "interval": "5.40–5.97"}  # the jump between series as a level
     tiles = trend_view.tiles(view.fit, view.boot, view.models["robust"])
     assert [(x.label, x.value) for x in tiles] == [
-        ("Years per 10×", "4.95"), ("95% interval (analytic)", "4.83–5.09"),
-        ("95% interval (bootstrap)", "4.81–5.09"), ("95% interval (robust)", "4.78–5.14"), ("Points fitted", "129")]
+        ("Years per 10×", "4.95"),
+        ("95% interval (analytic)", "4.83–5.09"),
+        ("95% interval (bootstrap)", "4.81–5.09"),
+        ("95% interval (robust)", "4.78–5.14"),
+        ("Points fitted", "129"),
+    ]
     assert tiles[2].values == {"n_boot": trend.N_BOOT, "seed": trend.SEED}
 
 
@@ -41,8 +45,10 @@ def test_the_backtest_fitted_up_to_2000_misses_the_gpus_and_a_late_end_says_why(
     result, problem = trend_view.backtest(df, trend.MAIN_SERIES, trend.FP32, 1950, 2000)
     assert problem is None
     assert [(x.label, x.value) for x in trend_view.backtest_tiles(result)] == [
-        ("Years per 10× up to 2000", "5.68"), ("Median miss of the later machines", "+1.43 decades"),
-        ("Machines forecast", f"{result['n_forecast']}")]
+        ("Years per 10× up to 2000", "5.68"),
+        ("Median miss of the later machines", "+1.43 decades"),
+        ("Machines forecast", f"{result['n_forecast']}"),
+    ]
     none, why = trend_view.backtest(df, trend.MAIN_SERIES, trend.FP32, 2024, 2025)
     assert none is None and why
 
@@ -65,6 +71,7 @@ def test_the_sources_list_names_every_series_with_its_rows(df):
 def test_the_chinese_edition_translates_tiles_lessons_and_messages_and_keeps_the_english_labels(df):
     from explorer import i18n
     from explorer.figures.trend import series_label
+
     assert [series_label(s.key) for s in trend.SERIES] == [s.label for s in trend.SERIES]
     view = trend_view.window(df, 1950, 2025, trend.MAIN_SERIES, trend.FP32)
     with i18n.using("zh"):
@@ -75,5 +82,9 @@ def test_the_chinese_edition_translates_tiles_lessons_and_messages_and_keeps_the
         assert "至少需要" in trend_view.window(df, 2025, 2025, trend.MAIN_SERIES, trend.FP32).problem
         assert "缺少" in trend_view.upload(b"when,value\n1990,5\n").problem
         assert "**Epoch AI 机器学习硬件**" in trend_view.sources_markdown(df)
-        assert "；" in trend_view.first_rate_and_others(trend_view.rates_by_window(df, ((1950, 2025), (1900, 2025),
-                                                                                        (2006, 2025))))["others"]
+        assert (
+            "；"
+            in trend_view.first_rate_and_others(
+                trend_view.rates_by_window(df, ((1950, 2025), (1900, 2025), (2006, 2025)))
+            )["others"]
+        )

@@ -33,37 +33,83 @@ from explorer.store import db
 from explorer.store.schema import RESULTS
 from ui import params
 
-FUZZ = settings(max_examples=150, deadline=None, database=None, derandomize=True,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=150,
+    deadline=None,
+    database=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 # --- the tricks, as JSON text fragments -------------------------------------------------------------------
 
-TRICK_NUMBERS = ["9" * 5000, "-" + "1" * 101, "1" * 100, "NaN", "Infinity", "-Infinity", "1e400", "-1e999",
-                 "0." + "0" * 500 + "1", "1e-400", "0", "-0", "3.5", "1E5"]
-TRICK_STRINGS = ['"\\ud800"', '"\\udfff\\ud800"', '"\\ud83d\\ude00"', '"\\u0000"', '"' + "x" * 3000 + '"', '""',
-                 '"<script>"', '"\\n"']
+TRICK_NUMBERS = [
+    "9" * 5000,
+    "-" + "1" * 101,
+    "1" * 100,
+    "NaN",
+    "Infinity",
+    "-Infinity",
+    "1e400",
+    "-1e999",
+    "0." + "0" * 500 + "1",
+    "1e-400",
+    "0",
+    "-0",
+    "3.5",
+    "1E5",
+]
+TRICK_STRINGS = [
+    '"\\ud800"',
+    '"\\udfff\\ud800"',
+    '"\\ud83d\\ude00"',
+    '"\\u0000"',
+    '"' + "x" * 3000 + '"',
+    '""',
+    '"<script>"',
+    '"\\n"',
+]
 
 
 def _value_text() -> st.SearchStrategy[str]:
     """JSON text (and nearly-JSON text) built from the tricks, nested up to 80 deep."""
-    leaves = st.one_of(st.sampled_from(TRICK_NUMBERS), st.sampled_from(TRICK_STRINGS),
-                       st.sampled_from(["true", "false", "null"]), st.integers().map(str),
-                       st.floats(allow_nan=False, allow_infinity=False).map(repr),
-                       st.text(max_size=20).map(json.dumps))
-    return st.recursive(leaves, lambda inner: st.one_of(
-        st.lists(inner, max_size=5).map(lambda xs: "[" + ",".join(xs) + "]"),
-        st.dictionaries(st.text(max_size=8).map(json.dumps), inner, max_size=5).map(
-            lambda d: "{" + ",".join(f"{k}:{v}" for k, v in d.items()) + "}"),
-        st.integers(1, 80).map(lambda n: "[" * n + "1" + "]" * n)), max_leaves=30)
+    leaves = st.one_of(
+        st.sampled_from(TRICK_NUMBERS),
+        st.sampled_from(TRICK_STRINGS),
+        st.sampled_from(["true", "false", "null"]),
+        st.integers().map(str),
+        st.floats(allow_nan=False, allow_infinity=False).map(repr),
+        st.text(max_size=20).map(json.dumps),
+    )
+    return st.recursive(
+        leaves,
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=5).map(lambda xs: "[" + ",".join(xs) + "]"),
+            st.dictionaries(st.text(max_size=8).map(json.dumps), inner, max_size=5).map(
+                lambda d: "{" + ",".join(f"{k}:{v}" for k, v in d.items()) + "}"
+            ),
+            st.integers(1, 80).map(lambda n: "[" * n + "1" + "]" * n),
+        ),
+        max_leaves=30,
+    )
 
 
 def _json_value() -> st.SearchStrategy[object]:
     """Python values a JSON document may hold, tricks included (NaN, infinities, huge ints, lone surrogates)."""
-    leaves = st.one_of(st.none(), st.booleans(), st.integers(), st.integers(-10**150, 10**150),
-                       st.floats(), st.text(max_size=20), st.sampled_from(["\ud800", "x" * 3000]))
-    return st.recursive(leaves, lambda inner: st.one_of(st.lists(inner, max_size=5),
-                                                        st.dictionaries(st.text(max_size=8), inner, max_size=5)),
-                        max_leaves=25)
+    leaves = st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.integers(-(10**150), 10**150),
+        st.floats(),
+        st.text(max_size=20),
+        st.sampled_from(["\ud800", "x" * 3000]),
+    )
+    return st.recursive(
+        leaves,
+        lambda inner: st.one_of(st.lists(inner, max_size=5), st.dictionaries(st.text(max_size=8), inner, max_size=5)),
+        max_leaves=25,
+    )
 
 
 def _is_plain_json(value: object, depth: int = 0) -> bool:
@@ -87,6 +133,7 @@ def _is_plain_json(value: object, depth: int = 0) -> bool:
 
 
 # --- shapes.loads ------------------------------------------------------------------------------------------
+
 
 @FUZZ
 @given(st.one_of(st.text(max_size=300), st.binary(max_size=300), _value_text()))
@@ -125,8 +172,14 @@ def _is_storable(value: object) -> bool:
 
 
 def test_the_reported_attacks_each_raise_parse_error_quickly():
-    for text, kind in (("[" * 100_000, "depth"), ('{"v":' + "9" * 5000 + "}", "number"), ("[NaN]", "number"),
-                       ('"' + "x" * 4_000_001 + '"', "length"), ("[1e999]", "number"), ('["\\ud800"]', "text")):
+    for text, kind in (
+        ("[" * 100_000, "depth"),
+        ('{"v":' + "9" * 5000 + "}", "number"),
+        ("[NaN]", "number"),
+        ('"' + "x" * 4_000_001 + '"', "length"),
+        ("[1e999]", "number"),
+        ('["\\ud800"]', "text"),
+    ):
         with pytest.raises(shapes.ParseError) as refused:
             shapes.loads(text, limit=4_000_000)
         assert refused.value.kind == kind, text[:20]
@@ -134,16 +187,23 @@ def test_the_reported_attacks_each_raise_parse_error_quickly():
 
 # --- the audit's share link and its imported files ---------------------------------------------------------
 
+
 def _packed(doc_text: str) -> str:
     return base64.urlsafe_b64encode(zlib.compress(doc_text.encode("utf-8", "surrogatepass"), 9)).decode().rstrip("=")
 
 
 def _state_docs() -> st.SearchStrategy[str]:
     """Workbook states: the right frame around hostile rows, and hostile text in place of the whole."""
-    row = st.one_of(st.sampled_from(sorted(TEMPLATE_BY_ID)), _value_text(),
-                    st.builds(lambda i, c, t: json.dumps({"i": i, "c": {c: t}}),
-                              st.sampled_from(sorted(TEMPLATE_BY_ID)),
-                              st.sampled_from([*COLUMNS, "zz"]), st.one_of(st.text(max_size=40), st.integers())))
+    row = st.one_of(
+        st.sampled_from(sorted(TEMPLATE_BY_ID)),
+        _value_text(),
+        st.builds(
+            lambda i, c, t: json.dumps({"i": i, "c": {c: t}}),
+            st.sampled_from(sorted(TEMPLATE_BY_ID)),
+            st.sampled_from([*COLUMNS, "zz"]),
+            st.one_of(st.text(max_size=40), st.integers()),
+        ),
+    )
     framed = st.lists(row, max_size=6).map(lambda rows: '{"v":%d,"r":[%s]}' % (VERSION, ",".join(rows)))
     return st.one_of(framed, _value_text())
 
@@ -161,17 +221,28 @@ def test_a_share_link_decodes_to_rows_or_audit_error(state):
 
 
 def _import_docs() -> st.SearchStrategy[str]:
-    cell = st.builds(lambda t, s: json.dumps({"text": t, "source": s}), st.text(max_size=30),
-                     st.sampled_from(["typed", "claim", "measured", "pending", "nope"]))
+    cell = st.builds(
+        lambda t, s: json.dumps({"text": t, "source": s}),
+        st.text(max_size=30),
+        st.sampled_from(["typed", "claim", "measured", "pending", "nope"]),
+    )
     cell_text = st.one_of(cell, _value_text())
-    row = st.builds(lambda i, cells: '{"id":%s,"cells":{%s}}' % (i, ",".join(f'"{c}":{v}' for c, v in cells)),
-                    st.one_of(st.sampled_from(sorted(TEMPLATE_BY_ID)).map(json.dumps), _value_text()),
-                    st.lists(st.tuples(st.sampled_from(sorted(COLUMNS)), cell_text), max_size=4))
+    row = st.builds(
+        lambda i, cells: '{"id":%s,"cells":{%s}}' % (i, ",".join(f'"{c}":{v}' for c, v in cells)),
+        st.one_of(st.sampled_from(sorted(TEMPLATE_BY_ID)).map(json.dumps), _value_text()),
+        st.lists(st.tuples(st.sampled_from(sorted(COLUMNS)), cell_text), max_size=4),
+    )
     controls = st.dictionaries(st.sampled_from(["n", "m", "budget", "pair", "x"]), _value_text(), max_size=4).map(
-        lambda d: "{" + ",".join(f'"{k}":{v}' for k, v in d.items()) + "}")
-    return st.builds(lambda rows, ctl, fmt: '{"format":%s,"version":%d,"rows":[%s],"controls":%s}' % (
-        fmt, VERSION, ",".join(rows), ctl), st.lists(st.one_of(row, _value_text()), max_size=5), controls,
-        st.one_of(st.just(json.dumps(FORMAT)), _value_text()))
+        lambda d: "{" + ",".join(f'"{k}":{v}' for k, v in d.items()) + "}"
+    )
+    return st.builds(
+        lambda rows, ctl, fmt: (
+            '{"format":%s,"version":%d,"rows":[%s],"controls":%s}' % (fmt, VERSION, ",".join(rows), ctl)
+        ),
+        st.lists(st.one_of(row, _value_text()), max_size=5),
+        controls,
+        st.one_of(st.just(json.dumps(FORMAT)), _value_text()),
+    )
 
 
 @FUZZ
@@ -198,8 +269,11 @@ SHAPE = {"gain": float, "runs": [{"seed": int, "loss": float}]}
 
 
 @FUZZ
-@given(st.one_of(_value_text().map(lambda r: '{"config":{"fuzz":1},"result":%s}' % r), _value_text(),
-                 st.text(max_size=200)))
+@given(
+    st.one_of(
+        _value_text().map(lambda r: '{"config":{"fuzz":1},"result":%s}' % r), _value_text(), st.text(max_size=200)
+    )
+)
 def test_a_stored_record_is_a_valid_result_or_a_miss_that_is_deleted(record):
     config = {"fuzz": 1}
     key = results.save("fuzz", config, {"gain": 1.0, "runs": []})
@@ -216,9 +290,14 @@ def test_a_stored_record_is_a_valid_result_or_a_miss_that_is_deleted(record):
 
 # --- URL parameters --------------------------------------------------------------------------------------
 
+
 @FUZZ
-@given(st.one_of(st.text(max_size=60), st.sampled_from(["inf", "-inf", "nan", "1e999", "9" * 5000, "1e300",
-                                                          "-0", "0x10", "1_000"])))
+@given(
+    st.one_of(
+        st.text(max_size=60),
+        st.sampled_from(["inf", "-inf", "nan", "1e999", "9" * 5000, "1e300", "-0", "0x10", "1_000"]),
+    )
+)
 def test_a_url_number_is_a_finite_value_in_range_or_the_default_with_a_notice(raw):
     for kind, lo, hi in ((int, 1, 12), (float, 0.0, 6.0)):
         value, note = params._number_coercer(lo, hi, kind)([raw])
@@ -230,6 +309,7 @@ def test_a_url_number_is_a_finite_value_in_range_or_the_default_with_a_notice(ra
 
 
 # --- shipped result files (tracked, so trusted to hold NaN, but a damaged one reads as "not shipped") ---------
+
 
 @FUZZ
 @given(st.one_of(_value_text(), st.text(max_size=200), st.just("[" * 100_000)))

@@ -27,9 +27,14 @@ class World:
         self.reruns: list[str] = []
 
     def manager(self, **caps) -> CappedUploadManager:
-        return CappedUploadManager("/_stcore/upload_file", Caps(**caps), address_of=self.address.__getitem__,
-                                   is_connected=lambda s: s not in self.gone, on_refused=self.reruns.append,
-                                   clock=lambda: self.now)
+        return CappedUploadManager(
+            "/_stcore/upload_file",
+            Caps(**caps),
+            address_of=self.address.__getitem__,
+            is_connected=lambda s: s not in self.gone,
+            on_refused=self.reruns.append,
+            clock=lambda: self.now,
+        )
 
 
 def put(store: CappedUploadManager, session: str, file_id: str, size: int) -> None:
@@ -115,18 +120,22 @@ def test_caps_come_from_the_environment_when_set():
 
 def test_install_makes_the_server_keep_uploads_in_the_capped_store(monkeypatch):
     import streamlit.web.server.server as server
+
     monkeypatch.setattr(server, "MemoryUploadedFileManager", server.MemoryUploadedFileManager)
     upload_caps.install()
     assert server.MemoryUploadedFileManager is CappedUploadManager
 
 
-@pytest.mark.parametrize("peer, forwarded, address", [
-    (None, "203.0.113.9", "203.0.113.9"),  # behind the deployment's nginx
-    ("127.0.0.1", "6.6.6.6, 203.0.113.9", "203.0.113.9"),  # what a client wrote before nginx's entry is ignored
-    ("::1", None, "this machine"),
-    ("198.51.100.7", "6.6.6.6", "198.51.100.7"),  # a remote peer cannot choose its address with a header
-    (None, "", "this machine"),
-])
+@pytest.mark.parametrize(
+    "peer, forwarded, address",
+    [
+        (None, "203.0.113.9", "203.0.113.9"),  # behind the deployment's nginx
+        ("127.0.0.1", "6.6.6.6, 203.0.113.9", "203.0.113.9"),  # what a client wrote before nginx's entry is ignored
+        ("::1", None, "this machine"),
+        ("198.51.100.7", "6.6.6.6", "198.51.100.7"),  # a remote peer cannot choose its address with a header
+        (None, "", "this machine"),
+    ],
+)
 def test_the_client_address_rule(peer, forwarded, address):
     assert address_from(peer, forwarded) == address
 
@@ -147,8 +156,11 @@ def test_nginx_limits_the_upload_route():
     zone = re.search(r"limit_req_zone \$binary_remote_addr zone=uploads:\w+ rate=(\d+)r/s;", config)
     assert zone and zone.group(1) == "1"
     # the upload's max body (6 MB) leaves room for the app's 5 MB file and its form framing, no more
-    app_mb = int(re.search(r"maxUploadSize = (\d+)", (TEMPLATE.parent.parent / ".streamlit" / "config.toml")
-                           .read_text()).group(1))
+    app_mb = int(
+        re.search(r"maxUploadSize = (\d+)", (TEMPLATE.parent.parent / ".streamlit" / "config.toml").read_text()).group(
+            1
+        )
+    )
     assert app_mb < 6 <= app_mb + 1
     assert "explorer_route=" in upload  # an upload reaches the replica that holds its session
 
@@ -158,8 +170,9 @@ def test_nginx_accepts_the_generated_file(tmp_path):
     for folder in ("logs", "tmp"):
         (tmp_path / folder).mkdir()
     (tmp_path / "nginx.conf").write_text(nginx_config(18080, [18601]))
-    out = subprocess.run(["nginx", "-t", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")],
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        ["nginx", "-t", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")], capture_output=True, text=True
+    )
     assert out.returncode == 0, out.stderr
 
 
@@ -178,15 +191,17 @@ def test_nginx_answers_a_burst_of_uploads_past_30_with_429_and_a_large_body_with
     (tmp_path / "nginx.conf").write_text(nginx_config(port, [1]))
     subprocess.run(["nginx", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")], check=True)
     try:
+
         def status(path: str, size: int) -> int:
             request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=b"7" * size, method="PUT")
             try:
                 return urllib.request.urlopen(request, timeout=10).status
             except urllib.error.HTTPError as err:
                 return err.code
+
         statuses = [status(f"/_stcore/upload_file/s/{i}", 100) for i in range(60)]
         assert 429 not in statuses[:31] and statuses.count(429) >= 1  # one, then a burst of 30, then refused
-        assert status("/_stcore/upload_file/s/big", 7 * 2 ** 20) in (413, 429)  # over 6 MB, if not already 429
+        assert status("/_stcore/upload_file/s/big", 7 * 2**20) in (413, 429)  # over 6 MB, if not already 429
         assert status("/other", 100) == 502  # the rate is the upload route's alone
     finally:
         subprocess.run(["nginx", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf"), "-s", "stop"])

@@ -19,8 +19,9 @@ WIDE = b"a,value,b,c,year,d\n1,10,2,3,1990,4\n5,100,6,7,2000,8\n9,1000\n"
 
 
 def test_kept_rows_hold_only_the_used_cells_in_the_order_asked():
-    keep = lambda header: (find_column(header, ("year",)), find_column(header, ("value",)),  # noqa: E731
-                           find_column(header, ("name",)))
+    def keep(header):
+        return find_column(header, ("year",)), find_column(header, ("value",)), find_column(header, ("name",))
+
     header, body = read_rows(WIDE, 10, keep=keep)
     assert header == ["a", "value", "b", "c", "year", "d"]
     assert body == [(2, ("1990", "10", None)), (3, ("2000", "100", None)), (4, (None, "1000", None))]
@@ -48,7 +49,7 @@ def test_a_wide_upload_costs_what_its_used_columns_cost():
     wide = compute_wide()
     tracemalloc.start()
     trend.validate_upload(wide)
-    peak_mb = tracemalloc.get_traced_memory()[1] / 2 ** 20
+    peak_mb = tracemalloc.get_traced_memory()[1] / 2**20
     tracemalloc.stop()
     assert peak_mb < 8, peak_mb
 

@@ -52,8 +52,11 @@ def _sequence_figures(arch: str, ids: tuple[int, ...], causal_input: bool, align
     """The combined [input ; target] view (None for encoder-only) and the wiring (None unless encoder-decoder)."""
     inputs, targets, _ = view.labels(arch, ids)
     n_in, m = len(inputs), len(targets)
-    combined = figs.combined_view(arch, att.combined_categories(arch, n_in, m, causal_input), inputs + targets,
-                                  n_in) if m else None
+    combined = (
+        figs.combined_view(arch, att.combined_categories(arch, n_in, m, causal_input), inputs + targets, n_in)
+        if m
+        else None
+    )
     wiring = figs.wiring_figure(att.wiring(N_LAYERS, aligned, causal_input)) if arch == "encoder_decoder" else None
     return combined, wiring
 
@@ -81,9 +84,13 @@ def _model(arch: str) -> Model | None:
             st.warning(t("load-failed", name=path.name, error=err))
     name = figs.arch_name(arch)
     st.info(t("not-on-disk", name=name))
-    result = jobs.run_in_background(f"attention-demo-{arch}", lambda progress: att.train_on_demand(arch, progress),
-                                    label=t("train-label", name=name), time_limit_s=ON_DEMAND_LIMIT_S,
-                                    button=t("train-button", name=name, limit=ON_DEMAND_LIMIT_S))
+    result = jobs.run_in_background(
+        f"attention-demo-{arch}",
+        lambda progress: att.train_on_demand(arch, progress),
+        label=t("train-label", name=name),
+        time_limit_s=ON_DEMAND_LIMIT_S,
+        button=t("train-button", name=name, limit=ON_DEMAND_LIMIT_S),
+    )
     if result is None:
         return None
     path = Path(result["path"])
@@ -122,8 +129,11 @@ def weights(arch: str, ids: tuple[int, ...], model: Model | None, variant: bool)
     detail = att.config_text(sidecar)
     read = _read(path, stamp, ids)
     _output_panel(read, sidecar)
-    render.figure(_overview(path, stamp, ids, view.overview_role(arch, read), detail, i18n.current()),
-                  key="attention-heads", notice=t("heads-notice"))
+    render.figure(
+        _overview(path, stamp, ids, view.overview_role(arch, read), detail, i18n.current()),
+        key="attention-heads",
+        notice=t("heads-notice"),
+    )
     _one_head(path, stamp, ids, detail)
 
 
@@ -134,8 +144,11 @@ def _one_head(path: str, stamp: int, ids: tuple[int, ...], detail: str) -> None:
     row = st.columns(2, gap="large")
     layer = params.slider(t("label-layer"), "layer", 1, N_LAYERS, N_LAYERS, where=row[0])
     head = params.slider(t("label-head"), "head", 1, N_HEADS, 1, where=row[1])
-    render.figure(_weights_figure(path, stamp, ids, layer - 1, head - 1, detail, i18n.current()),
-                  key="attention-weights", notice=t("weights-notice"))
+    render.figure(
+        _weights_figure(path, stamp, ids, layer - 1, head - 1, detail, i18n.current()),
+        key="attention-weights",
+        notice=t("weights-notice"),
+    )
 
 
 def sequence(arch: str, ids: tuple[int, ...], causal_input: bool, aligned: bool) -> None:
@@ -157,14 +170,18 @@ def tokens(encoding: tokenizer.Encoding, ids: tuple[int, ...], model: Model | No
     st.dataframe(view.token_table(encoding), width="stretch")
     if model is not None:
         path, stamp, sidecar = model
-        render.figure(_embedding_figure(path, stamp, ids, att.config_text(sidecar), i18n.current()),
-                      key="attention-embeddings",
-                      notice=t("embedding-notice"))
+        render.figure(
+            _embedding_figure(path, stamp, ids, att.config_text(sidecar), i18n.current()),
+            key="attention-embeddings",
+            notice=t("embedding-notice"),
+        )
 
 
 # --- Real text: the four real-text models (explorer.realtext) on the student's own sentence --------------------
-REAL_DEFAULT_TEXT = {"en": "And God said, Let there be light: and there was light.",
-                     "zh": "春风又绿江南岸，明月何时照我还。"}
+REAL_DEFAULT_TEXT = {
+    "en": "And God said, Let there be light: and there was light.",
+    "zh": "春风又绿江南岸，明月何时照我还。",
+}
 REAL_ORDER = ("decoder", "encoder", "prefix_lm", "encoder_decoder")
 
 
@@ -240,20 +257,32 @@ def _rt_attention(text: str) -> None:
     row = st.columns(2, gap="large")
     layer = params.slider(t("label-layer"), "rt_layer", 1, deepest, 1, where=row[0])
     head = params.slider(t("label-head"), "rt_head", 1, heads, 1, where=row[1])
-    render.figure(_rt_figure(text, layer - 1, head - 1, i18n.current()), key="attention-real-text",
-                  notice=t("real-notice"))
-    st.download_button(t("real-csv"), data=lambda: _rt_csv(text), file_name="attention-real-text-weights.csv",
-                       mime="text/csv", key="real-text-csv", on_click="ignore")
+    render.figure(
+        _rt_figure(text, layer - 1, head - 1, i18n.current()), key="attention-real-text", notice=t("real-notice")
+    )
+    st.download_button(
+        t("real-csv"),
+        data=lambda: _rt_csv(text),
+        file_name="attention-real-text-weights.csv",
+        mime="text/csv",
+        key="real-text-csv",
+        on_click="ignore",
+    )
 
 
 def _rt_named(text: str) -> None:
     rows = []
     for r in _rt_readings(text):
         for h in reading.named_heads(r.patterns):
-            rows.append({t("real-col-model"): figs.arch_name(r.arch), t("real-col-layer"): h["layer"] + 1,
-                         t("real-col-head"): h["head"] + 1,
-                         t("real-col-pattern"): t(f"real-pattern-{h['name'].replace('_', '-')}"),
-                         t("real-col-score"): f"{h['score']:.0%}"})
+            rows.append(
+                {
+                    t("real-col-model"): figs.arch_name(r.arch),
+                    t("real-col-layer"): h["layer"] + 1,
+                    t("real-col-head"): h["head"] + 1,
+                    t("real-col-pattern"): t(f"real-pattern-{h['name'].replace('_', '-')}"),
+                    t("real-col-score"): f"{h['score']:.0%}",
+                }
+            )
     say("real-named", at=f"{reading.NAMED_AT:.0%}")
     if rows:
         st.dataframe(rows, width="stretch", hide_index=True)
@@ -266,16 +295,28 @@ def _rt_guesses_panel(text: str) -> None:
     left, right = st.columns(2, gap="large")
     with left:
         say("real-next")
-        st.dataframe([{t("real-col-token"): g["token"], "p": f"{g['p']:.1%}"} for g in nxt["top"]], hide_index=True,
-                     width="stretch")
+        st.dataframe(
+            [{t("real-col-token"): g["token"], "p": f"{g['p']:.1%}"} for g in nxt["top"]],
+            hide_index=True,
+            width="stretch",
+        )
         st.markdown(t("real-continuation", text=_code(nxt["continuation"])))
     with right:
         right_count = sum(m["right"] for m in masked)
         say("real-masked", right=right_count, n=len(masked))
-        st.dataframe([{t("real-col-token"): m["token"],
-                       t("real-col-guess"): " · ".join(f"{g['token']} {g['p']:.0%}" for g in m["top"]),
-                       "✓": "✓" if m["right"] else ""} for m in masked], hide_index=True, width="stretch",
-                     height=300)
+        st.dataframe(
+            [
+                {
+                    t("real-col-token"): m["token"],
+                    t("real-col-guess"): " · ".join(f"{g['token']} {g['p']:.0%}" for g in m["top"]),
+                    "✓": "✓" if m["right"] else "",
+                }
+                for m in masked
+            ],
+            hide_index=True,
+            width="stretch",
+            height=300,
+        )
 
 
 def _rt_about(models: dict) -> None:
@@ -286,9 +327,16 @@ def _rt_about(models: dict) -> None:
         _, sidecar, _ = models[arch]
         meta = sidecar["meta"]
         loss = meta["held_out_loss"]
-        rows.append({t("real-col-model"): figs.arch_name(arch), t("real-col-params"): f"{meta['parameters']:,}",
-                     "MB": f"{sidecar['bytes'] / 1e6:.2f}", t("real-col-loss-en"): f"{loss['en']:.2f}",
-                     t("real-col-loss-zh"): f"{loss['zh']:.2f}", t("real-col-steps"): meta["steps_done"]})
+        rows.append(
+            {
+                t("real-col-model"): figs.arch_name(arch),
+                t("real-col-params"): f"{meta['parameters']:,}",
+                "MB": f"{sidecar['bytes'] / 1e6:.2f}",
+                t("real-col-loss-en"): f"{loss['en']:.2f}",
+                t("real-col-loss-zh"): f"{loss['zh']:.2f}",
+                t("real-col-steps"): meta["steps_done"],
+            }
+        )
     st.dataframe(rows, width="stretch", hide_index=True)
     say("real-samples")
     for arch in REAL_ORDER:

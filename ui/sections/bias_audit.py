@@ -47,8 +47,9 @@ def current_workbook(measured: dict[str, audit.Measured]) -> tuple[list[audit.Ro
         notice = view.link_notice(st.query_params.get("wb"), problem)
     edits = st.session_state.get(f"audit-editor-{st.session_state.setdefault(VERSION, 0)}")
     if view.has_edits(edits):
-        st.session_state[WORKBOOK], st.session_state[NOTES] = audit.apply_edits(st.session_state[WORKBOOK], edits,
-                                                                                 measured)
+        st.session_state[WORKBOOK], st.session_state[NOTES] = audit.apply_edits(
+            st.session_state[WORKBOOK], edits, measured
+        )
         _bump()
     return st.session_state[WORKBOOK], notice
 
@@ -100,12 +101,19 @@ def _editor(frame: pd.DataFrame, workbook: list[audit.Row]) -> None:
         st.dataframe(frame, hide_index=True)
         return
     st.data_editor(
-        frame, key=f"audit-editor-{st.session_state[VERSION]}", num_rows="dynamic",
-        hide_index=True, disabled=["row"],
-        column_config={"row": st.column_config.TextColumn(t("column-row"), width="small", help=t("help-row")),
-                       **{c: st.column_config.TextColumn(column_label(c), width="medium",
-                                                         max_chars=audit.MAX_CELL_CHARS)
-                          for c in audit.COLUMNS}})
+        frame,
+        key=f"audit-editor-{st.session_state[VERSION]}",
+        num_rows="dynamic",
+        hide_index=True,
+        disabled=["row"],
+        column_config={
+            "row": st.column_config.TextColumn(t("column-row"), width="small", help=t("help-row")),
+            **{
+                c: st.column_config.TextColumn(column_label(c), width="medium", max_chars=audit.MAX_CELL_CHARS)
+                for c in audit.COLUMNS
+            },
+        },
+    )
     st.button(t("restore"), on_click=_restore_defaults, disabled=workbook == audit.default_workbook())
 
 
@@ -135,9 +143,14 @@ def rule_section(decision: audit.Decision, inputs: str) -> None:
 
 def _upload(measured: dict[str, audit.Measured], pairs: list[str]) -> None:
     """The JSON import and what came of the last one."""
-    st.file_uploader(t("import-label", mb=audit.MAX_IMPORT_BYTES / 1e6), type=["json"], key="audit-upload",
-                     max_upload_size=math.ceil(audit.MAX_IMPORT_BYTES / 2 ** 20), on_change=_import,
-                     args=(measured, pairs))
+    st.file_uploader(
+        t("import-label", mb=audit.MAX_IMPORT_BYTES / 1e6),
+        type=["json"],
+        key="audit-upload",
+        max_upload_size=math.ceil(audit.MAX_IMPORT_BYTES / 2**20),
+        on_change=_import,
+        args=(measured, pairs),
+    )
     upload_caps.notice()
     if outcome := st.session_state.get(IMPORTED):
         kind, message, notes = outcome
@@ -146,18 +159,43 @@ def _upload(measured: dict[str, audit.Measured], pairs: list[str]) -> None:
             st.info(view.escape(note))
 
 
-def share_section(workbook: list[audit.Row], measured: dict[str, audit.Measured], decision: audit.Decision,
-                  inputs: str, controls: dict, pairs: list[str], state: str) -> None:
+def share_section(
+    workbook: list[audit.Row],
+    measured: dict[str, audit.Measured],
+    decision: audit.Decision,
+    inputs: str,
+    controls: dict,
+    pairs: list[str],
+    state: str,
+) -> None:
     """Export (Markdown, CSV, JSON with the `controls`), the import (not where controls are hidden; `pairs`: the
     crossover run's, which an imported pair must be one of) and what the share link holds (`state`, the
     workbook's URL state)."""
     c1, c2, c3 = st.columns(3)
-    c1.download_button(t("download-markdown"), audit.to_markdown(workbook, measured, decision, inputs), "bias-audit.md",
-                       "text/markdown", on_click="ignore", width="stretch")
-    c2.download_button(t("download-csv"), audit.to_csv(workbook, measured), "bias-audit.csv", "text/csv", on_click="ignore",
-                       width="stretch")
-    c3.download_button(t("download-json"), audit.to_json(workbook, measured, controls, decision),
-                       "bias-audit.json", "application/json", on_click="ignore", width="stretch")
+    c1.download_button(
+        t("download-markdown"),
+        audit.to_markdown(workbook, measured, decision, inputs),
+        "bias-audit.md",
+        "text/markdown",
+        on_click="ignore",
+        width="stretch",
+    )
+    c2.download_button(
+        t("download-csv"),
+        audit.to_csv(workbook, measured),
+        "bias-audit.csv",
+        "text/csv",
+        on_click="ignore",
+        width="stretch",
+    )
+    c3.download_button(
+        t("download-json"),
+        audit.to_json(workbook, measured, controls, decision),
+        "bias-audit.json",
+        "application/json",
+        on_click="ignore",
+        width="stretch",
+    )
     if not params.controls_hidden():
         _upload(measured, pairs)
     notify(*view.link_note(state))

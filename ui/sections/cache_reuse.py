@@ -43,11 +43,19 @@ def cost(n: int, m: int, turns: int, depth: int) -> None:
     sizes = (n, m, turns, depth)
     layout.finding(t("found-cost", **table.iloc[-1].to_dict()))
     figure("cache-recompute-turns", sizes, lambda: figs.recompute_across_turns(table), t("recompute-notice"))
-    figure("cache-cost-per-turn", sizes, lambda: figs.cost_per_turn(curves, table.iloc[-1].to_dict(), m, depth),
-           t("per-turn-notice"))
+    figure(
+        "cache-cost-per-turn",
+        sizes,
+        lambda: figs.cost_per_turn(curves, table.iloc[-1].to_dict(), m, depth),
+        t("per-turn-notice"),
+    )
     figure("cache-cost-cumulative", sizes, lambda: figs.cumulative_cost(table), t("cumulative-notice"))
-    figure("cache-kv-memory", (m, depth, history + m), lambda: figs.kv_memory(curves, depth, history + m),
-           t("memory-notice"))
+    figure(
+        "cache-kv-memory",
+        (m, depth, history + m),
+        lambda: figs.kv_memory(curves, depth, history + m),
+        t("memory-notice"),
+    )
 
 
 def _pressed(key: str, label: str) -> bool:
@@ -74,10 +82,15 @@ def _measure(history: int, m: int, depth: int, plan: dict) -> dict | None:
             return None
         return render.built_once(("measure", history, m, depth), lambda: exp.measure(history, m, depth))
     st.info(t("background", planned=plan["planned"], inline=exp.INLINE_SECONDS))
-    return jobs.run_in_background(key, lambda progress: exp.measure(
-        history, m, depth, budget_s=min(exp.MAX_MEASURE_SECONDS / 4, plan["planned"]), progress=progress),
+    return jobs.run_in_background(
+        key,
+        lambda progress: exp.measure(
+            history, m, depth, budget_s=min(exp.MAX_MEASURE_SECONDS / 4, plan["planned"]), progress=progress
+        ),
         label=t("timing-label", n=history, m=m, depth=depth),
-        time_limit_s=exp.MAX_MEASURE_SECONDS * 2, button=t("time-button-long", seconds=plan["planned"]))
+        time_limit_s=exp.MAX_MEASURE_SECONDS * 2,
+        button=t("time-button-long", seconds=plan["planned"]),
+    )
 
 
 def _sweep() -> dict | None:
@@ -85,9 +98,13 @@ def _sweep() -> dict | None:
     stored = view.stored_sweep()
     if stored is not None:
         return stored
-    return jobs.run_in_background("cache-overhead-sweep", view.overhead_sweep, label=t("sweep-label"),
-                                  time_limit_s=SWEEP_TIME_LIMIT_S,
-                                  button=t("sweep-button", seconds=SWEEP_TIME_LIMIT_S))
+    return jobs.run_in_background(
+        "cache-overhead-sweep",
+        view.overhead_sweep,
+        label=t("sweep-label"),
+        time_limit_s=SWEEP_TIME_LIMIT_S,
+        button=t("sweep-button", seconds=SWEEP_TIME_LIMIT_S),
+    )
 
 
 def measured(n: int, m: int, turns: int, depth: int) -> None:
@@ -104,15 +121,17 @@ def measured(n: int, m: int, turns: int, depth: int) -> None:
     if timed is not None:
         tiles = view.measured_tiles(timed)
         for i, (col, (label, value)) in enumerate(zip(st.columns(5), tiles)):
-            col.metric(label, value, help=t("help-logit", largest=timed["max_abs_logit"])
-                       if i == len(tiles) - 1 else None)
+            col.metric(
+                label, value, help=t("help-logit", largest=timed["max_abs_logit"]) if i == len(tiles) - 1 else None
+            )
         figure("cache-measured-times", (timed, fit), lambda: figs.measured_times(timed, fit), t("times-notice"))
     if sweep is not None:
         if timed is not None:
             st.markdown(view.why_paragraph(timed, sweep, history, m, depth))
         figure("cache-overhead-fit", (sweep,), lambda: figs.overhead_fit(sweep), t("fit-notice"))
-        figure("cache-speedup-vs-ratio", (sweep, timed), lambda: figs.speedup_vs_ratio(sweep, timed),
-               t("speedup-notice"))
+        figure(
+            "cache-speedup-vs-ratio", (sweep, timed), lambda: figs.speedup_vs_ratio(sweep, timed), t("speedup-notice")
+        )
 
 
 def drift(n: int, m: int) -> None:
@@ -125,8 +144,9 @@ def drift(n: int, m: int) -> None:
     if (moved := findings.drift(table)) is not None:
         layout.finding(t("found-drift", **moved, **sizes))
     figure("cache-drift-layers", (n_d, m_d), lambda: figs.drift_per_layer(table, n_d, m_d), t("drift-notice"))
-    figure("cache-drift-fraction", (), lambda: figs.drift_vs_fraction(exp.drift_vs_fraction(models)),
-           t("fraction-notice"))
+    figure(
+        "cache-drift-fraction", (), lambda: figs.drift_vs_fraction(exp.drift_vs_fraction(models)), t("fraction-notice")
+    )
     if sizes["scaled"]:
         st.caption(t("drift-sizes", **sizes))
     if info is None:
@@ -148,8 +168,9 @@ def stale() -> None:
     summary = render.built_once(("stale-summary",), lambda: stale_cache.summary(record["runs"]))
     stale_ns = stale_cache.histories(record)
     stale_n = params.select_slider(t("label-stale-n"), "stale_n", stale_ns, stale_ns[-1])
-    figure("cache-stale-accuracy", (stale_n,), lambda: figs.stale_accuracy(summary, stale_n),
-           t("stale-accuracy-notice"))
+    figure(
+        "cache-stale-accuracy", (stale_n,), lambda: figs.stale_accuracy(summary, stale_n), t("stale-accuracy-notice")
+    )
     figure("cache-stale-kl", (), lambda: figs.stale_kl(summary), t("stale-kl-notice"))
     say("stale-intro")
     if (findings_text := view.stale_findings(headline)) is not None:
@@ -170,15 +191,25 @@ def _scaling_watch(shipped_record: dict | None) -> None:
     numbers = view.scaling_watch(quick, shipped_record)
     say("scaling-watch", **numbers)
     cut = jobs.was_cut(numbers["key"])
-    run = jobs.run_in_background(
-        numbers["key"], lambda progress: scaling.sweep(quick, progress=progress.part(reserve_s=2.0)),
-        label=t("scaling-run-label"), time_limit_s=SCALING_TIME_LIMIT_S, live=_scaling_live,
-        button=t("scaling-button", models=numbers["models"], seconds=numbers["seconds"])) or cut
+    run = (
+        jobs.run_in_background(
+            numbers["key"],
+            lambda progress: scaling.sweep(quick, progress=progress.part(reserve_s=2.0)),
+            label=t("scaling-run-label"),
+            time_limit_s=SCALING_TIME_LIMIT_S,
+            live=_scaling_live,
+            button=t("scaling-button", models=numbers["models"], seconds=numbers["seconds"]),
+        )
+        or cut
+    )
     if run is not None and run["stopped"] != "steps":
         st.warning(t("scaling-cut", limit=SCALING_TIME_LIMIT_S, done=len(run["runs"]), models=numbers["models"]))
     if run is not None:
-        render.figure(_scaling_live(run), key="cache-bidirectional-quick",
-                      notice=t("scaling-quick-notice", seconds=run["seconds"], seeds=len(quick.seeds)))
+        render.figure(
+            _scaling_live(run),
+            key="cache-bidirectional-quick",
+            notice=t("scaling-quick-notice", seconds=run["seconds"], seeds=len(quick.seeds)),
+        )
 
 
 def _scaling_shipped(shipped: dict) -> None:
@@ -188,14 +219,24 @@ def _scaling_shipped(shipped: dict) -> None:
     cfg = data["config"]
     if (found := findings.scaling(data["points"])) is not None:
         layout.finding(t("found-scaling", **found))
-    figure("cache-bidirectional-gap", (), lambda: scaling_figs.gap_vs_compute(data["points"], cfg),
-           t("scaling-gap-notice"), slides="64")
+    figure(
+        "cache-bidirectional-gap",
+        (),
+        lambda: scaling_figs.gap_vs_compute(data["points"], cfg),
+        t("scaling-gap-notice"),
+        slides="64",
+    )
     say("scaling-intro", **view.scaling_sizes(data))
     with layout.for_reviewer():
         for paragraph in view.scaling_paragraphs(data):
             st.markdown(paragraph)
-    figure("cache-bidirectional-serving", (), lambda: scaling_figs.serving_cost(
-        data["serving"], cfg["widths"][-1], cfg["n_layers"]), t("scaling-serving-notice"), slides="64-66")
+    figure(
+        "cache-bidirectional-serving",
+        (),
+        lambda: scaling_figs.serving_cost(data["serving"], cfg["widths"][-1], cfg["n_layers"]),
+        t("scaling-serving-notice"),
+        slides="64-66",
+    )
     with st.expander(t("scaling-data")):
         st.dataframe(view.shown_table(data["points"]), hide_index=True)
     say("scaling-limits", **view.scaling_sizes(data))

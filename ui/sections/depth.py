@@ -69,8 +69,9 @@ def depths(analysis: dict, key: tuple, depth: int) -> None:
     """The gap between the wirings as depth grows: in one sentence, as a figure, and as a table of tests."""
     if (gaps := findings.depth_gaps(analysis, view.at_depth)) is not None:
         layout.finding(t("found-depths", **gaps))
-    render.figure(_measured("outcome_vs_depth", analysis, key, depth), key="depth-outcome",
-                  notice=view.outcome_notice(analysis))
+    render.figure(
+        _measured("outcome_vs_depth", analysis, key, depth), key="depth-outcome", notice=view.outcome_notice(analysis)
+    )
     if rows := view.depth_table(analysis):
         with layout.for_reviewer():
             st.dataframe(pd.DataFrame(rows), hide_index=True)
@@ -88,8 +89,11 @@ def control(found: dict | None, stamp: tuple[float, ...]) -> None:
     if (both := findings.depth_control(main, found, view.at_depth)) is not None:
         layout.finding(t("found-control", **both))
     tasks = {view.RECIPE.task_name: main, dp.PRESETS["control"].task_name: found}
-    render.figure(render.built_once(("depth-control", stamp), lambda: figs.gap_by_task(tasks)), key="depth-control",
-                  notice=t("control-notice", **said))
+    render.figure(
+        render.built_once(("depth-control", stamp), lambda: figs.gap_by_task(tasks)),
+        key="depth-control",
+        notice=t("control-notice", **said),
+    )
     say("control-intro", **numbers)
     with layout.for_reviewer():
         table = view.gap_table(tasks)
@@ -107,7 +111,9 @@ def learning_rate(lr: dict | None, stamp: tuple[float, ...]) -> None:
         return
     numbers = view.lr_numbers(lr)
     layout.finding(t("found-lr", **numbers))
-    render.figure(render.built_once(("depth-lr", stamp), lambda: figs.lr_check(lr)), key="depth-lr", notice=t("lr-notice"))
+    render.figure(
+        render.built_once(("depth-lr", stamp), lambda: figs.lr_check(lr)), key="depth-lr", notice=t("lr-notice")
+    )
     say("lr-intro", **{**numbers, "seeds": numbers["n_seeds"]})
     if numbers["rates"]:
         say("lr-by-accuracy", rates=numbers["rates"], gap=numbers["other_gap"])
@@ -123,8 +129,11 @@ def curves(analysis: dict, key: tuple, depth: int, cfg: dp.DepthConfig, runs: li
         return
     late = view.late_drops(cells)
     layout.finding(t("found-curves", depth=depth, said=late["said"]))
-    render.figure(_measured("training_curves", analysis, key, depth), key="depth-curves",
-                  notice=t("curves-notice", drops=late["said"]))
+    render.figure(
+        _measured("training_curves", analysis, key, depth),
+        key="depth-curves",
+        notice=t("curves-notice", drops=late["said"]),
+    )
     if late["wirings"]:
         st.info(t("caveat", depth=depth, **late, hint=view.more_training_hint(cfg, depth, runs)))
 

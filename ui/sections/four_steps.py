@@ -45,17 +45,27 @@ def _go_to(k: int) -> None:
     st.session_state["step"] = k
 
 
-def comparison(step: int, base: TransformerConfig | None, counts: dict[str, int] | None,
-               sizes: tuple[int, int, int], refused: str | None) -> None:
+def comparison(
+    step: int,
+    base: TransformerConfig | None,
+    counts: dict[str, int] | None,
+    sizes: tuple[int, int, int],
+    refused: str | None,
+) -> None:
     """The table, wiring and parameters of `step` against decoder-only at these sizes (or why these sizes fail)."""
     say("intro")
     if refused:
         st.warning(refused)
         return
-    table, wires, bars, extra = render.built_once(("model-figures", step, *sizes), lambda: (
-        figs.diff_table(fs.diff_table(base, step, counts), step, fs.step_title(step)),
-        figs.wiring(fs.wiring(fs.step_config(base, step)), t("wiring-title", step=step)),
-        figs.parameter_bars(counts, str(step), base.to_dict()), fs.extra_parameters_explained(base, step, counts)))
+    table, wires, bars, extra = render.built_once(
+        ("model-figures", step, *sizes),
+        lambda: (
+            figs.diff_table(fs.diff_table(base, step, counts), step, fs.step_title(step)),
+            figs.wiring(fs.wiring(fs.step_config(base, step)), t("wiring-title", step=step)),
+            figs.parameter_bars(counts, str(step), base.to_dict()),
+            fs.extra_parameters_explained(base, step, counts),
+        ),
+    )
     render.figure(table, key="four-steps-table", notice=t("table-notice"))
     left, right = st.columns(2)
     with left:
@@ -64,8 +74,9 @@ def comparison(step: int, base: TransformerConfig | None, counts: dict[str, int]
         render.figure(bars, key="four-steps-params", notice=t("params-notice", extra=extra))
 
 
-def numeric_check(step: int, base: TransformerConfig | None, counts: dict[str, int] | None,
-                  refused: str | None) -> None:
+def numeric_check(
+    step: int, base: TransformerConfig | None, counts: dict[str, int] | None, refused: str | None
+) -> None:
     """The logits of every step against decoder-only with copied weights: stored, or run here on a button press.
     What it found comes first, in one sentence, then its figure; how the check works and its numbers follow."""
     if refused:
@@ -78,15 +89,21 @@ def numeric_check(step: int, base: TransformerConfig | None, counts: dict[str, i
     first = st.container()  # the finding and its figure, once there is a check to read them from
     st.subheader(t("check-heading"))
     say("check-intro")
-    check = check or run_in_background(view.check_key(base), view.check_work(base), label=t("check-label"),
-                                       time_limit_s=CHECK_TIME_LIMIT_S, button=t("check-button"))
+    check = check or run_in_background(
+        view.check_key(base),
+        view.check_work(base),
+        label=t("check-label"),
+        time_limit_s=CHECK_TIME_LIMIT_S,
+        button=t("check-button"),
+    )
     if check is not None and check.get("timed_out"):
         st.warning(t("check-timed-out", limit=CHECK_TIME_LIMIT_S))
     if check is None or check.get("timed_out"):
         return
     numbers = view.check_numbers(check, step)
-    logits, causes = render.built_once(("check-figures", check, step), lambda: (figs.logit_check(check, step),
-                                                                     figs.causes(check)))
+    logits, causes = render.built_once(
+        ("check-figures", check, step), lambda: (figs.logit_check(check, step), figs.causes(check))
+    )
     with first:
         layout.finding(t("found-check", **numbers["result"]))
         render.figure(logits, key="four-steps-check", notice=t("check-notice"))
@@ -103,8 +120,10 @@ def show_ablation(record: dict, key: str, first=None, nested: bool = False, more
     """One ablation record: what it found in a sentence (into `first` when given), its figures, then the function
     comparison, the paired tests and the tables for the reviewer (`nested`: already inside an expander; `more`:
     what else the reviewer's part shows)."""
-    shown = render.built_once(("ablation", record), lambda: view.analysis(record) | {
-        "dots": figs.ablation(record), "curves": figs.ablation_curves(record)})
+    shown = render.built_once(
+        ("ablation", record),
+        lambda: view.analysis(record) | {"dots": figs.ablation(record), "curves": figs.ablation_curves(record)},
+    )
     if stopped := view.stopped_note(record):
         st.warning(stopped)
     paired, functions = shown["paired"], shown["functions"]
@@ -116,8 +135,11 @@ def show_ablation(record: dict, key: str, first=None, nested: bool = False, more
     with layout.for_reviewer(nested):
         if functions["variants"]:
             say("functions", text=fs.function_text(functions, record["settings"]["steps"]))
-            render.figure(render.built_once(("functions", record), lambda: figs.functions(record, functions)),
-                          key=f"{key}-functions", notice=t("functions-notice"))
+            render.figure(
+                render.built_once(("functions", record), lambda: figs.functions(record, functions)),
+                key=f"{key}-functions",
+                notice=t("functions-notice"),
+            )
         say("verdict", text=fs.paired_text(paired))
         st.markdown(fs.path_text(paired))
         st.markdown(fs.confound_text(paired, shown["parameters"]))
@@ -136,8 +158,9 @@ def ablation(sizes: tuple[int, int, int]) -> None:
     shipped = _shipped_file(fs.ABLATION_PATH)
     first = st.container()  # the finding goes above the budget control and the figures
     # the options are the presets, shown as budgets: the URL keeps the label (`ab_budget=250 steps`)
-    preset = params.choice(t("label-budget"), "ab_budget", tuple(view.SHIPPED_BUDGETS.values()), "main",
-                           format_func=view.budget_label)
+    preset = params.choice(
+        t("label-budget"), "ab_budget", tuple(view.SHIPPED_BUDGETS.values()), "main", format_func=view.budget_label
+    )
     record = shipped if preset == "main" else _shipped_file(fs.shipped_path(preset))
     # step 3 here against the depth page's layer-aligned results: why the two pages do not contradict
     found = render.built_once(("layer-aligned", layer_aligned.stamp()), layer_aligned.evidence)
@@ -167,20 +190,33 @@ def rerun(shipped: dict | None, sizes: tuple[int, int, int]) -> None:
     budget = params.select_slider(t("label-steps"), "ab_steps", view.STEP_BUDGETS, 150, where=c3)
     n_seeds = params.slider(t("label-seeds"), "ab_seeds", 3, fs.MAX_SEEDS, 3, where=c4)
     try:
-        settings = fs.AblationSettings(task=task, length=length, depth=sizes[0], width=sizes[1], heads=sizes[2],
-                                       steps=budget, seeds=tuple(range(n_seeds)))
+        settings = fs.AblationSettings(
+            task=task,
+            length=length,
+            depth=sizes[0],
+            width=sizes[1],
+            heads=sizes[2],
+            steps=budget,
+            seeds=tuple(range(n_seeds)),
+        )
     except ValueError as err:
         st.warning(t("rerun-refused", err=err))
         return
-    step0 = render.built_once(("step0", settings), lambda: fs.instantiated_parameters(fs.variant_config(settings.base, "0")))
+    step0 = render.built_once(
+        ("step0", settings), lambda: fs.instantiated_parameters(fs.variant_config(settings.base, "0"))
+    )
     plan = view.rerun_plan(settings, shipped, step0)
     if notice := view.rerun_notice(plan):
         st.info(notice)
     elif plan["kind"] == "stored":
         show_ablation(plan["record"], "four-steps-rerun", nested=True)
-    elif (record := run_in_background(plan["key"], view.ablation_work(settings), label=t("rerun-label"),
-                                      time_limit_s=fs.ABLATION_TIME_LIMIT_S,
-                                      button=t("rerun-button", runs=plan["runs"], seconds=plan["seconds"]))):
+    elif record := run_in_background(
+        plan["key"],
+        view.ablation_work(settings),
+        label=t("rerun-label"),
+        time_limit_s=fs.ABLATION_TIME_LIMIT_S,
+        button=t("rerun-button", runs=plan["runs"], seconds=plan["seconds"]),
+    ):
         with render.section(t("rerun-section")):
             show_ablation(record, "four-steps-rerun", nested=True)
 
@@ -206,9 +242,15 @@ def why() -> None:
 def _sp_show(record: dict, key: str, shipped: bool = False) -> dict:
     """The figures of one shared-parameters record, led by what it found (the shipped one) and followed by its
     tests for the reviewer; its values for what follows."""
-    shown = render.built_once(("shared-params", record), lambda: {
-        "values": sp.placeholders(record), "tests": view.shared_params_tests(record),
-        "losses": sp_figs.losses(record), "curves": sp_figs.curves(record, "flops")})
+    shown = render.built_once(
+        ("shared-params", record),
+        lambda: {
+            "values": sp.placeholders(record),
+            "tests": view.shared_params_tests(record),
+            "losses": sp_figs.losses(record),
+            "curves": sp_figs.curves(record, "flops"),
+        },
+    )
     values = shown["values"]
     if shipped:
         layout.finding(t("found-shared", **values))
@@ -236,9 +278,17 @@ def shared_parameters() -> None:
     st.markdown(t("sp-quick-heading"))
     say("sp-quick-intro")
     cut = was_cut(SP_QUICK_KEY)  # a run cut by its limit: its finished runs, and the button again
-    quick = run_in_background(SP_QUICK_KEY, lambda progress: sp.run(sp.PRESETS["quick"], progress),
-                              label=t("sp-quick-label"), time_limit_s=SP_TIME_LIMIT_S,
-                              live=sp_figs.curves, button=t("sp-quick-button")) or cut
+    quick = (
+        run_in_background(
+            SP_QUICK_KEY,
+            lambda progress: sp.run(sp.PRESETS["quick"], progress),
+            label=t("sp-quick-label"),
+            time_limit_s=SP_TIME_LIMIT_S,
+            live=sp_figs.curves,
+            button=t("sp-quick-button"),
+        )
+        or cut
+    )
     if quick is not None and quick["runs"]:
         if not quick["complete"]:
             st.warning(t("sp-quick-cut", runs=len(quick["runs"]), limit=SP_TIME_LIMIT_S))

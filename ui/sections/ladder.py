@@ -1,4 +1,4 @@
-""""Does it hold at scale?": a claim's shipped ladder (explorer.ladder) with its verdict in one plain sentence,
+""" "Does it hold at scale?": a claim's shipped ladder (explorer.ladder) with its verdict in one plain sentence,
 and the quick ladder trained here on request. Its words: content/<lang>/ladder.md."""
 
 from __future__ import annotations
@@ -23,10 +23,23 @@ def _shipped(claim: str) -> dict | None:
 def _show(found: dict, key: str) -> None:
     """The verdict in words, the figure, and which machine measured which rung."""
     top = found["rungs"][-1]
-    st.markdown(content.text(BOOK, f"verdict-{found['verdict']}", claim=content.text(BOOK, f"claim-{found['claim']}"), unit=content.text(BOOK, f"unit-{found['claim']}"), k=top["same_sign"],
-                   n=top["seeds"], effect=f"{top['effect']:+.3f}", params=f"{top['params']:,}"))
-    render.figure(render.built_once(("ladder", key, len(found["rungs"])), lambda: ladder_chart(found)),
-                  f"ladder-{key}", content.text(BOOK, "notice", prediction=content.text(BOOK, f"prediction-{found['claim']}")))
+    st.markdown(
+        content.text(
+            BOOK,
+            f"verdict-{found['verdict']}",
+            claim=content.text(BOOK, f"claim-{found['claim']}"),
+            unit=content.text(BOOK, f"unit-{found['claim']}"),
+            k=top["same_sign"],
+            n=top["seeds"],
+            effect=f"{top['effect']:+.3f}",
+            params=f"{top['params']:,}",
+        )
+    )
+    render.figure(
+        render.built_once(("ladder", key, len(found["rungs"])), lambda: ladder_chart(found)),
+        f"ladder-{key}",
+        content.text(BOOK, "notice", prediction=content.text(BOOK, f"prediction-{found['claim']}")),
+    )
     with st.expander(content.text(BOOK, "how")):
         st.markdown(content.text(BOOK, "how-body", growth=content.text(BOOK, f"growth-{found['claim']}"), vanish=25))
 
@@ -41,7 +54,12 @@ def hold_at_scale(claim: str) -> None:
     if lecture.all_sections() or lecture.figure_mode():
         return  # a printout or a figure link shows what is shipped; a run button has no place there
     st.markdown(content.text(BOOK, "quick-lead"))
-    done = run_in_background(f"ladder-quick-{claim}", lambda progress: ladder.run(claim, "quick", progress=progress),
-                             content.text(BOOK, "quick-label"), time_limit_s=QUICK_LIMIT_S, button=content.text(BOOK, "quick-button"))
+    done = run_in_background(
+        f"ladder-quick-{claim}",
+        lambda progress: ladder.run(claim, "quick", progress=progress),
+        content.text(BOOK, "quick-label"),
+        time_limit_s=QUICK_LIMIT_S,
+        button=content.text(BOOK, "quick-button"),
+    )
     if done is not None and done.get("rungs"):
         _show(done, f"{claim}-quick")

@@ -60,15 +60,27 @@ def _verdict(data: dict, metric: str, first) -> dict:
     found = findings.length_toy(verdict, analysis)
     with first:
         layout.finding(t("found-toy", **found) + ("" if found["held"] else " " + t("found-toy-none")))
-    render.figure(render.built_once(("gaps", metric), lambda: figs.gap_chart(analysis)), key="lengths-toy-gaps",
-                  notice=t("gaps-notice"))
-    render.figure(render.built_once(("curves",), lambda: figs.curves_chart(ln.learning_curves(data), data["config"])),
-                  key="lengths-toy-curves", notice=t("curves-notice"))
+    render.figure(
+        render.built_once(("gaps", metric), lambda: figs.gap_chart(analysis)),
+        key="lengths-toy-gaps",
+        notice=t("gaps-notice"),
+    )
+    render.figure(
+        render.built_once(("curves",), lambda: figs.curves_chart(ln.learning_curves(data), data["config"])),
+        key="lengths-toy-curves",
+        notice=t("curves-notice"),
+    )
     with layout.for_reviewer():
         st.markdown(view.verdict_text(verdict))
         _table(view.rows_table(analysis))
-        st.caption(t("table-caption", metric_text=t(f"metric-text-{metric}"), eval_size=f"{view.MAIN.eval_size:,}",
-                     tests=verdict["tests"]))
+        st.caption(
+            t(
+                "table-caption",
+                metric_text=t(f"metric-text-{metric}"),
+                eval_size=f"{view.MAIN.eval_size:,}",
+                tests=verdict["tests"],
+            )
+        )
     return claims
 
 
@@ -98,8 +110,16 @@ def toy() -> None:
     if data is None:
         st.warning(t("missing-shipped", name=ln.shipped_path("main").name))
     else:
-        metric = METRICS[params.choice(t("label-metric"), "metric", list(METRICS), "averaged over the run",
-                                       help=t("help-metric"), format_func=lambda o: t(f"metric-{METRICS[o]}"))]
+        metric = METRICS[
+            params.choice(
+                t("label-metric"),
+                "metric",
+                list(METRICS),
+                "averaged over the run",
+                help=t("help-metric"),
+                format_func=lambda o: t(f"metric-{METRICS[o]}"),
+            )
+        ]
         claims = _verdict(data, metric, first)
     c_claim, c_here = st.columns(2)
     c_claim.info(t("claim-box"), icon=None)
@@ -131,16 +151,23 @@ def _train_another(data: dict | None, metric: str) -> None:
         st.warning(view.refused_text(need))
     elif need["models"]:
         cut = was_cut(run_key)  # a cut run: its finished models are shown, and the button offers the rest
-        done = run_in_background(
-            run_key, lambda progress: ln.run(run_cfg, data, use_cache=True, progress=progress),
-            t("run-label", ratio=view.ratio_label(int(run_lx), int(run_ly)), models=models),
-            time_limit_s=TIME_LIMIT_S, button=t("run-button", models=models, seconds=need["seconds"])) or cut
+        done = (
+            run_in_background(
+                run_key,
+                lambda progress: ln.run(run_cfg, data, use_cache=True, progress=progress),
+                t("run-label", ratio=view.ratio_label(int(run_lx), int(run_ly)), models=models),
+                time_limit_s=TIME_LIMIT_S,
+                button=t("run-button", models=models, seconds=need["seconds"]),
+            )
+            or cut
+        )
     if done is None:
         return
     if done.get("stopped") != "steps":
         st.warning(t("run-cut", limit=TIME_LIMIT_S, models=models))
-    analysis = render.built_once(("run", run_key, str(done.get("stopped")), len(done["records"])),
-                                 lambda: ln.claims(done))["by_metric"][metric]
+    analysis = render.built_once(
+        ("run", run_key, str(done.get("stopped")), len(done["records"])), lambda: ln.claims(done)
+    )["by_metric"][metric]
     if not analysis["rows"]:
         st.info(t("no-seed-finished"))
         return
@@ -153,9 +180,14 @@ def _train_another(data: dict | None, metric: str) -> None:
 def cost(shape: ln.Shape, lx: int, ly: int, numbers: dict) -> None:
     """Both families' parameters and FLOPs, and the parameters each would have at equal FLOPs."""
     layout.finding(t("found-cost", **numbers))
-    render.figure(render.built_once(("parity", shape, lx, ly), lambda: figs.parity_chart(
-        ln.cost_parity(shape, lx, ly), lx, ly, ln.allocation(shape, lx, ly)["shape"])), key="lengths-parity",
-        notice=t("parity-notice", ratio=numbers["equal_ratio"]))
+    render.figure(
+        render.built_once(
+            ("parity", shape, lx, ly),
+            lambda: figs.parity_chart(ln.cost_parity(shape, lx, ly), lx, ly, ln.allocation(shape, lx, ly)["shape"]),
+        ),
+        key="lengths-parity",
+        notice=t("parity-notice", ratio=numbers["equal_ratio"]),
+    )
     _tiles(view.cost_tiles(numbers), (t("help-decoder"), t("help-encdec"), t("help-ratio"), t("help-equal")))
 
 
@@ -164,19 +196,40 @@ def profiles(shape: ln.Shape) -> None:
     say("profiles-intro")
     with st.container(border=True):
         c1, c2 = st.columns([2, 3])
-        source = params.choice(t("label-source"), "profile", [*ln.PROFILES, TYPED, UPLOADED], "academic benchmark",
-                               where=c1, widget="radio", format_func=view.source_name)
-        typed = params.text(t("label-typed", limit=ln.MAX_TYPED), "pairs",
-                            "300:4, 250:2, 180:12, 120:8, 60:400", 600, where=c2, help=t("help-pairs"))
-        uploaded = None if params.controls_hidden() else c2.file_uploader(
-            t("upload-label", rows=f"{ln.MAX_ROWS:,}", mb=f"{ln.MAX_BYTES / 1e6:g}"), type=["csv", "txt"],
-            max_upload_size=math.ceil(ln.MAX_BYTES / 2 ** 20), key="upload",
-            help=t("upload-help", longest=f"{ln.MAX_LENGTH:,}"))
+        source = params.choice(
+            t("label-source"),
+            "profile",
+            [*ln.PROFILES, TYPED, UPLOADED],
+            "academic benchmark",
+            where=c1,
+            widget="radio",
+            format_func=view.source_name,
+        )
+        typed = params.text(
+            t("label-typed", limit=ln.MAX_TYPED),
+            "pairs",
+            "300:4, 250:2, 180:12, 120:8, 60:400",
+            600,
+            where=c2,
+            help=t("help-pairs"),
+        )
+        uploaded = (
+            None
+            if params.controls_hidden()
+            else c2.file_uploader(
+                t("upload-label", rows=f"{ln.MAX_ROWS:,}", mb=f"{ln.MAX_BYTES / 1e6:g}"),
+                type=["csv", "txt"],
+                max_upload_size=math.ceil(ln.MAX_BYTES / 2**20),
+                key="upload",
+                help=t("upload-help", longest=f"{ln.MAX_LENGTH:,}"),
+            )
+        )
         with c2:
             upload_caps.notice()
         if source in ln.PROFILES:
-            st.caption(t("profile-caption", name=view.source_name(source),
-                         story=t(f"story-{source.replace(' ', '-')}")))
+            st.caption(
+                t("profile-caption", name=view.source_name(source), story=t(f"story-{source.replace(' ', '-')}"))
+            )
     upload_name = uploaded.name if uploaded is not None else None
     raw = uploaded.getvalue() if uploaded is not None and source == UPLOADED else None
     pairs, problem = render.built_once(("pairs", source, typed, raw), lambda: view.pairs_from(source, typed, raw))
@@ -186,8 +239,12 @@ def profiles(shape: ln.Shape) -> None:
         st.info(t("upload-prompt", rows=f"{ln.MAX_ROWS:,}"))
     if pairs is not None:
         _profile(shape, pairs, (source, typed, raw), view.profile_label(source, upload_name))
-        st.download_button(t("label-download"), pairs.to_csv(index=False).encode(),
-                           file_name=view.download_name(source, upload_name), mime="text/csv")
+        st.download_button(
+            t("label-download"),
+            pairs.to_csv(index=False).encode(),
+            file_name=view.download_name(source, upload_name),
+            mime="text/csv",
+        )
 
 
 def _profile(shape: ln.Shape, pairs: pd.DataFrame, given: tuple, label: str) -> None:
@@ -196,14 +253,24 @@ def _profile(shape: ln.Shape, pairs: pd.DataFrame, given: tuple, label: str) -> 
     source = given[0]
     stats = render.built_once(("stats", *given, shape), lambda: ln.profile_stats(pairs, shape))
     _tiles(view.profile_tiles(stats), (None, None, None, t("help-profile-flops")))
-    render.figure(render.built_once(("distribution", *given, label), lambda: figs.distribution_chart(
-        pairs, ln.length_stats(pairs), label, synthetic=source in ln.PROFILES)), key="lengths-distribution",
-        notice=t("distribution-notice"))
+    render.figure(
+        render.built_once(
+            ("distribution", *given, label),
+            lambda: figs.distribution_chart(pairs, ln.length_stats(pairs), label, synthetic=source in ln.PROFILES),
+        ),
+        key="lengths-distribution",
+        notice=t("distribution-notice"),
+    )
     mx, my = round(stats["mean_input"], 1), round(stats["mean_target"], 1)
     title = t("mean-title", label=label, lx=stats["mean_input"], ly=stats["mean_target"])
-    render.figure(render.built_once(("allocation", shape, mx, my, title), lambda: figs.allocation_chart(
-        ln.allocation(shape, mx, my), title=title)), key="lengths-profile-allocation",
-        notice=t("profile-allocation-notice", share=stats["decoder_input_share"]))
+    render.figure(
+        render.built_once(
+            ("allocation", shape, mx, my, title),
+            lambda: figs.allocation_chart(ln.allocation(shape, mx, my), title=title),
+        ),
+        key="lengths-profile-allocation",
+        notice=t("profile-allocation-notice", share=stats["decoder_input_share"]),
+    )
 
 
 def how() -> None:
@@ -211,5 +278,9 @@ def how() -> None:
     _table(view.arms())
     say("how-measured", **view.how_numbers())
     if (shipped_run := _shipped()) is not None:
-        say("shipped-run", wall=shipped_run.get("wall_seconds", 0), torch=shipped_run.get("torch", "?"),
-            created=shipped_run.get("created", "?"))
+        say(
+            "shipped-run",
+            wall=shipped_run.get("wall_seconds", 0),
+            torch=shipped_run.get("torch", "?"),
+            created=shipped_run.get("created", "?"),
+        )

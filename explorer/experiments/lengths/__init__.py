@@ -19,17 +19,101 @@ Nothing here decides the lecture's claim: that concerns instruction tuning of la
 60k-parameter models trained from scratch cannot reproduce. The toy part measures what it can and says so.
 """
 
-from explorer.experiments.lengths.accounting import (POSITIONS, Shape, allocation, attention_flops, cost_parity,
-                                                     parameter_groups)
-from explorer.experiments.lengths.analysis import (METRICS, analyse, claims, learning_curves, log_ratio, loss_of,
-                                                  paired_test, percent, seed_slopes)
+from explorer.experiments.lengths.accounting import (
+    POSITIONS,
+    Shape,
+    allocation,
+    attention_flops,
+    cost_parity,
+    parameter_groups,
+)
+from explorer.experiments.lengths.analysis import (
+    METRICS,
+    analyse,
+    claims,
+    learning_curves,
+    log_ratio,
+    loss_of,
+    paired_test,
+    percent,
+    seed_slopes,
+)
 from explorer.experiments.lengths.families import DECODER, ENCDEC, FAMILY_NAMES
-from explorer.experiments.lengths.profiles import (MAX_BYTES, MAX_LENGTH, MAX_ROWS, MAX_TYPED, PROFILE_PAIRS,
-                                                   PROFILES, LengthsError, length_stats, parse_typed,
-                                                   profile_pairs, profile_stats, read_pairs)
+from explorer.experiments.lengths.profiles import (
+    MAX_BYTES,
+    MAX_LENGTH,
+    MAX_ROWS,
+    MAX_TYPED,
+    PROFILE_PAIRS,
+    PROFILES,
+    LengthsError,
+    length_stats,
+    parse_typed,
+    profile_pairs,
+    profile_stats,
+    read_pairs,
+)
 from explorer.experiments.lengths.runs import estimate_seconds, load_shipped, plan, run, shipped_path
 from explorer.experiments.lengths.task import RankSummary
-# _model and _solve_width are internal to `toy`, here for tests/unit/test_lengths_toy.py (the solver's refusal)
-from explorer.experiments.lengths.toy import (ARM_NAMES, ARMS, FLOP_TOLERANCE, MATCHINGS, PARAM_TOLERANCE,
-                                              PRESETS, SHIPPED_PRESETS, ToyConfig, _model, _solve_width, arm_config,
-                                              arm_table)
+from explorer.experiments.lengths.toy import (
+    ARM_NAMES,
+    ARMS,
+    FLOP_TOLERANCE,
+    MATCHINGS,
+    PARAM_TOLERANCE,
+    PRESETS,
+    SHIPPED_PRESETS,
+    ToyConfig,
+    arm_config,
+    arm_table,
+)
+
+# the package's public names: callers write `lengths.allocation`, `lengths.PRESETS`, ...
+__all__ = [
+    "POSITIONS",
+    "Shape",
+    "allocation",
+    "attention_flops",
+    "cost_parity",
+    "parameter_groups",
+    "METRICS",
+    "analyse",
+    "claims",
+    "learning_curves",
+    "log_ratio",
+    "loss_of",
+    "paired_test",
+    "percent",
+    "seed_slopes",
+    "DECODER",
+    "ENCDEC",
+    "FAMILY_NAMES",
+    "MAX_BYTES",
+    "MAX_LENGTH",
+    "MAX_ROWS",
+    "MAX_TYPED",
+    "PROFILE_PAIRS",
+    "PROFILES",
+    "LengthsError",
+    "length_stats",
+    "parse_typed",
+    "profile_pairs",
+    "profile_stats",
+    "read_pairs",
+    "estimate_seconds",
+    "load_shipped",
+    "plan",
+    "run",
+    "shipped_path",
+    "RankSummary",
+    "ARM_NAMES",
+    "ARMS",
+    "FLOP_TOLERANCE",
+    "MATCHINGS",
+    "PARAM_TOLERANCE",
+    "PRESETS",
+    "SHIPPED_PRESETS",
+    "ToyConfig",
+    "arm_config",
+    "arm_table",
+]

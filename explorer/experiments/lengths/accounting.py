@@ -22,7 +22,8 @@ class CostConfig:
     """The fields `explorer.costs` reads from a `TransformerConfig`, for shapes of any size.
 
     `explorer.costs.check_size` refuses to build models above 50M parameters; the allocation view only
-    counts, for shapes of any size, so it passes this instead. A test holds the two to the same counts wherever both exist.
+    counts, for shapes of any size, so it passes this instead. A test holds the two to the same counts wherever
+    both exist.
     """
 
     arch: str
@@ -66,8 +67,14 @@ class Shape:
         return self.d_ff or 4 * self.d_model
 
     def config(self, family: str, n_layers: int | None = None) -> CostConfig:
-        return CostConfig(arch=family, d_model=self.d_model, n_layers=n_layers or self.n_layers,
-                          vocab_size=self.vocab_size, ff_width=self.ff_width, max_len=self.max_len)
+        return CostConfig(
+            arch=family,
+            d_model=self.d_model,
+            n_layers=n_layers or self.n_layers,
+            vocab_size=self.vocab_size,
+            ff_width=self.ff_width,
+            max_len=self.max_len,
+        )
 
 
 @dataclass(frozen=True)
@@ -108,28 +115,82 @@ def parameter_groups(shape: Shape, family: str, lx: float, ly: float) -> list[Gr
     ln = 2 * d
     attn_w, mlp_w = 4 * d * d, 2 * d * f
     layer_params = 2 * ln + 4 * (d * d + d) + (d * f + f + f * d + d)
-    embeddings = Group("embeddings (token + position)", "embedding", v * d + shape.max_len * d, 0, lx + ly,
-                       "both", "table lookups: no matmul")
+    embeddings = Group(
+        "embeddings (token + position)",
+        "embedding",
+        v * d + shape.max_len * d,
+        0,
+        lx + ly,
+        "both",
+        "table lookups: no matmul",
+    )
     if family == DECODER:
         t = lx + ly
-        return [embeddings,
-                Group(f"{L} layers: self-attention + MLP", "causal", L * layer_params, L * (attn_w + mlp_w), t,
-                      "both", "one stack reads inputs and targets"),
-                Group("output head (+ final LayerNorm)", "head", ln + d * v + v, d * v, t,
-                      "both", "logits at every position, as the model computes them")]
+        return [
+            embeddings,
+            Group(
+                f"{L} layers: self-attention + MLP",
+                "causal",
+                L * layer_params,
+                L * (attn_w + mlp_w),
+                t,
+                "both",
+                "one stack reads inputs and targets",
+            ),
+            Group(
+                "output head (+ final LayerNorm)",
+                "head",
+                ln + d * v + v,
+                d * v,
+                t,
+                "both",
+                "logits at every position, as the model computes them",
+            ),
+        ]
     if family != ENCDEC:
         raise ValueError(f"family must be {DECODER!r} or {ENCDEC!r}, got {family!r}")
-    return [embeddings,
-            Group(f"encoder: {L} layers (+ final LayerNorm)", "bidirectional", L * layer_params + ln,
-                  L * (attn_w + mlp_w), lx, "input", "reads the input only"),
-            Group(f"decoder: {L} layers, self-attention + MLP", "causal", L * layer_params, L * (attn_w + mlp_w),
-                  ly, "target", "reads the target only"),
-            Group("cross-attention: queries + output (+ LayerNorm)", "cross", L * (2 * (d * d + d) + ln),
-                  L * 2 * d * d, ly, "target", "one query per target token"),
-            Group("cross-attention: keys + values", "cross", L * 2 * (d * d + d), L * 2 * d * d, lx,
-                  "input", "project the encoder output, per decoder layer"),
-            Group("output head (+ final LayerNorm)", "head", ln + d * v + v, d * v, ly, "target",
-                  "logits at target positions")]
+    return [
+        embeddings,
+        Group(
+            f"encoder: {L} layers (+ final LayerNorm)",
+            "bidirectional",
+            L * layer_params + ln,
+            L * (attn_w + mlp_w),
+            lx,
+            "input",
+            "reads the input only",
+        ),
+        Group(
+            f"decoder: {L} layers, self-attention + MLP",
+            "causal",
+            L * layer_params,
+            L * (attn_w + mlp_w),
+            ly,
+            "target",
+            "reads the target only",
+        ),
+        Group(
+            "cross-attention: queries + output (+ LayerNorm)",
+            "cross",
+            L * (2 * (d * d + d) + ln),
+            L * 2 * d * d,
+            ly,
+            "target",
+            "one query per target token",
+        ),
+        Group(
+            "cross-attention: keys + values",
+            "cross",
+            L * 2 * (d * d + d),
+            L * 2 * d * d,
+            lx,
+            "input",
+            "project the encoder output, per decoder layer",
+        ),
+        Group(
+            "output head (+ final LayerNorm)", "head", ln + d * v + v, d * v, ly, "target", "logits at target positions"
+        ),
+    ]
 
 
 def attention_flops(shape: Shape, family: str, lx: float, ly: float) -> float:
@@ -141,8 +202,9 @@ def attention_flops(shape: Shape, family: str, lx: float, ly: float) -> float:
 
 def _input_share(groups: list[Group], lx: float, ly: float) -> float:
     """Share of the matmul FLOPs spent on input tokens (a group that reads both splits by token count)."""
-    on_input = sum(g.flops * (1.0 if g.reads == "input" else lx / (lx + ly) if g.reads == "both" else 0.0)
-                   for g in groups)
+    on_input = sum(
+        g.flops * (1.0 if g.reads == "input" else lx / (lx + ly) if g.reads == "both" else 0.0) for g in groups
+    )
     return on_input / sum(g.flops for g in groups)
 
 
@@ -157,8 +219,11 @@ def allocation(shape: Shape, lx: float, ly: float) -> dict:
             flops = sequence_forward_flops(shape.config(family), int(lx), int(ly))  # the one source of truth
         out["families"][family] = {
             "groups": [{**asdict(g), "flops": g.flops, "token_passes": g.token_passes} for g in groups],
-            "parameters": parameter_count(shape.config(family)), "flops": float(flops),
-            "attention_flops": attention, "input_share_of_flops": _input_share(groups, lx, ly)}
+            "parameters": parameter_count(shape.config(family)),
+            "flops": float(flops),
+            "attention_flops": attention,
+            "input_share_of_flops": _input_share(groups, lx, ly),
+        }
     dec, ed = out["families"][DECODER], out["families"][ENCDEC]
     out["parameter_ratio"] = ed["parameters"] / dec["parameters"]
     out["flop_ratio"] = ed["flops"] / dec["flops"]
@@ -181,16 +246,24 @@ def cost_parity(shape: Shape, lx: int, ly: int, max_layers: int = 48) -> dict:
     layers = list(range(1, max_layers + 1))
     curves = {}
     for family in FAMILIES:
-        curves[family] = {"layers": layers,
-                          "parameters": [parameter_count(shape.config(family, n)) for n in layers],
-                          "flops": [sequence_forward_flops(shape.config(family, n), lx, ly) for n in layers]}
+        curves[family] = {
+            "layers": layers,
+            "parameters": [parameter_count(shape.config(family, n)) for n in layers],
+            "flops": [sequence_forward_flops(shape.config(family, n), lx, ly) for n in layers],
+        }
     target_flops = sequence_forward_flops(shape.config(DECODER), lx, ly)
     target_params = parameter_count(shape.config(DECODER))
     fa, fb = _linear_in_layers(lambda n: sequence_forward_flops(shape.config(ENCDEC, n), lx, ly))
     pa, pb = _linear_in_layers(lambda n: parameter_count(shape.config(ENCDEC, n)))
     layers_equal = (target_flops - fa) / fb
     params_equal = pa + pb * layers_equal
-    return {"curves": curves, "decoder": {"layers": shape.n_layers, "parameters": target_params,
-                                          "flops": target_flops},
-            "equal_cost": {"layers_per_stack": layers_equal, "parameters": params_equal,
-                           "parameter_ratio": params_equal / target_params, "flops": target_flops}}
+    return {
+        "curves": curves,
+        "decoder": {"layers": shape.n_layers, "parameters": target_params, "flops": target_flops},
+        "equal_cost": {
+            "layers_per_stack": layers_equal,
+            "parameters": params_equal,
+            "parameter_ratio": params_equal / target_params,
+            "flops": target_flops,
+        },
+    }

@@ -22,8 +22,14 @@ def paired_test(encdec: np.ndarray, decoder: np.ndarray) -> dict:
     lower. With one seed there is no test (p nan)."""
     gap = np.log(encdec) - np.log(decoder)
     n = len(gap)
-    return {"n": n, "gap_mean": float(gap.mean()), "gaps": gap.tolist(), "encdec_lower": int((gap < 0).sum()),
-            "p": sign_flip_p(gap) if n > 1 else float("nan"), "smallest_p": smallest_p(n)}
+    return {
+        "n": n,
+        "gap_mean": float(gap.mean()),
+        "gaps": gap.tolist(),
+        "encdec_lower": int((gap < 0).sum()),
+        "p": sign_flip_p(gap) if n > 1 else float("nan"),
+        "smallest_p": smallest_p(n),
+    }
 
 
 def _sd(values: np.ndarray) -> float:
@@ -36,8 +42,7 @@ def loss_of(record: dict, metric: str) -> float:
     return float(losses[-1] if metric == "final" else np.mean(losses))
 
 
-METRICS = {"curve": "held-out loss averaged over the run's evaluations",
-           "final": "held-out loss at the last step"}
+METRICS = {"curve": "held-out loss averaged over the run's evaluations", "final": "held-out loss at the last step"}
 
 
 def analyse(run_result: dict, metric: str = "curve") -> dict:
@@ -58,15 +63,31 @@ def analyse(run_result: dict, metric: str = "curve") -> dict:
                 continue
             dec = np.array([loss_of(by[(lx, ly, "decoder", s)], metric) for s in seeds])
             ed = np.array([loss_of(by[(lx, ly, arm, s)], metric) for s in seeds])
-            rows.append({"lx": lx, "ly": ly, "matching": matching, "metric": metric, "seeds": seeds,
-                         "decoder": dec.tolist(), "encdec": ed.tolist(),
-                         "decoder_mean": float(dec.mean()), "decoder_sd": _sd(dec),
-                         "encdec_mean": float(ed.mean()), "encdec_sd": _sd(ed),
-                         "parameters": {a: by[(lx, ly, a, seeds[0])]["parameters"] for a in ("decoder", arm)},
-                         "flops_per_example": {a: by[(lx, ly, a, seeds[0])]["flops_per_example"]
-                                               for a in ("decoder", arm)}, **paired_test(ed, dec)})
-    return {"metric": metric, "metric_text": METRICS[metric], "rows": rows, "config": cfg,
-            "stopped": run_result.get("stopped", "steps")}
+            rows.append(
+                {
+                    "lx": lx,
+                    "ly": ly,
+                    "matching": matching,
+                    "metric": metric,
+                    "seeds": seeds,
+                    "decoder": dec.tolist(),
+                    "encdec": ed.tolist(),
+                    "decoder_mean": float(dec.mean()),
+                    "decoder_sd": _sd(dec),
+                    "encdec_mean": float(ed.mean()),
+                    "encdec_sd": _sd(ed),
+                    "parameters": {a: by[(lx, ly, a, seeds[0])]["parameters"] for a in ("decoder", arm)},
+                    "flops_per_example": {a: by[(lx, ly, a, seeds[0])]["flops_per_example"] for a in ("decoder", arm)},
+                    **paired_test(ed, dec),
+                }
+            )
+    return {
+        "metric": metric,
+        "metric_text": METRICS[metric],
+        "rows": rows,
+        "config": cfg,
+        "stopped": run_result.get("stopped", "steps"),
+    }
 
 
 def log_ratio(lx: int, ly: int) -> float:
@@ -92,14 +113,20 @@ def _trend(rows: list[dict], matching: str, metric: str) -> dict:
     values = np.array(list(slopes.values()))
     x = [log_ratio(r["lx"], r["ly"]) for r in rows]
     means = [r["gap_mean"] for r in rows]
-    return {"matching": matching, "metric": metric,
-            "n_seeds": len(values), "slopes": values.tolist(),
-            "slope_mean": float(values.mean()) if len(values) else float("nan"),
-            "negative": int((values < 0).sum()),
-            "seed_p": sign_flip_p(values) if len(values) > 1 else float("nan"),
-            "seed_smallest_p": smallest_p(len(values)),
-            "n_ratios": len(rows), "ratio_gaps": means,
-            "ratio_p": trend_permutation_p(x, means), "ratio_smallest_p": trend_permutation_p(x, x)}
+    return {
+        "matching": matching,
+        "metric": metric,
+        "n_seeds": len(values),
+        "slopes": values.tolist(),
+        "slope_mean": float(values.mean()) if len(values) else float("nan"),
+        "negative": int((values < 0).sum()),
+        "seed_p": sign_flip_p(values) if len(values) > 1 else float("nan"),
+        "seed_smallest_p": smallest_p(len(values)),
+        "n_ratios": len(rows),
+        "ratio_gaps": means,
+        "ratio_p": trend_permutation_p(x, means),
+        "ratio_smallest_p": trend_permutation_p(x, x),
+    }
 
 
 def claims(run_result: dict) -> dict:
@@ -124,8 +151,13 @@ def claims(run_result: dict) -> dict:
     for level in ("seed", "ratio"):
         for trend, adjusted in zip(trends, holm([t[f"{level}_p"] for t in trends])):
             trend[f"{level}_holm_p"] = float(adjusted)
-    return {"by_metric": by_metric, "trends": trends, "design": _design(rows, trends),
-            "config": run_result["config"], "stopped": run_result.get("stopped", "steps")}
+    return {
+        "by_metric": by_metric,
+        "trends": trends,
+        "design": _design(rows, trends),
+        "config": run_result["config"],
+        "stopped": run_result.get("stopped", "steps"),
+    }
 
 
 def _design(rows: list[dict], trends: list[dict]) -> dict:
@@ -135,16 +167,23 @@ def _design(rows: list[dict], trends: list[dict]) -> dict:
     for metric in METRICS:
         losses = {(r["lx"], r["ly"]): r["decoder_mean"] for r in rows if r["metric"] == metric}
         if losses:
-            difficulty[metric] = {"decoder_loss": [{"lx": lx, "ly": ly, "mean": v} for (lx, ly), v in losses.items()],
-                                  "span": max(losses.values()) / min(losses.values())}
+            difficulty[metric] = {
+                "decoder_loss": [{"lx": lx, "ly": ly, "mean": v} for (lx, ly), v in losses.items()],
+                "span": max(losses.values()) / min(losses.values()),
+            }
     lowest = smallest_p(n_seeds)
-    return {"n_seeds": n_seeds, "n_ratios": len({(r["lx"], r["ly"]) for r in rows}), "alpha": ALPHA,
-            "ratio_tests": len(tested), "ratio_smallest_p": lowest,
-            "ratio_smallest_holm_p": min(1.0, lowest * len(tested)) if tested else float("nan"),
-            "trend_tests": len(trends),
-            "trend_seed_smallest_holm_p": min(1.0, lowest * len(trends)) if trends else float("nan"),
-            "trend_ratio_smallest_p": min((t["ratio_smallest_p"] for t in trends), default=float("nan")),
-            "difficulty": difficulty}
+    return {
+        "n_seeds": n_seeds,
+        "n_ratios": len({(r["lx"], r["ly"]) for r in rows}),
+        "alpha": ALPHA,
+        "ratio_tests": len(tested),
+        "ratio_smallest_p": lowest,
+        "ratio_smallest_holm_p": min(1.0, lowest * len(tested)) if tested else float("nan"),
+        "trend_tests": len(trends),
+        "trend_seed_smallest_holm_p": min(1.0, lowest * len(trends)) if trends else float("nan"),
+        "trend_ratio_smallest_p": min((t["ratio_smallest_p"] for t in trends), default=float("nan")),
+        "difficulty": difficulty,
+    }
 
 
 def percent(log_ratio: float) -> float:
@@ -162,6 +201,16 @@ def learning_curves(run_result: dict) -> list[dict]:
         n = min(len(r["history"]) for r in recs)
         steps = [recs[0]["history"][i]["step"] for i in range(n)]
         loss = np.array([[r["history"][i]["eval_loss"] for i in range(n)] for r in recs])
-        out.append({"lx": lx, "ly": ly, "arm": arm, "steps": steps, "mean": loss.mean(0).tolist(),
-                    "low": loss.min(0).tolist(), "high": loss.max(0).tolist(), "seeds": len(recs)})
+        out.append(
+            {
+                "lx": lx,
+                "ly": ly,
+                "arm": arm,
+                "steps": steps,
+                "mean": loss.mean(0).tolist(),
+                "low": loss.min(0).tolist(),
+                "high": loss.max(0).tolist(),
+                "seeds": len(recs),
+            }
+        )
     return out

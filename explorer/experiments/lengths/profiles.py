@@ -16,8 +16,16 @@ import pandas as pd
 
 from explorer import content
 from explorer.costs import sequence_forward_flops
-from explorer.csv_upload import (UploadError, find_column, header_text, inline_code, line_list, lines_phrase,
-                                 read_rows, require_rows)
+from explorer.csv_upload import (
+    UploadError,
+    find_column,
+    header_text,
+    inline_code,
+    line_list,
+    lines_phrase,
+    read_rows,
+    require_rows,
+)
 from explorer.experiments.lengths.accounting import Shape
 from explorer.experiments.lengths.families import DECODER, ENCDEC, FAMILIES
 
@@ -29,8 +37,17 @@ PROFILE_SEED = 58  # the slide that shows the length distribution
 PROFILE_PAIRS = 2_000
 BOOK = "lengths"  # the messages below are the length page's text
 INPUT_NAMES = ("input_len", "input_length", "input_tokens", "input", "lx", "inputs")
-TARGET_NAMES = ("target_len", "target_length", "target_tokens", "target", "ly", "output_len", "output_tokens",
-                "output", "targets")
+TARGET_NAMES = (
+    "target_len",
+    "target_length",
+    "target_tokens",
+    "target",
+    "ly",
+    "output_len",
+    "output_tokens",
+    "output",
+    "targets",
+)
 
 
 class LengthsError(UploadError):
@@ -57,12 +74,15 @@ class Profile:
 
 
 PROFILES = {
-    "academic benchmark": Profile("academic benchmark", 220, 0.7, 3, 0.8,
-                                  "a passage or question with options in, a label or a few words out"),
-    "chat": Profile("chat", 160, 0.9, 190, 0.8,
-                    "a user turn with some earlier context in, a reply of similar size out"),
-    "long-form writing": Profile("long-form writing", 45, 0.6, 900, 0.6,
-                                 "a short instruction in, an essay or story out"),
+    "academic benchmark": Profile(
+        "academic benchmark", 220, 0.7, 3, 0.8, "a passage or question with options in, a label or a few words out"
+    ),
+    "chat": Profile(
+        "chat", 160, 0.9, 190, 0.8, "a user turn with some earlier context in, a reply of similar size out"
+    ),
+    "long-form writing": Profile(
+        "long-form writing", 45, 0.6, 900, 0.6, "a short instruction in, an essay or story out"
+    ),
 }
 
 
@@ -84,14 +104,25 @@ def _as_lengths(cells: list[str], side: str, where: list[int]) -> np.ndarray:
             continue
         values.append(x)
     if bad:
-        raise LengthsError(content.text(BOOK, f"error-not-numbers-{side}", lines=lines_phrase(bad, "is", "are"),
-                                        numbers=line_list(bad)))
+        raise LengthsError(
+            content.text(
+                BOOK, f"error-not-numbers-{side}", lines=lines_phrase(bad, "is", "are"), numbers=line_list(bad)
+            )
+        )
     arr = np.asarray(values)
-    wrong = [where[i] for i in np.flatnonzero(~np.isfinite(arr) | (arr != np.round(arr)) | (arr < 1)
-                                                | (arr > MAX_LENGTH))]
+    wrong = [
+        where[i] for i in np.flatnonzero(~np.isfinite(arr) | (arr != np.round(arr)) | (arr < 1) | (arr > MAX_LENGTH))
+    ]
     if wrong:
-        raise LengthsError(content.text(BOOK, f"error-out-of-range-{side}", longest=f"{MAX_LENGTH:,}",
-                                        lines=lines_phrase(wrong, "is", "are"), numbers=line_list(wrong)))
+        raise LengthsError(
+            content.text(
+                BOOK,
+                f"error-out-of-range-{side}",
+                longest=f"{MAX_LENGTH:,}",
+                lines=lines_phrase(wrong, "is", "are"),
+                numbers=line_list(wrong),
+            )
+        )
     return arr.astype(np.int64)
 
 
@@ -114,8 +145,12 @@ def read_pairs(raw: bytes) -> pd.DataFrame:
     except UploadError as err:  # the shared checks, re-raised as this page's error
         raise LengthsError(str(err)) from None
     where = [n for n, _ in body]
-    return pd.DataFrame({"input_len": _as_lengths([r[0] for _, r in body], "input", where),
-                         "target_len": _as_lengths([r[1] for _, r in body], "target", where)})
+    return pd.DataFrame(
+        {
+            "input_len": _as_lengths([r[0] for _, r in body], "input", where),
+            "target_len": _as_lengths([r[1] for _, r in body], "target", where),
+        }
+    )
 
 
 def parse_typed(text: str) -> pd.DataFrame:
@@ -130,8 +165,9 @@ def parse_typed(text: str) -> pd.DataFrame:
         raise LengthsError(content.text(BOOK, "error-not-a-pair", item=inline_code(bad[0], 20)))
     # capped before numpy (or int() and its 4300-digit limit) sees them: 10**20 tokens is too long, not an overflow
     too_long = MAX_LENGTH + 1
-    pairs = np.array([[min(int(a), too_long) if len(a) <= 20 else too_long for a in t.split(":")] for t in items],
-                     dtype=np.int64)
+    pairs = np.array(
+        [[min(int(a), too_long) if len(a) <= 20 else too_long for a in t.split(":")] for t in items], dtype=np.int64
+    )
     if (pairs < 1).any() or (pairs > MAX_LENGTH).any():
         raise LengthsError(content.text(BOOK, "error-typed-range", longest=f"{MAX_LENGTH:,}"))
     return pd.DataFrame({"input_len": pairs[:, 0], "target_len": pairs[:, 1]})
@@ -143,10 +179,16 @@ def length_stats(pairs: pd.DataFrame) -> dict:
         raise LengthsError(content.text(BOOK, "error-no-pairs"))
     lx, ly = pairs["input_len"].to_numpy(), pairs["target_len"].to_numpy()
     mx, my = float(lx.mean()), float(ly.mean())
-    return {"n": int(len(pairs)), "mean_input": mx, "mean_target": my,
-            "median_input": float(np.median(lx)), "median_target": float(np.median(ly)),
-            "ratio_of_means": mx / my, "share_longer_input": float((lx > ly).mean()),
-            "decoder_input_share": mx / (mx + my)}
+    return {
+        "n": int(len(pairs)),
+        "mean_input": mx,
+        "mean_target": my,
+        "median_input": float(np.median(lx)),
+        "median_target": float(np.median(ly)),
+        "ratio_of_means": mx / my,
+        "share_longer_input": float((lx > ly).mean()),
+        "decoder_input_share": mx / (mx + my),
+    }
 
 
 def profile_stats(pairs: pd.DataFrame, shape: Shape) -> dict:

@@ -26,9 +26,18 @@ SHIPPED_DIR = ROOT / "data" / "lengths"
 SECONDS_PER_MODEL_STEP = 0.035  # fallback speed (one model, one step, one thread, loaded server)
 CACHE_KIND = "lengths-run"
 RECORD_SHAPE = {  # what a cached model must hold (`explorer.shapes`)
-    "lx": int, "ly": int, "arm": str, "seed": int, "parameters": int, "flops_per_example": int, "d_ff": int,
-    "layers": int, "stopped": str, "seconds": float,
-    "history": [{"step": int, "train_loss": float, "eval_loss": float, "eval_accuracy": float}]}
+    "lx": int,
+    "ly": int,
+    "arm": str,
+    "seed": int,
+    "parameters": int,
+    "flops_per_example": int,
+    "d_ff": int,
+    "layers": int,
+    "stopped": str,
+    "seconds": float,
+    "history": [{"step": int, "train_loss": float, "eval_loss": float, "eval_accuracy": float}],
+}
 
 
 def shipped_path(preset: str = "main") -> Path:
@@ -44,16 +53,24 @@ def record_key(cfg: ToyConfig, lx: int, ly: int, arm: str, seed: int) -> dict:
     return {**cfg.settings(), "steps": cfg.steps, "lx": lx, "ly": ly, "arm": arm, "seed": seed}
 
 
-def train_one(cfg: ToyConfig, lx: int, ly: int, arm: str, seed: int,
-              progress: Progress = SILENT) -> dict:
+def train_one(cfg: ToyConfig, lx: int, ly: int, arm: str, seed: int, progress: Progress = SILENT) -> dict:
     """Train one model with `explorer.train`; its held-out history as plain data."""
     model_cfg = arm_config(cfg, lx, ly, arm)
     res = train_by_recipe(cfg.lab_recipe(), model_cfg, cfg.task(lx, ly), cfg.train_config(seed), progress)
-    return {"lx": lx, "ly": ly, "arm": arm, "seed": seed, "parameters": parameter_count(model_cfg),
-            "flops_per_example": sequence_forward_flops(model_cfg, lx, ly), "d_ff": model_cfg.ff_width,
-            "layers": model_cfg.n_layers, "stopped": res.stopped, "seconds": res.seconds,
-            "history": [{k: row[k] for k in ("step", "train_loss", "eval_loss", "eval_accuracy")}
-                        for row in res.history], **({"lr": res.lr} if cfg.recipe != "old" else {})}
+    return {
+        "lx": lx,
+        "ly": ly,
+        "arm": arm,
+        "seed": seed,
+        "parameters": parameter_count(model_cfg),
+        "flops_per_example": sequence_forward_flops(model_cfg, lx, ly),
+        "d_ff": model_cfg.ff_width,
+        "layers": model_cfg.n_layers,
+        "stopped": res.stopped,
+        "seconds": res.seconds,
+        "history": [{k: row[k] for k in ("step", "train_loss", "eval_loss", "eval_accuracy")} for row in res.history],
+        **({"lr": res.lr} if cfg.recipe != "old" else {}),
+    }
 
 
 def from_shipped(cfg: ToyConfig, lx: int, ly: int, arm: str, seed: int, shipped: dict | None) -> dict | None:
@@ -75,13 +92,21 @@ def plan(cfg: ToyConfig, shipped: dict | None = None, use_cache: bool = True) ->
     return units(cfg, shipped, use_cache).plan()
 
 
-def units(cfg: ToyConfig, shipped: dict | None = None, use_cache: bool = True,
-          train: Callable[[tuple[int, int, str, int], Progress], dict] | None = None) -> Units:
+def units(
+    cfg: ToyConfig,
+    shipped: dict | None = None,
+    use_cache: bool = True,
+    train: Callable[[tuple[int, int, str, int], Progress], dict] | None = None,
+) -> Units:
     """The models of `cfg` as the lab's runner sees them: (lx, ly, arm, seed), seeds outermost."""
     keys = [(lx, ly, arm, seed) for seed in cfg.seeds for lx, ly in cfg.ratios for arm in ARMS]
-    return Units(keys=keys, train=train or (lambda unit, part: train_one(cfg, *unit, part)),
-                 from_shipped=lambda unit: from_shipped(cfg, *unit, shipped),
-                 cache=(CACHE_KIND, lambda unit: record_key(cfg, *unit)) if use_cache else None, shape=RECORD_SHAPE)
+    return Units(
+        keys=keys,
+        train=train or (lambda unit, part: train_one(cfg, *unit, part)),
+        from_shipped=lambda unit: from_shipped(cfg, *unit, shipped),
+        cache=(CACHE_KIND, lambda unit: record_key(cfg, *unit)) if use_cache else None,
+        shape=RECORD_SHAPE,
+    )
 
 
 def measured_rate(shipped: dict | None) -> float:
@@ -99,8 +124,7 @@ def estimate_seconds(cfg: ToyConfig, missing: list[tuple], shipped: dict | None 
     return sum(cfg.steps * (lx + ly) * rate for lx, ly, _, _ in missing)
 
 
-def run(cfg: ToyConfig, shipped: dict | None = None, use_cache: bool = True,
-        progress: Progress = SILENT) -> dict:
+def run(cfg: ToyConfig, shipped: dict | None = None, use_cache: bool = True, progress: Progress = SILENT) -> dict:
     """Every model of `cfg`: reused where possible, the rest trained now (complete ones go to the cache).
 
     When `progress` says to stop (a cancel or the time limit), the model in training stops at its next step;
@@ -112,10 +136,23 @@ def run(cfg: ToyConfig, shipped: dict | None = None, use_cache: bool = True,
 
     def label(unit: tuple[int, int, str, int], i: int, n: int) -> str:
         lx, ly, arm, seed = unit
-        return content.text("messages", "lengths-run", i=missing.index(unit) + 1, total=len(missing), lx=lx, ly=ly,
-                            seed=seed, arm=content.text("lengths", f"arm-{arm.replace('_', '-')}"))
+        return content.text(
+            "messages",
+            "lengths-run",
+            i=missing.index(unit) + 1,
+            total=len(missing),
+            lx=lx,
+            ly=ly,
+            seed=seed,
+            arm=content.text("lengths", f"arm-{arm.replace('_', '-')}"),
+        )
 
     outcome = run_units(replace(todo, label=label), progress)
     ready = [r for r in outcome.records if r["stopped"] == "steps"]  # a cut model is dropped
-    return {"config": cfg.to_dict(), "records": ready, "stopped": "steps" if outcome.stopped == "steps" else "cut",
-            "trained": len(missing), "seconds": time.perf_counter() - start}
+    return {
+        "config": cfg.to_dict(),
+        "records": ready,
+        "stopped": "steps" if outcome.stopped == "steps" else "cut",
+        "trained": len(missing),
+        "seconds": time.perf_counter() - start,
+    }

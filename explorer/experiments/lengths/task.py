@@ -39,6 +39,7 @@ class RankSummary:
 
     def sample(self, batch_size: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
         """(x [B, Lx], y [B, Ly]) token ids."""
-        x = torch.randint(FIRST_SYMBOL, FIRST_SYMBOL + self.n_symbols, (batch_size, self.input_len),
-                          generator=generator)
+        x = torch.randint(
+            FIRST_SYMBOL, FIRST_SYMBOL + self.n_symbols, (batch_size, self.input_len), generator=generator
+        )
         return x, x.sort(dim=1).values[:, self.ranks] + (self.n_symbols if self.separate_target else 0)

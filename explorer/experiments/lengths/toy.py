@@ -17,8 +17,11 @@ from explorer.model import TransformerConfig
 from explorer.recipe import Reviewable, check_seeds
 
 ARMS = ("decoder", "encdec_params", "encdec_flops")
-ARM_NAMES = {"decoder": "decoder-only", "encdec_params": "encoder-decoder, same parameters",
-             "encdec_flops": "encoder-decoder, same FLOPs"}
+ARM_NAMES = {
+    "decoder": "decoder-only",
+    "encdec_params": "encoder-decoder, same parameters",
+    "encdec_flops": "encoder-decoder, same FLOPs",
+}
 MATCHINGS = {"parameters": "encdec_params", "flops": "encdec_flops"}  # matching -> the arm compared to decoder
 MAX_SEEDS = 8
 PARAM_TOLERANCE = 0.005  # |P_encdec / P_decoder - 1| at most this (a unit of d_ff moves about 0.3%)
@@ -66,7 +69,6 @@ class ToyConfig(Reviewable):
         return RankSummary(lx, ly, symbols, self.separate_target)
 
 
-
 PRESETS = {
     "main": ToyConfig(),
     # a test-sized run: two opposite ratios of short sequences, two seeds, 20 steps, a small held-out set
@@ -74,8 +76,14 @@ PRESETS = {
     # difficulty-matched: the two extreme ratios with symbol counts that give the decoder-only model about the
     # same loss averaged over the run (0.39 and 0.36 nats in one calibration run, seed 0, decoder-only alone,
     # against 0.44 and 0.019 in `main`), 8 seeds (an exact test reaches 0.008), 300 steps to fit a small budget
-    "matched": ToyConfig(ratios=((20, 4), (4, 20)), seeds=tuple(range(8)), steps=300, eval_every=50,
-                         eval_size=512, symbols_by_ratio=((20, 4, 8), (4, 20, 64))),
+    "matched": ToyConfig(
+        ratios=((20, 4), (4, 20)),
+        seeds=tuple(range(8)),
+        steps=300,
+        eval_every=50,
+        eval_size=512,
+        symbols_by_ratio=((20, 4, 8), (4, 20, 64)),
+    ),
 }
 # the same, with target symbols of their own: input and target distributions differ (slides 53-54, 58)
 PRESETS["split-vocab"] = replace(PRESETS["matched"], separate_target=True)
@@ -84,12 +92,24 @@ SHIPPED_PRESETS = ("main", "matched", "split-vocab")  # the CLI writes data/leng
 
 def _model(cfg: ToyConfig, arch: str, n_layers: int, d_ff: int, lx: int, ly: int) -> TransformerConfig:
     task = cfg.task(lx, ly)
-    return TransformerConfig(arch=arch, vocab_size=task.vocab_size, d_model=cfg.d_model, n_heads=cfg.n_heads,
-                             n_layers=n_layers, d_ff=d_ff, max_len=lx + ly)
+    return TransformerConfig(
+        arch=arch,
+        vocab_size=task.vocab_size,
+        d_model=cfg.d_model,
+        n_heads=cfg.n_heads,
+        n_layers=n_layers,
+        d_ff=d_ff,
+        max_len=lx + ly,
+    )
 
 
-def _solve_width(make: Callable[[int], TransformerConfig], measure: Callable[[TransformerConfig], float],
-                 target: float, tolerance: float, what: str) -> TransformerConfig:
+def _solve_width(
+    make: Callable[[int], TransformerConfig],
+    measure: Callable[[TransformerConfig], float],
+    target: float,
+    tolerance: float,
+    what: str,
+) -> TransformerConfig:
     """The MLP width whose model comes closest to `target` in `measure` (both are monotone in the width)."""
     widths = range(1, 16 * make(1).d_model + 1)
     best = min(widths, key=lambda w: abs(measure(make(w)) - target))
@@ -106,12 +126,22 @@ def arm_config(cfg: ToyConfig, lx: int, ly: int, arm: str) -> TransformerConfig:
     if arm == "decoder":
         return base
     if arm == "encdec_params":
-        return _solve_width(lambda w: _model(cfg, ENCDEC, cfg.n_layers // 2, w, lx, ly), parameter_count,
-                            parameter_count(base), PARAM_TOLERANCE, "parameters")
+        return _solve_width(
+            lambda w: _model(cfg, ENCDEC, cfg.n_layers // 2, w, lx, ly),
+            parameter_count,
+            parameter_count(base),
+            PARAM_TOLERANCE,
+            "parameters",
+        )
     if arm == "encdec_flops":
         flops = lambda c: sequence_forward_flops(c, lx, ly)  # noqa: E731
-        return _solve_width(lambda w: _model(cfg, ENCDEC, cfg.n_layers, w, lx, ly), flops, flops(base),
-                            FLOP_TOLERANCE, "FLOPs per example")
+        return _solve_width(
+            lambda w: _model(cfg, ENCDEC, cfg.n_layers, w, lx, ly),
+            flops,
+            flops(base),
+            FLOP_TOLERANCE,
+            "FLOPs per example",
+        )
     raise ValueError(f"arm must be one of {ARMS}, got {arm!r}")
 
 
@@ -121,6 +151,15 @@ def arm_table(cfg: ToyConfig) -> list[dict]:
     for lx, ly in cfg.ratios:
         for arm in ARMS:
             m = arm_config(cfg, lx, ly, arm)
-            rows.append({"lx": lx, "ly": ly, "arm": arm, "layers": m.n_layers, "d_ff": m.ff_width,
-                         "parameters": parameter_count(m), "flops_per_example": sequence_forward_flops(m, lx, ly)})
+            rows.append(
+                {
+                    "lx": lx,
+                    "ly": ly,
+                    "arm": arm,
+                    "layers": m.n_layers,
+                    "d_ff": m.ff_width,
+                    "parameters": parameter_count(m),
+                    "flops_per_example": sequence_forward_flops(m, lx, ly),
+                }
+            )
     return rows
