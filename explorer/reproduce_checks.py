@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import Callable
 
 from explorer import shipped
+from explorer.progress import SILENT
 from explorer.reproduce import EXTRA_SEEDS, Check, Comparison, Replay, first_difference, seed_comparison
 from explorer.stats import mean_sd, pooled_sd, rerun_tolerance
 
@@ -734,11 +735,65 @@ def _realtext_tokenizer_record(path) -> dict | None:
     return {**record, "environment": meta["environment"]} if record and meta else None
 
 
+# --- scale ladders ----------------------------------------------------------------------------------------------
+
+
+def _ladder(claim: str) -> Callable[[dict, bool, bool], Replay]:
+    """A shipped ladder: its lowest CPU rung trained again (quick: the first seed; full: every seed), each seed's
+    effect against the shipped one; and the rung summaries and verdict derived again from the shipped per-seed
+    effects, which must agree exactly (arithmetic on stored numbers, no training)."""
+
+    def replay(record: dict, quick: bool, exact: bool) -> Replay:
+        from explorer.ladder import registry
+        from explorer.ladder import run as ladder_run
+
+        c = registry.get(claim)
+        ours = [r for r in record["rungs"] if r["device"] == "cpu"]
+        if not ours:  # every rung came from an accelerator: nothing here can retrain it
+            return Replay("", [], "no CPU rung shipped")
+        shipped_rung = min(ours, key=lambda r: r["params"])
+        rung = next(r for r in c.rungs(record.get("preset", "main")) if r.label == shipped_rung["label"])
+        per_seed = {int(k): v for k, v in shipped_rung["per_seed"].items()}
+        seeds = tuple(sorted(per_seed))[: 1 if quick else None]
+        measured = c.measure(rung, seeds, "cpu", SILENT, False)
+        difference = first_difference(
+            {str(s): per_seed[s] for s in seeds},
+            {str(s): v for s, v in measured.effects.items()},
+            shipped_rung["label"],
+        )
+        comparisons = [
+            seed_comparison(
+                f"{shipped_rung['label']}: effect ({len(measured.effects)} seed{'s' * (len(measured.effects) > 1)})",
+                list(per_seed.values()),
+                [per_seed[s] for s in measured.effects],
+                list(measured.effects.values()),
+            ),
+            Comparison(f"{shipped_rung['label']}: parameters", shipped_rung["params"], measured.params, 0),
+        ]
+        again = ladder_run.merge(None, record)  # the summaries and the verdict from the stored per-seed effects
+        comparisons.append(
+            Comparison("verdict derived again (1: the same)", 1.0, float(again["verdict"] == record["verdict"]), 0)
+        )
+        for before, after in zip(record["rungs"], again["rungs"]):
+            comparisons.append(
+                Comparison(
+                    f"{before['label']}: seeds with the shipped sign", before["same_sign"], after["same_sign"], 0
+                )
+            )
+        return Replay(
+            difference, comparisons, f"seed spread: the {len(per_seed)} shipped seeds of {shipped_rung['label']}"
+        )
+
+    return replay
+
+
 def _checks() -> list[Check]:
     from explorer.experiments import attention as att
     from explorer.experiments import bidirectional_scaling, cache, crossover, depth, four_steps, lengths, stale_cache
     from explorer.experiments import shared_params
     from explorer.experiments import bitter_lesson
+    from explorer.ladder import registry as ladders
+    from explorer.ladder import run as ladder_run
     from explorer.realtext import training as realtext
 
     return [
@@ -778,6 +833,11 @@ def _checks() -> list[Check]:
                 read=_sidecar_meta,
             )
             for arch in realtext.ARCHS
+        ),
+        *(
+            Check(f"ladder/{claim}", ladder_run.shipped_path(claim), _ladder(claim))
+            for claim in ladders.NAMES
+            if ladder_run.shipped_path(claim).exists()  # a claim whose CPU ladder has not shipped yet has none
         ),
         Check(
             "realtext/tokenizer",

@@ -3,6 +3,8 @@ ladder's JSON in (`explorer.ladder.run`), a Plotly figure out."""
 
 from __future__ import annotations
 
+import math
+
 import plotly.graph_objects as go
 
 from explorer import content
@@ -63,7 +65,17 @@ def ladder_chart(ladder: dict, height: int = 460) -> go.Figure:
             showlegend=False,
             hoverinfo="skip",
         )
-    fig.update_xaxes(title=content.text(BOOK, "x-axis"), type="log")
+    # ticks at the rungs' own sizes (a log axis's default 2, 3, ... 9 between decades named no rung), and room on
+    # the right for the last rung's seed count
+    sizes = sorted({r["params"] for r in rungs})
+    low, high = (math.log10(sizes[0]) - 0.25, math.log10(sizes[-1]) + 0.45) if sizes else (0, 1)
+    fig.update_xaxes(
+        title=content.text(BOOK, "x-axis"),
+        type="log",
+        range=[low, high],
+        tickvals=sizes,
+        ticktext=[si(v) for v in sizes],
+    )
     fig.update_yaxes(title=content.text(BOOK, f"y-axis-{ladder['claim']}"))
     fig.update_layout(legend=dict(orientation="h", x=0.0, y=-0.2, xanchor="left", yanchor="top"))
     seeds = max((r["seeds"] for r in rungs), default=0)

@@ -6,7 +6,7 @@ import pytest
 
 from explorer import content
 from explorer.ladder import run as ladder
-from tests.pages.conftest import assert_clean, run_page, train_buttons
+from tests.pages.conftest import assert_clean, evidence_kinds, run_page, train_buttons
 
 TABS = [
     ("four_steps.py", "four-steps", "tab-ladder", "four-steps"),
@@ -23,6 +23,10 @@ def test_the_ladder_tab_opens_from_the_url_with_its_claim(page: str, book: str, 
     assert_clean(at)
     text = "\n".join([m.value for m in at.markdown] + [i.value for i in at.info])
     assert content.text("ladder", "quick-lead") in text
-    if ladder.load_shipped(claim) is None:
+    found = ladder.load_shipped(claim)
+    if found is None:
         assert f"ladder {claim} --preset main --save" in text
+    else:  # the shipped ladder: its measured figure, and its verdict in a sentence naming the top rung
+        assert "measured" in evidence_kinds(at)
+        assert any(f"{found['rungs'][-1]['params']:,}" in m.value for m in at.markdown)
     assert train_buttons(at)
