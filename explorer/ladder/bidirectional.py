@@ -31,6 +31,7 @@ GRIDS = {"main": (3e-4, 1e-3, 3e-3), "quick": (1e-3, 1e-2)}
 class Bidirectional:
     name: str = "bidirectional"
     effect: str = "decoder-only minus prefix-LM held-out loss per target token (positive: bidirectional input helps)"
+    lecture_sign: int = 0  # the gain should shrink towards nothing; the rule: explorer.ladder.verdict.lecture_reading
     prediction: str = "the gain from bidirectional input shrinks towards nothing as models grow (slide 64)"
     growth: str = (
         "steps grow as the square root of parameters; the sort gains 4 tokens and doubles its symbols "

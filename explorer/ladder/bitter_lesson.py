@@ -35,6 +35,7 @@ class BitterLesson:
         "Transformer minus hand-built held-out loss on reviews whose first word can turn the verdict "
         "(negative: the general method wins)"
     )
+    lecture_sign: int = -1  # the general method ahead (below 0); the rule: explorer.ladder.verdict.lecture_reading
     prediction: str = (
         "general methods that use more compute beat the knowledge people build in, by more as "
         "compute grows (slides 8-9)"

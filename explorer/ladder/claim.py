@@ -32,6 +32,7 @@ class Claim(Protocol):
     name: str  # the CLI's CLAIM
     effect: str  # what the effect is, in one line (positive means ...)
     prediction: str  # what the lecture predicts of it as size grows, in one line
+    lecture_sign: int  # the effect's sign the lecture expects at scale (0: it should fade)
     growth: str  # how compute and task difficulty grow along the ladder (the rule, stated)
 
     def rungs(self, preset: str) -> list[Rung]: ...

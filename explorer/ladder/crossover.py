@@ -113,6 +113,9 @@ class Crossover:
     effect: str = (
         f"window-{WINDOW} minus full-attention held-out loss on multi-lag recall (negative: the local structure helps)"
     )
+    lecture_sign: int = (
+        1  # full attention ahead at large compute (above 0); the rule: explorer.ladder.verdict.lecture_reading
+    )
     prediction: str = (
         "structure helps while compute is small and caps what large compute buys, so the windowed "
         "model's lead should turn into a deficit as model and compute grow (slides 10-15)"

@@ -49,6 +49,7 @@ class Depth:
         "layer-aligned minus final-layer held-out token accuracy at depth 8 (positive: decoder layer l "
         "reading encoder layer l helps)"
     )
+    lecture_sign: int = 1  # layer-aligned reading ahead (above 0); the rule: explorer.ladder.verdict.lecture_reading
     prediction: str = (
         "reading only the encoder's final layer makes deep models harder to train; layer-aligned "
         "reading, as decoder-only models do, helps more as models grow deep (slides 59-63)"

@@ -43,6 +43,7 @@ def base_config(width: int, task: Seq2SeqTask) -> TransformerConfig:
 class FourSteps:
     name: str = "four-steps"
     effect: str = "step 4 minus decoder-only held-out loss on sorting (positive: step 4 is worse)"
+    lecture_sign: int = 0  # step 4 about as good as decoder-only; the rule: explorer.ladder.verdict.lecture_reading
     prediction: str = (
         "after the four steps an encoder-decoder is a decoder-only model but for one split softmax, "
         "so the distance should stay near nothing at every size (slides 40-51)"

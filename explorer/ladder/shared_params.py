@@ -80,6 +80,7 @@ class SharedParams:
         "separate minus shared held-out loss on translation at equal parameters (negative: separate "
         "encoder and decoder weights help)"
     )
+    lecture_sign: int = 0  # the case for separate weights weakens; the rule: explorer.ladder.verdict.lecture_reading
     prediction: str = (
         "separate weights pay where input and target differ, as in translation (slides 53-54); as "
         "models grow and serve many tasks, the case for separating them weakens (slide 55)"

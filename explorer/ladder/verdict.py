@@ -58,3 +58,23 @@ def verdict(rungs: Sequence[dict]) -> str:
     if abs(top["effect"]) <= VANISH_SHARE * abs(first["effect"]):
         return "vanishes"
     return "unclear"
+
+
+LECTURE_READINGS = ("agrees", "against", "mixed")
+
+
+def lecture_reading(rungs: Sequence[dict], lecture_sign: int) -> str:
+    """Whether the top rung goes the lecture's way, by a rule fixed with the verdict's. Where the lecture expects
+    a sign at scale: every top-rung seed with that sign is "agrees", every seed with the other is "against". Where it
+    expects the effect to fade (sign 0): a "vanishes" verdict agrees; every seed of one sign, with a mean no smaller
+    than the lowest rung's, is "against". Anything else is "mixed"."""
+    seeds = [float(v) for v in rungs[-1].get("per_seed", {}).values() if math.isfinite(v)] if rungs else []
+    if not seeds:
+        return "mixed"
+    signs = {_sign(v) for v in seeds}
+    if lecture_sign:
+        return "agrees" if signs == {lecture_sign} else "against" if signs == {-lecture_sign} else "mixed"
+    if verdict(rungs) == "vanishes":
+        return "agrees"
+    persists = len(signs) == 1 and 0 not in signs and abs(rungs[-1]["effect"]) >= abs(rungs[0]["effect"])
+    return "against" if persists else "mixed"

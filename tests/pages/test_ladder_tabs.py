@@ -5,6 +5,7 @@ trains until it is pressed)."""
 import pytest
 
 from explorer import content
+from explorer.ladder import registry, verdict
 from explorer.ladder import run as ladder
 from tests.pages.conftest import assert_clean, evidence_kinds, run_page, train_buttons
 
@@ -29,4 +30,7 @@ def test_the_ladder_tab_opens_from_the_url_with_its_claim(page: str, book: str, 
     else:  # the shipped ladder: its measured figure, and its verdict in a sentence naming the top rung
         assert "measured" in evidence_kinds(at)
         assert any(f"{found['rungs'][-1]['params']:,}" in m.value for m in at.markdown)
+        reading = verdict.lecture_reading(found["rungs"], registry.get(claim).lecture_sign)
+        said = content.text("ladder", f"lecture-{reading}", prediction=content.text("ladder", f"prediction-{claim}"))
+        assert said in text  # whether the largest size goes the lecture's way, in words
     assert train_buttons(at)

@@ -36,6 +36,25 @@ def test_the_verdict_follows_the_declared_rule(top: list[float], expected: str) 
     assert verdict.verdict([first, _rung(top, +1)]) == expected
 
 
+@pytest.mark.parametrize(
+    "top, lecture_sign, expected",
+    [
+        ([0.2, 0.1, 0.3, 0.05], +1, "agrees"),  # every top seed has the sign the lecture expects
+        ([0.2, 0.1, 0.3, 0.05], -1, "against"),  # every top seed has the other sign
+        ([0.2, -0.1, 0.3, 0.05], +1, "mixed"),  # the seeds split
+        ([0.02, -0.01, 0.01, -0.015], 0, "agrees"),  # expected to fade, and it vanishes
+        ([0.5, 0.4, 0.6, 0.45], 0, "against"),  # expected to fade, yet one sign and no smaller than at the bottom
+        ([0.2, 0.1, 0.3, 0.05], 0, "mixed"),  # one sign but shrunk to about a third: neither
+    ],
+)
+def test_whether_the_top_rung_goes_the_lectures_way_follows_the_declared_rule(
+    top: list[float], lecture_sign: int, expected: str
+) -> None:
+    rungs = [{**_rung(v, +1), "per_seed": dict(enumerate(v))} for v in ([0.4, 0.3, 0.5, 0.4], top)]
+    assert verdict.lecture_reading(rungs, lecture_sign) == expected
+    assert registry.get("bitter-lesson").lecture_sign == -1 and registry.get("four-steps").lecture_sign == 0
+
+
 def test_a_rung_summary_is_the_seed_mean_and_range_with_a_same_sign_count() -> None:
     r = _rung([0.1, -0.2, 0.3, float("nan")], +1)
     assert r["seeds"] == 3 and r["same_sign"] == 2

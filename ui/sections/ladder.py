@@ -7,6 +7,7 @@ import streamlit as st
 
 from explorer import content
 from explorer.figures.ladder import ladder_chart
+from explorer.ladder import registry, verdict
 from explorer.ladder import run as ladder
 from ui import lecture, render
 from ui.jobs import run_in_background
@@ -35,6 +36,8 @@ def _show(found: dict, key: str) -> None:
             params=f"{top['params']:,}",
         )
     )
+    reading = verdict.lecture_reading(found["rungs"], registry.get(found["claim"]).lecture_sign)
+    st.markdown(content.text(BOOK, f"lecture-{reading}", prediction=content.text(BOOK, f"prediction-{found['claim']}")))
     render.figure(
         render.built_once(("ladder", key, len(found["rungs"])), lambda: ladder_chart(found)),
         f"ladder-{key}",
