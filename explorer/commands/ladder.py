@@ -2,8 +2,9 @@
 
 `--preset quick` (under a minute on two cores, for the page's live view) or `--preset main` (the shipped ladder,
 16x in parameters above today's largest model of the claim); `--from-shipped` prints the shipped ladder without
-training; `--top N` runs only the top N rungs (an accelerator's share); `--save` merges the rungs into
-data/ladder/CLAIM.json, each keeping the device it ran on.
+training (with `--save`, it writes the shipped ladder again with its summaries, verdict and recipe derived from
+its stored per-seed effects); `--top N` runs only the top N rungs (an accelerator's share); `--save` merges the
+rungs into data/ladder/CLAIM.json, each keeping the device it ran on.
 The JSON holds `claim`, `rungs` ([{params, flops, effect, low, high, seeds, same_sign, device}, plus label,
 seconds and per_seed]), `verdict` (holds, flips, vanishes or unclear: `explorer.ladder.verdict`), then `effect`,
 `prediction`, `growth` and `rule` in words.
@@ -53,6 +54,9 @@ def run(args: argparse.Namespace) -> dict:
                 f"no shipped ladder for {args.claim} yet: run `python -m explorer ladder {args.claim} "
                 "--preset main --save`"
             )
+        if args.save:  # the summaries and the record's words again from the stored seeds; nothing trains
+            again = ladder.merge(None, found)
+            found = {**again, "saved_to": str(ladder.save(again))}
         return {**found, "_text": _text}
     if args.top is not None and args.top < 1:
         raise ValueError(f"--top must be >= 1, got {args.top}")

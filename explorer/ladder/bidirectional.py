@@ -9,10 +9,11 @@ says nothing."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from explorer.costs import parameter_count
 from explorer.experiments import bidirectional_scaling as bs
-from explorer.ladder.claim import Measured, Rung
+from explorer.ladder.claim import Measured, Presets, Rung
 from explorer.progress import Progress
 
 PRESETS = {
@@ -21,14 +22,16 @@ PRESETS = {
     # under a minute on two cores: the same rule at widths 16 -> 64 with short runs and two seeds
     "quick": ((16, 8, 16, 40), (32, 8, 16, 80), (64, 8, 16, 160)),
 }
-SEEDS = {"main": (0, 1, 2, 3), "quick": (0, 1)}
 # the reviewed recipe's grid spans 10x: wider models want smaller rates (a GPU run stalled at 3e-3 by width 256);
 # the quick view pilots two rates only
 GRIDS = {"main": (3e-4, 1e-3, 3e-3), "quick": (1e-3, 1e-2)}
 
 
 @dataclass(frozen=True)
-class Bidirectional:
+class Bidirectional(Presets):
+    presets: ClassVar = PRESETS
+    columns: ClassVar = ("width", "length", "n_symbols", "steps")
+    grids: ClassVar = GRIDS
     name: str = "bidirectional"
     effect: str = "decoder-only minus prefix-LM held-out loss per target token (positive: bidirectional input helps)"
     lecture_sign: int = 0  # the gain should shrink towards nothing; the rule: explorer.ladder.verdict.lecture_reading
@@ -37,15 +40,6 @@ class Bidirectional:
         "steps grow as the square root of parameters; the sort gains 4 tokens and doubles its symbols "
         "per rung (main preset), so no rung saturates"
     )
-
-    def rungs(self, preset: str) -> list[Rung]:
-        return [
-            Rung(f"d={w}", {"width": w, "length": n, "n_symbols": s, "steps": steps, "grid": GRIDS[preset]})
-            for w, n, s, steps in PRESETS[preset]
-        ]
-
-    def seeds(self, preset: str) -> tuple[int, ...]:
-        return SEEDS[preset]
 
     def config(self, rung: Rung, seeds: tuple[int, ...]) -> bs.ScalingConfig:
         s = rung.settings

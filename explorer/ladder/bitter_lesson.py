@@ -11,10 +11,11 @@ more words is harder for the Transformer, while the counts' floor stays a closed
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from explorer.costs import parameter_count
 from explorer.experiments import bitter_lesson as bl
-from explorer.ladder.claim import Measured, Rung
+from explorer.ladder.claim import Measured, Presets, Rung
 from explorer.progress import Progress
 
 CASE = "order"
@@ -24,12 +25,14 @@ PRESETS = {
     # under a minute on two cores: the same rule at widths 8 -> 32, short runs, two seeds
     "quick": ((8, 16, 200), (16, 16, 400), (32, 16, 800)),
 }
-SEEDS = {"main": (0, 1, 2, 3), "quick": (0, 1)}
 GRIDS = {"main": (3e-4, 1e-3, 3e-3, 1e-2), "quick": (1e-3, 1e-2)}  # the hand-built method's: 10x these
 
 
 @dataclass(frozen=True)
-class BitterLesson:
+class BitterLesson(Presets):
+    presets: ClassVar = PRESETS
+    columns: ClassVar = ("width", "length", "steps")
+    grids: ClassVar = GRIDS
     name: str = "bitter-lesson"
     effect: str = (
         "Transformer minus hand-built held-out loss on reviews whose first word can turn the verdict "
@@ -44,15 +47,6 @@ class BitterLesson:
         "only the Transformer grows; steps grow as the square root of its parameters; reviews grow from "
         "16 to 24 to 32 words (main preset)"
     )
-
-    def rungs(self, preset: str) -> list[Rung]:
-        return [
-            Rung(f"d={w}", {"width": w, "length": n, "steps": steps, "grid": GRIDS[preset]})
-            for w, n, steps in PRESETS[preset]
-        ]
-
-    def seeds(self, preset: str) -> tuple[int, ...]:
-        return SEEDS[preset]
 
     def config(self, rung: Rung, seeds: tuple[int, ...]) -> bl.BitterConfig:
         s = rung.settings

@@ -12,6 +12,7 @@ square root of parameters."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import torch
 import torch.nn.functional as F
@@ -19,7 +20,7 @@ from torch import nn
 
 from explorer.costs import TRAIN_FLOPS_PER_FORWARD, stack_forward_flops
 from explorer.ladder import paired
-from explorer.ladder.claim import Measured, Rung
+from explorer.ladder.claim import Measured, Presets, Rung
 from explorer.model import Transformer, TransformerConfig
 from explorer.progress import Progress
 from explorer.recall import IGNORE, LAGS, WEIGHTS, MultiLagRecall, per_lag_accuracy, weighted
@@ -32,7 +33,6 @@ PRESETS = {
     # under a minute on two cores: the same rule at widths 16 -> 64, short runs, two seeds
     "quick": ((16, LENGTH, 8, 80), (32, LENGTH, 8, 160), (64, LENGTH, 8, 320)),
 }
-SEEDS = {"main": (0, 1, 2, 3), "quick": (0, 1)}
 GRIDS = {"main": (1e-3, 3e-3, 1e-2), "quick": (1e-3, 1e-2)}
 WINDOWED, FULL = "windowed", "full"
 
@@ -108,7 +108,10 @@ def window_config(width: int, task: Recall, window: int | None) -> TransformerCo
 
 
 @dataclass(frozen=True)
-class Crossover:
+class Crossover(Presets):
+    presets: ClassVar = PRESETS
+    columns: ClassVar = ("width", "length", "n_symbols", "steps")
+    grids: ClassVar = GRIDS
     name: str = "crossover"
     effect: str = (
         f"window-{WINDOW} minus full-attention held-out loss on multi-lag recall (negative: the local structure helps)"
@@ -124,12 +127,6 @@ class Crossover:
         "steps grow as the square root of parameters, so compute grows about as parameters to 1.5; the "
         "alphabet doubles per rung (main preset), so recall does not saturate"
     )
-
-    def rungs(self, preset: str) -> list[Rung]:
-        return paired.rungs(PRESETS[preset], GRIDS[preset])
-
-    def seeds(self, preset: str) -> tuple[int, ...]:
-        return SEEDS[preset]
 
     def pair(self, rung: Rung) -> paired.Pair:
         s = rung.settings

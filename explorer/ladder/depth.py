@@ -11,10 +11,11 @@ hours there (its top rung belongs on an accelerator, `--top 1 --device cuda`, wh
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from explorer.experiments.depth import MajorityShiftedCopy
 from explorer.ladder import paired
-from explorer.ladder.claim import Measured, Rung
+from explorer.ladder.claim import Measured, Presets, Rung
 from explorer.model import TransformerConfig
 from explorer.progress import Progress
 
@@ -25,7 +26,6 @@ PRESETS = {
     # under a minute on two cores: the same depth and rule at widths 8 -> 32, short runs, two seeds
     "quick": ((8, 9, 16, 60), (16, 9, 16, 60), (32, 9, 16, 60)),
 }
-SEEDS = {"main": (0, 1, 2, 3), "quick": (0, 1)}
 GRIDS = {"main": (3e-4, 1e-3, 3e-3), "quick": (1e-3, 1e-2)}
 ALIGNED, FINAL = "aligned", "final"
 
@@ -43,7 +43,10 @@ def wiring_config(width: int, task: MajorityShiftedCopy, wiring: str) -> Transfo
 
 
 @dataclass(frozen=True)
-class Depth:
+class Depth(Presets):
+    presets: ClassVar = PRESETS
+    columns: ClassVar = ("width", "length", "n_symbols", "steps")
+    grids: ClassVar = GRIDS
     name: str = "depth"
     effect: str = (
         "layer-aligned minus final-layer held-out token accuracy at depth 8 (positive: decoder layer l "
@@ -59,12 +62,6 @@ class Depth:
         "parameters; the copy gains 4 symbols and doubles its alphabet per rung (main preset), so no "
         "rung saturates"
     )
-
-    def rungs(self, preset: str) -> list[Rung]:
-        return paired.rungs(PRESETS[preset], GRIDS[preset])
-
-    def seeds(self, preset: str) -> tuple[int, ...]:
-        return SEEDS[preset]
 
     def pair(self, rung: Rung) -> paired.Pair:
         s = rung.settings

@@ -8,9 +8,10 @@ symbols); steps grow as the square root of parameters."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from explorer.ladder import paired
-from explorer.ladder.claim import Measured, Rung
+from explorer.ladder.claim import Measured, Presets, Rung
 from explorer.model import TransformerConfig
 from explorer.progress import Progress
 from explorer.steps import decoder_only_config, step_config
@@ -23,7 +24,6 @@ PRESETS = {
     # under a minute on two cores: the same rule at widths 16 -> 64, short runs, two seeds
     "quick": ((16, 8, 16, 40), (32, 8, 16, 80), (64, 8, 16, 160)),
 }
-SEEDS = {"main": (0, 1, 2, 3), "quick": (0, 1)}
 GRIDS = {"main": (3e-4, 1e-3, 3e-3), "quick": (1e-3, 1e-2)}
 STEP4, DECODER = "step 4", "decoder-only"
 
@@ -40,7 +40,10 @@ def base_config(width: int, task: Seq2SeqTask) -> TransformerConfig:
 
 
 @dataclass(frozen=True)
-class FourSteps:
+class FourSteps(Presets):
+    presets: ClassVar = PRESETS
+    columns: ClassVar = ("width", "length", "n_symbols", "steps")
+    grids: ClassVar = GRIDS
     name: str = "four-steps"
     effect: str = "step 4 minus decoder-only held-out loss on sorting (positive: step 4 is worse)"
     lecture_sign: int = 0  # step 4 about as good as decoder-only; the rule: explorer.ladder.verdict.lecture_reading
@@ -52,12 +55,6 @@ class FourSteps:
         "steps grow as the square root of parameters; the sort gains 4 tokens and doubles its symbols "
         "per rung (main preset), so no rung saturates"
     )
-
-    def rungs(self, preset: str) -> list[Rung]:
-        return paired.rungs(PRESETS[preset], GRIDS[preset])
-
-    def seeds(self, preset: str) -> tuple[int, ...]:
-        return SEEDS[preset]
 
     def pair(self, rung: Rung) -> paired.Pair:
         s = rung.settings

@@ -217,16 +217,6 @@ def loss_gaps(
     return out
 
 
-def rungs(rows: tuple[tuple[int, int, int, int], ...], grid: tuple[float, ...]) -> list:
-    """A preset's rungs from (width, length, symbols, steps) rows, labelled by width, each with the rate grid."""
-    from explorer.ladder.claim import Rung
-
-    return [
-        Rung(f"d={w}", {"width": w, "length": n, "n_symbols": s, "steps": steps, "grid": tuple(grid)})
-        for w, n, s, steps in rows
-    ]
-
-
 def measured(pair: Pair, out: dict, effects: dict[int, float], arm: str, **extra: object):
     """A rung's `Measured`: `arm`'s parameters and training FLOPs, the chosen rates and any `extra`."""
     from explorer.ladder.claim import Measured

@@ -20,8 +20,9 @@ def shipped_path(claim: str) -> Path:
     return DATA_DIR / f"{claim}.json"
 
 
-def summarise(claim: str, measured: list[dict]) -> dict:
-    """The CLI's JSON from per-rung records (each: label, params, flops, device, effects {seed: effect}, seconds)."""
+def summarise(claim: str, measured: list[dict], preset: str) -> dict:
+    """The CLI's JSON from per-rung records (each: label, params, flops, device, effects {seed: effect}, seconds)
+    measured with `preset`'s recipe."""
     reference = verdict.reference_sign(list(measured[0]["effects"].values())) if measured else 0
     rungs = []
     for m in measured:
@@ -47,6 +48,8 @@ def summarise(claim: str, measured: list[dict]) -> dict:
         "prediction": c.prediction,
         "growth": c.growth,
         "rule": verdict.__doc__.strip(),
+        "preset": preset,
+        "recipe": c.recipe(preset),
     }
 
 
@@ -80,8 +83,7 @@ def run(
         )
         if progress.should_stop():
             break
-    out = summarise(claim, measured)
-    return {**out, "preset": preset, "wall_seconds": time.perf_counter() - start}
+    return {**summarise(claim, measured, preset), "wall_seconds": time.perf_counter() - start}
 
 
 def merge(shipped_record: dict | None, new: dict) -> dict:
@@ -102,7 +104,7 @@ def merge(shipped_record: dict | None, new: dict) -> dict:
         }
         for _, r in sorted(old.items())
     ]
-    return {**summarise(new["claim"], measured), "preset": new.get("preset", "main")}
+    return summarise(new["claim"], measured, new.get("preset", "main"))
 
 
 def load_shipped(claim: str) -> dict | None:

@@ -13,12 +13,13 @@ per rung: 4 more words and twice the vocabulary per language; steps grow as the 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import torch
 
 from explorer.experiments.shared_params import separate_config
 from explorer.ladder import paired
-from explorer.ladder.claim import Measured, Rung
+from explorer.ladder.claim import Measured, Presets, Rung
 from explorer.model import TransformerConfig
 from explorer.progress import Progress
 from explorer.tasks import FIRST_SYMBOL
@@ -31,7 +32,6 @@ PRESETS = {
     # under a minute on two cores: the same rule at widths 16 -> 64, short runs, two seeds
     "quick": ((16, 8, 16, 40), (32, 8, 16, 80), (64, 8, 16, 160)),
 }
-SEEDS = {"main": (0, 1, 2, 3), "quick": (0, 1)}
 GRIDS = {"main": (3e-4, 1e-3, 3e-3), "quick": (1e-3, 1e-2)}
 SEPARATE, SHARED = "separate", "shared"
 
@@ -74,7 +74,10 @@ def shared_config(width: int, task: Translation) -> TransformerConfig:
 
 
 @dataclass(frozen=True)
-class SharedParams:
+class SharedParams(Presets):
+    presets: ClassVar = PRESETS
+    columns: ClassVar = ("width", "length", "half", "steps")
+    grids: ClassVar = GRIDS
     name: str = "shared-params"
     effect: str = (
         "separate minus shared held-out loss on translation at equal parameters (negative: separate "
@@ -89,15 +92,6 @@ class SharedParams:
         "steps grow as the square root of parameters; translation gains 4 words and doubles each "
         "language's vocabulary per rung (main preset), so no rung saturates"
     )
-
-    def rungs(self, preset: str) -> list[Rung]:
-        return [
-            Rung(f"d={w}", {"width": w, "length": n, "half": s, "steps": steps, "grid": GRIDS[preset]})
-            for w, n, s, steps in PRESETS[preset]
-        ]
-
-    def seeds(self, preset: str) -> tuple[int, ...]:
-        return SEEDS[preset]
 
     def pair(self, rung: Rung) -> paired.Pair:
         s = rung.settings

@@ -139,6 +139,13 @@ def test_a_saved_ladder_prints_the_issues_json_from_shipped(
         assert isinstance(r["params"], int) and isinstance(r["seeds"], int) and isinstance(r["same_sign"], int)
         assert all(isinstance(r[k], float) for k in ("flops", "effect", "low", "high"))
         assert isinstance(r["device"], str)
+    grid = list(registry.get("bidirectional").grids["quick"])
+    assert out["recipe"]["name"] == "reviewed" and out["recipe"]["lr_grid"] == grid  # not the CLI's default "old"
+    stale = {**json.loads(ladder.shipped_path("bidirectional").read_text()), "recipe": {"name": "old"}}
+    ladder.shipped_path("bidirectional").write_text(json.dumps(stale))
+    assert main(["ladder", "bidirectional", "--from-shipped", "--save", "--json"]) == 0  # rewritten, not retrained
+    again = json.loads(ladder.shipped_path("bidirectional").read_text())
+    assert again["recipe"]["name"] == "reviewed" and again["rungs"] == out["rungs"]
 
 
 def test_the_cli_refuses_bad_requests_in_one_line(capsys: pytest.CaptureFixture) -> None:
