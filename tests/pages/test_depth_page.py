@@ -101,7 +101,9 @@ def test_depth_slider_extremes_redraw_from_the_shipped_run(depth):
     at.select_slider(key="depth").set_value(int(depth)).run()
     assert_clean(at)
     assert f"Accuracy, final only (depth {depth})" in _metrics(at)
-    wiring, *_, probes = figures(at)
+    shown = figures(at)
+    probes = next(f for f in shown if f["layout"]["meta"]["title"].startswith("What each encoder level"))
+    wiring = shown[0]
     assert f"at depth {depth}" in wiring["layout"]["meta"]["title"]
     levels = next(t for t in probes["data"] if t.get("x") and t["x"][0] is not None)["x"]
     assert levels == list(range(int(depth) + 1))  # one probe per encoder level, embeddings included
@@ -154,7 +156,7 @@ def test_url_restores_a_view():
 def test_embedded_view_draws_no_controls():
     at = run_page(PAGE, controls="hidden", depth="2", sections="all")
     assert_clean(at)
-    assert not at.slider and not at.select_slider and len(figures(at)) == 7  # with the answer beside the wiring
+    assert not at.slider and not at.select_slider and len(figures(at)) == 8  # with the ladder
     assert "Accuracy, final only (depth 2)" in _metrics(at)
 
 

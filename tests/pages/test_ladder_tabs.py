@@ -13,6 +13,7 @@ TABS = [
     ("four_steps.py", "four-steps", "tab-ladder", "four-steps"),
     ("four_steps.py", "four-steps", "tab-ladder-shared", "shared-params"),
     ("depth.py", "depth", "tab-ladder", "depth"),
+    ("cache_reuse.py", "cache", "tab-ladder", "bidirectional"),
     ("inductive_bias.py", "inductive-bias", "tab-ladder", "crossover"),
     ("bitter_lesson.py", "bitter-lesson", "tab-ladder", "bitter-lesson"),
 ]
@@ -33,4 +34,5 @@ def test_the_ladder_tab_opens_from_the_url_with_its_claim(page: str, book: str, 
         reading = verdict.lecture_reading(found["rungs"], registry.get(claim).lecture_sign)
         said = content.text("ladder", f"lecture-{reading}", prediction=content.text("ladder", f"prediction-{claim}"))
         assert said in text  # whether the largest size goes the lecture's way, in words
+        assert content.text("ladder", f"reading-{claim}") in text  # what its sizes show beyond the rule
     assert train_buttons(at)

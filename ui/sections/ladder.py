@@ -21,8 +21,8 @@ def _shipped(claim: str) -> dict | None:
     return ladder.load_shipped(claim)
 
 
-def _show(found: dict, key: str) -> None:
-    """The verdict in words, the figure, and which machine measured which rung."""
+def _show(found: dict, key: str, shipped: bool = False) -> None:
+    """The verdict in words, for a shipped ladder what its sizes show beyond the rule, then the figure."""
     top = found["rungs"][-1]
     st.markdown(
         content.text(
@@ -38,6 +38,8 @@ def _show(found: dict, key: str) -> None:
     )
     reading = verdict.lecture_reading(found["rungs"], registry.get(found["claim"]).lecture_sign)
     st.markdown(content.text(BOOK, f"lecture-{reading}", prediction=content.text(BOOK, f"prediction-{found['claim']}")))
+    if shipped:
+        st.markdown(content.text(BOOK, f"reading-{found['claim']}"))
     render.figure(
         render.built_once(("ladder", key, len(found["rungs"])), lambda: ladder_chart(found)),
         f"ladder-{key}",
@@ -51,7 +53,7 @@ def hold_at_scale(claim: str) -> None:
     """The section: the shipped ladder if there is one, then the quick ladder on a press."""
     found = _shipped(claim)
     if found:
-        _show(found, claim)
+        _show(found, claim, shipped=True)
     else:
         st.info(content.text(BOOK, "none-shipped", command=f"python -m explorer ladder {claim} --preset main --save"))
     if lecture.all_sections() or lecture.figure_mode():
