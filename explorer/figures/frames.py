@@ -139,12 +139,16 @@ def for_frame(fig: go.Figure, frame: Frame, height: int | None = None) -> go.Fig
     out.update_layout(height=max(total, 220))
     if legends:
         _legends_on_top(out, frame, legends)
+    if frame.kind == PROJECTOR:
+        _unsquare(out)
     if frame.fills_height and not stacked:
         _tighten_rows(out, frame, (out.layout.height or 480) - legend_px - top - 80)
         _tighten_columns(out, frame, width)
     elif frame.kind == PHONE and not stacked:
         _tighten_rows(out, frame, (out.layout.height or 480) - legend_px - top - 80, exact=True)
     _hide_crowded_cell_text(out, width)
+    if frame.fills_height:
+        _thin_crowded_labels(out, (out.layout.height or 480) - legend_px - top - 80)
     out.update_layout(
         margin=dict(l=6, r=10, t=max(8, legend_px + top + 8), b=8, pad=2),
         width=None,
@@ -455,14 +459,21 @@ def _legend_names(fig: go.Figure) -> list[str]:
     return sorted(names, key=lambda n: int(n[6:] or 1))
 
 
+NO_LEGEND_BY_DEFAULT = {"heatmap", "histogram2d", "histogram2dcontour", "contour", "table", "image", "indicator"}
+
+
+def _in_legend(trace) -> bool:
+    """Whether Plotly lists `trace` in a legend: heatmaps and their kin only when asked to (a projector reserved
+    100 px of rows above four heatmaps for legend entries Plotly never draws)."""
+    if trace.type in NO_LEGEND_BY_DEFAULT:
+        return getattr(trace, "showlegend", None) is True
+    return getattr(trace, "showlegend", False) is not False
+
+
 def _legend_entries(fig: go.Figure, legend: str = "legend") -> list[str]:
     """The entry names a legend shows (one per legend group), as Plotly decides whether to show them."""
     shown, groups = [], set()
-    visible = [
-        t
-        for t in fig.data
-        if getattr(t, "showlegend", False) is not False and getattr(t, "name", None) and t.visible is not False
-    ]
+    visible = [t for t in fig.data if _in_legend(t) and getattr(t, "name", None) and t.visible is not False]
     if fig.layout.showlegend is False or (
         len(fig.data) == 1 and fig.layout.showlegend is not True and visible and visible[0].showlegend is not True
     ):
@@ -482,7 +493,7 @@ def _wrap_legend_names(fig: go.Figure, frame: Frame, width: int) -> None:
     room = width - 60
     for trace in fig.data:
         name = getattr(trace, "name", None)
-        if not name or getattr(trace, "showlegend", False) is False:
+        if not name or not _in_legend(trace):
             continue
         name = trace.name = name.replace("<br>", " ")  # lines made for a side legend: the rows above wrap anew
         if text_px(name, frame.tick_px) > room:
@@ -619,6 +630,14 @@ def _stack_panels(fig: go.Figure, frame: Frame) -> int:
     return total
 
 
+def _unsquare(fig: go.Figure) -> None:
+    """A projector's heatmaps let go of square cells: three square panels in a row fill about a third of a 16:9
+    screen, and a grid of masks or attention weights reads the same with cells taller than wide."""
+    for axis in fig.select_yaxes():
+        if axis.scaleanchor:
+            axis.scaleanchor = None
+
+
 def _tighten_rows(fig: go.Figure, frame: Frame, plot_px: int, exact: bool = False) -> None:
     """Rows of panels keep gaps of at most a panel title, tick labels and an axis title between them: a grid's
     gaps are fractions of its height, which a projector's frame makes 150 px tall; the rows get the rest.
@@ -714,6 +733,20 @@ def _columns_of(z) -> int:
         return int(shape.split(",")[-1]) if shape.replace(",", "").replace(" ", "").isdigit() else 0
     rows = list(z)
     return len(rows[0]) if rows and hasattr(rows[0], "__len__") and not isinstance(rows[0], str) else len(rows)
+
+
+def _thin_crowded_labels(fig: go.Figure, plot_px: int) -> None:
+    """A y axis that names every row (a sentence's characters) keeps every k-th name where rows are shorter than
+    the frame's type: 16 characters at 24 px in a 330 px panel overlap into one black column."""
+    for axis in fig.select_yaxes():
+        values, names = axis.tickvals, axis.ticktext
+        if values is None or names is None or len(values) < 2:
+            continue
+        domain = axis.domain or (0, 1)
+        row_px = plot_px * (domain[1] - domain[0]) / len(values)
+        step = math.ceil((axis.tickfont.size or 12) * 1.15 / max(row_px, 1))
+        if step > 1:
+            axis.tickvals, axis.ticktext = list(values)[::step], list(names)[::step]
 
 
 def _hide_crowded_cell_text(fig: go.Figure, width: int) -> None:

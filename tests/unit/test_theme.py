@@ -293,6 +293,36 @@ def test_a_projected_grid_keeps_small_gaps_between_its_rows_and_its_titles_move_
     assert abs(titles["lower"] - lower[1]) < 1e-6 and abs(titles["upper"] - upper[1]) < 1e-6
 
 
+def test_projected_square_heatmaps_fill_the_frame_and_reserve_no_room_for_a_legend_plotly_never_draws():
+    """Four named heatmaps held square (as the attention pages draw them) leave most of a 16:9 screen blank."""
+    from explorer.figures.frames import PROJECTOR, Frame, for_frame
+    from explorer.figures.theme import split_header
+
+    fig = make_subplots(rows=2, cols=2, vertical_spacing=0.16)
+    for i in range(4):
+        fig.add_trace(go.Heatmap(z=[[0, 1], [1, 0]], name=f"panel {i}", showscale=False), row=i // 2 + 1, col=i % 2 + 1)
+        fig.update_yaxes(scaleanchor=f"x{'' if i == 0 else i + 1}", row=i // 2 + 1, col=i % 2 + 1)
+    shown = for_frame(split_header(styled(fig, "t", LONG))[0], Frame(PROJECTOR, 1920, 1080), height=900)
+    assert not any(axis.scaleanchor for axis in shown.select_yaxes())
+    assert shown.layout.margin.t < 40  # no rows kept for four legend entries
+
+
+def test_a_projected_axis_that_names_every_row_keeps_every_kth_name_where_rows_are_shorter_than_the_type():
+    from explorer.figures.frames import PROJECTOR, Frame, for_frame
+    from explorer.figures.theme import split_header
+
+    names = list("春风又绿江南岸，明月何时照我还。")
+    fig = make_subplots(rows=2, cols=1)
+    for row in (1, 2):
+        fig.add_trace(go.Heatmap(z=[[0.5] * 16] * 16, showscale=False), row=row, col=1)
+        fig.update_yaxes(tickvals=list(range(16)), ticktext=names, row=row, col=1)
+    body = split_header(styled(fig, "t", LONG))[0]
+    tall, short = (for_frame(body, Frame(PROJECTOR, 1920, 1080), height=h) for h in (2400, 600))
+    assert list(tall.layout.yaxis.ticktext) == names  # rows taller than the type: every name
+    kept = list(short.layout.yaxis.ticktext)
+    assert 2 <= len(kept) < 16 and kept == names[:: names.index(kept[1])]  # evenly spaced, from the first
+
+
 @pytest.mark.parametrize("kind", ["phone", "embed", "projector"])
 def test_a_table_a_heatmap_and_a_bar_chart_restyle_in_every_frame(kind):
     from explorer.figures.frames import Frame, for_frame
