@@ -3,6 +3,7 @@ and no page file holds a paragraph (a string longer than a label)."""
 
 import ast
 import re
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -175,3 +176,20 @@ def test_sections_are_named_in_lower_case_with_hyphens():
         for line in path.read_text().splitlines():
             if line.startswith("## "):
                 assert re.fullmatch(r"## [a-z0-9][a-z0-9-]*", line.rstrip()), f"{path.name}: {line!r}"
+
+
+def _punctuation(char: str) -> bool:
+    return unicodedata.category(char)[0] in "PS"
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "content").glob("*/*.md")), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_bold_text_renders_where_chinese_runs_on_after_it(path: Path) -> None:
+    """CommonMark closes `**` after punctuation only before a space or more punctuation: "**结论：**它" shows its
+    asterisks. A space after the closing pair ("**结论：** 它") renders bold."""
+    broken = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        for m in re.finditer(r"\*\*(?!\s)(.+?)\*\*", line):
+            after = line[m.end()] if m.end() < len(line) else " "
+            if _punctuation(m.group(1)[-1]) and not (after.isspace() or _punctuation(after)):
+                broken.append(line[max(0, m.start() - 5) : m.end() + 5])
+    assert not broken
