@@ -148,7 +148,7 @@ def for_frame(fig: go.Figure, frame: Frame, height: int | None = None) -> go.Fig
         _tighten_rows(out, frame, (out.layout.height or 480) - legend_px - top - 80, exact=True)
     _hide_crowded_cell_text(out, width)
     if frame.fills_height:
-        _thin_crowded_labels(out, (out.layout.height or 480) - legend_px - top - 80)
+        _thin_crowded_labels(out, (out.layout.height or 480) - legend_px - top - 80, width)
     out.update_layout(
         margin=dict(l=6, r=10, t=max(8, legend_px + top + 8), b=8, pad=2),
         width=None,
@@ -735,18 +735,33 @@ def _columns_of(z) -> int:
     return len(rows[0]) if rows and hasattr(rows[0], "__len__") and not isinstance(rows[0], str) else len(rows)
 
 
-def _thin_crowded_labels(fig: go.Figure, plot_px: int) -> None:
-    """A y axis that names every row (a sentence's characters) keeps every k-th name where rows are shorter than
-    the frame's type: 16 characters at 24 px in a 330 px panel overlap into one black column."""
-    for axis in fig.select_yaxes():
-        values, names = axis.tickvals, axis.ticktext
-        if values is None or names is None or len(values) < 2:
-            continue
+def _thin_crowded_labels(fig: go.Figure, plot_px: int, width: int) -> None:
+    """An axis that names every row or column (a sentence's characters) keeps every k-th name where they are
+    closer than the frame's type: 16 characters at 24 px in a 330 px panel overlap into one black column.
+    A heatmap held square gets the smaller of its two cell sizes on both axes."""
+    rooms = {"y": plot_px, "x": width - 60}
+
+    def cell(axis, letter: str) -> float:
         domain = axis.domain or (0, 1)
-        row_px = plot_px * (domain[1] - domain[0]) / len(values)
-        step = math.ceil((axis.tickfont.size or 12) * 1.15 / max(row_px, 1))
+        return rooms[letter] * (domain[1] - domain[0]) / max(len(axis.tickvals), 1)
+
+    named = {
+        (letter, _axis_id(axis, letter)): axis
+        for letter in "yx"
+        for axis in (fig.select_yaxes() if letter == "y" else fig.select_xaxes())
+        if axis.tickvals is not None and axis.ticktext is not None and len(axis.tickvals) > 1
+    }
+    cells = {key: cell(axis, key[0]) for key, axis in named.items()}
+    for (letter, name), axis in named.items():
+        if letter == "y" and axis.scaleanchor and ("x", axis.scaleanchor) in cells:
+            both = min(cells[("y", name)], cells[("x", axis.scaleanchor)])
+            cells[("y", name)] = cells[("x", axis.scaleanchor)] = both
+    for (letter, name), axis in named.items():
+        size = axis.tickfont.size or 12
+        need = size * 1.15 if letter == "y" else max(text_px(str(n), size) for n in axis.ticktext) + size * 0.4
+        step = math.ceil(need / max(cells[(letter, name)], 1))
         if step > 1:
-            axis.tickvals, axis.ticktext = list(values)[::step], list(names)[::step]
+            axis.tickvals, axis.ticktext = list(axis.tickvals)[::step], list(axis.ticktext)[::step]
 
 
 def _hide_crowded_cell_text(fig: go.Figure, width: int) -> None:

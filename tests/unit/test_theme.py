@@ -308,7 +308,7 @@ def test_projected_square_heatmaps_fill_the_frame_and_reserve_no_room_for_a_lege
 
 
 def test_a_projected_axis_that_names_every_row_keeps_every_kth_name_where_rows_are_shorter_than_the_type():
-    from explorer.figures.frames import PROJECTOR, Frame, for_frame
+    from explorer.figures.frames import EMBED, PROJECTOR, Frame, for_frame
     from explorer.figures.theme import split_header
 
     names = list("春风又绿江南岸，明月何时照我还。")
@@ -321,6 +321,15 @@ def test_a_projected_axis_that_names_every_row_keeps_every_kth_name_where_rows_a
     assert list(tall.layout.yaxis.ticktext) == names  # rows taller than the type: every name
     kept = list(short.layout.yaxis.ticktext)
     assert 2 <= len(kept) < 16 and kept == names[:: names.index(kept[1])]  # evenly spaced, from the first
+
+    def columns_named(square: bool) -> int:
+        grid = go.Figure(go.Heatmap(z=[[0.5] * 54] * 54, showscale=False))
+        words = dict(tickvals=list(range(54)), ticktext=[f"w{i}" for i in range(54)])
+        grid.update_xaxes(words).update_yaxes(words, scaleanchor="x" if square else None)
+        shown = for_frame(split_header(styled(grid, "t", LONG))[0], Frame(EMBED, 960, 600), height=450)
+        return len(shown.layout.xaxis.ticktext)
+
+    assert columns_named(square=True) < columns_named(square=False) < 54  # square cells are narrower than wide ones
 
 
 @pytest.mark.parametrize("kind", ["phone", "embed", "projector"])
