@@ -48,6 +48,16 @@ def sections(page: str, lang: str = DEFAULT_LANGUAGE) -> dict[str, str]:
     return {name: _join_wide_lines(body.strip()) for name, body in zip(names, bodies)}
 
 
+def unbreak(text: str, mark: str = "<br>") -> str:
+    """`text` with its `mark` line breaks undone: nothing between two Chinese characters, a space elsewhere (a
+    badge wrapped for a figure, shown as text that wraps by itself, read "按原作 者")."""
+    parts = text.split(mark)
+    out = parts[0]
+    for part in parts[1:]:
+        out += ("" if _WIDE.match(out[-1:]) and _WIDE.match(part[:1]) else " ") + part
+    return out
+
+
 def _join_wide_lines(body: str) -> str:
     """A paragraph's line breaks between two Chinese characters removed: a browser shows a soft break as a space,
     which Chinese text does not have ("花在 数据不同"). Breaks into or out of a Markdown block stay."""

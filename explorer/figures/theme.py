@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from explorer.content import unbreak
 from explorer.evidence import Evidence, Kind
 
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
@@ -238,7 +239,7 @@ def split_header(fig: go.Figure) -> tuple[go.Figure, Header]:
         meta={**(out.layout.meta or {}), "title": title},
     )  # the plot keeps its size; the text takes
     # the rows the figure gives up
-    header = Header(title, badge.text.replace("<br>", " ") if badge else "", badge.bgcolor if badge else "")
+    header = Header(title, unbreak(badge.text) if badge else "", badge.bgcolor if badge else "")
     return out, header
 
 

@@ -417,3 +417,12 @@ def test_chinese_table_cells_break_into_lines_that_fit_their_column():
     assert all(line.startswith("<b>") and line.endswith("</b>") for line in first.split("<br>"))
     assert "".join(first.replace("<b>", "").replace("</b>", "").split("<br>")) == "角色之间共享投影"
     assert all(display_width(line) <= 40 for line in table.cells.values[1][0].split("<br>"))
+
+
+def test_a_chinese_badge_shown_as_text_above_the_chart_keeps_its_words_whole():
+    from explorer.figures.theme import split_header
+
+    detail = "拟合：1950–2025 年窗口内的数据行 · 空心菱形：已发表的结果，按原作者的表述（悬停查看来源）" * 2
+    fig = styled(go.Figure(go.Scatter(x=[1, 2], y=[1, 2])), "t", Evidence(Kind.FIT, detail))
+    assert len(badge_lines(Evidence(Kind.FIT, detail))) > 1  # the export wraps it
+    assert detail in split_header(fig)[1].badge  # the page shows it whole, with no space inside a word
