@@ -28,8 +28,8 @@ $(TEST_STAMP): requirements.txt requirements-dev.txt | $(BIN)/python
 run: $(RUN_STAMP)
 	$(BIN)/python -m ui.launch --server.port 8501
 
-test: lint  # two workers, a test file each at a time (`make test N=1` runs them in one process)
-	$(BIN)/python -m pytest -m "not load and not repro" -n $(N) --dist loadfile
+test: lint  # two workers, a test file each at a time, the slowest first (tests/conftest.py; `make test N=1`: one process)
+	$(BIN)/python -m pytest -m "not load and not repro" -n $(N) --dist loadfile --no-loadscope-reorder
 
 lint: $(TEST_STAMP)  # ruff.toml: lint rules and the 120-character lines; `make format` fixes what it can
 	$(BIN)/ruff check .

@@ -48,13 +48,19 @@ def sections(page: str, lang: str = DEFAULT_LANGUAGE) -> dict[str, str]:
     return {name: _join_wide_lines(body.strip()) for name, body in zip(names, bodies)}
 
 
+def _runs_on(before: str, after: str) -> bool:
+    """Whether a break between `before` and `after` falls between two Chinese characters, where it must vanish
+    instead of becoming a space: Chinese puts no space between words."""
+    return bool(_WIDE.match(before[-1:]) and _WIDE.match(after[:1]))
+
+
 def unbreak(text: str, mark: str = "<br>") -> str:
     """`text` with its `mark` line breaks undone: nothing between two Chinese characters, a space elsewhere (a
     badge wrapped for a figure, shown as text that wraps by itself, read "按原作 者")."""
     parts = text.split(mark)
     out = parts[0]
     for part in parts[1:]:
-        out += ("" if _WIDE.match(out[-1:]) and _WIDE.match(part[:1]) else " ") + part
+        out += ("" if _runs_on(out, part) else " ") + part
     return out
 
 
@@ -65,10 +71,8 @@ def _join_wide_lines(body: str) -> str:
     joined = lines[:1]
     for line in lines[1:]:
         last = joined[-1]
-        end, start = last.rstrip(_EMPHASIS)[-1:], line.lstrip(_EMPHASIS)[:1]
         if (
-            _WIDE.match(end)
-            and _WIDE.match(start)
+            _runs_on(last.rstrip(_EMPHASIS), line.lstrip(_EMPHASIS))
             and not _BLOCK.match(line)
             and not last.lstrip().startswith(("#", "|"))
         ):

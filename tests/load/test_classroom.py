@@ -19,7 +19,6 @@ Heavy for a 2-core machine, so it runs in `make test-load`, not `make test` (mar
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import re
 import time
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from playwright.async_api import async_playwright
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
+from bench.loadtest import run_async
 from bench.stats import percentiles
 from explorer.lecture_map import available_pages
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS
@@ -276,8 +276,7 @@ def test_a_class_at_once(tmp_path, capsys):
     log = tmp_path / "server.log"
     with app_server(tmp_path / "results", log) as url:
         start = time.perf_counter()
-        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:  # its own loop: the sync Playwright
-            rows = pool.submit(asyncio.run, classroom(url, 2, tmp_path)).result()  # of other tests runs one here
+        rows = run_async(classroom(url, 2, tmp_path))  # its own loop: the sync Playwright of other tests runs one here
         wall = time.perf_counter() - start
     runs = [r for r in rows if "run_s" in r]
     with capsys.disabled():  # the latencies are the point of this test: shown even when it passes

@@ -2,12 +2,12 @@
 response out), on SQLite and PostgreSQL: the lecturer's and the device's secrets leave only as HttpOnly
 cookies, never in a URL; refusals go back to the page by name; a cross-site form post is refused."""
 
-import asyncio
 from http.cookies import SimpleCookie
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from bench.loadtest import run_async
 from explorer import classroom
 from ui import class_routes
 
@@ -43,7 +43,7 @@ def _call(
         sent[0] = True
         return {"type": "http.request", "body": body, "more_body": False}
 
-    return asyncio.run(handler(Request(scope, receive)))
+    return run_async(handler(Request(scope, receive)))  # its own loop: a browser test's Playwright holds this one
 
 
 def _cookies(response) -> dict[str, SimpleCookie]:

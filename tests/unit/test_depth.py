@@ -273,7 +273,8 @@ def test_each_wiring_is_judged_at_its_own_best_learning_rate():
     assert a["tests"]["accuracy"]["mean_diff"] == pytest.approx((1.5 - 0.2) / 4)
 
 
-def test_shipped_runs_serve_matching_settings_only():
+def test_shipped_runs_serve_matching_settings_only(tmp_path, monkeypatch):
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path))  # runs other tests trained would count as found
     runs = [_record(d, w, s, 1.0, 0.5) for d in (2, 4) for s in range(3) for w in dp.WIRINGS]
     shipped = {"config": replace(MAIN, depths=(2, 4)).to_dict(), "runs": runs}
     swept, missing = dp.available(replace(MAIN, depths=(2, 4, 8), seeds=(0, 1)), shipped)
