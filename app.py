@@ -3,7 +3,7 @@
 import streamlit as st
 
 from explorer.lecture_map import available_pages
-from ui import appearance, frame, language, lecture
+from ui import appearance, frame, language, lecture, theme_choice
 from ui.text import common
 
 # Streamlit's top padding (6rem) halved: the slide's figure then fits a 1440x900 first screen under the title.
@@ -24,6 +24,7 @@ st.set_page_config(page_title=common("app-title"), layout="wide")
 st.html(APP_CSS)
 if not st.context.is_embedded:
     language.switch()
+    theme_choice.switch()
 
 navigation = st.navigation(
     [st.Page(p.file, title=p.title, url_path=p.slug, default=p.slug == "home") for p in available_pages()],

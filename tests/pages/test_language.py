@@ -1,6 +1,9 @@
 """The language switch: `lang=` in the URL wins, a choice in the sidebar sticks for the session and goes into the
 URL, and a share link carries the language it was made in."""
 
+import html
+import re
+
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import ROOT
@@ -59,3 +62,20 @@ def test_the_browsers_language_picks_the_default_and_the_url_still_wins():
 
     assert opened("zh-CN") != "Compute per dollar" and opened("en-GB") == "Compute per dollar"
     assert opened("zh-CN", lang="en") == "Compute per dollar"
+
+
+def test_the_theme_links_open_this_view_with_streamlits_theme_option_and_keep_every_parameter():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.query_params.update({"lang": "zh", "section": "<b>&"})
+    at.context = {"theme": "dark"}
+    at.run()
+    (switch,) = [h.proto.body for h in at.sidebar.get("html") if "embed_options" in h.proto.body]
+    hrefs = re.findall(r'href="([^"]*)"', switch)
+    assert [html.unescape(h) for h in hrefs] == [
+        "?lang=zh&section=%3Cb%3E%26",  # the system's theme: no option
+        "?lang=zh&section=%3Cb%3E%26&embed_options=light_theme",
+        "?lang=zh&section=%3Cb%3E%26&embed_options=dark_theme",
+    ]
+    assert "<b>&" not in switch and "主题" in switch and "深色" in switch  # the URL's text escaped (switch_html)
+    outlined = re.findall(r"var\(--primary-color[^>]*>([^<]*)</a>", switch)
+    assert outlined == ["深色"]  # the theme the browser reports is the one marked

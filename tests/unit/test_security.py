@@ -131,6 +131,7 @@ ESCAPING = {
     "header_html",
     "typed_text_html",
     "button_html",
+    "switch_html",
 }  # builders that escape every text they put in (tested below)
 
 
