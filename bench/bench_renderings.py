@@ -27,6 +27,7 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from explorer.figures.frames import frame_of, legend_row_px
 from explorer.lecture_map import available_pages, page as lecture_page
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS
 
@@ -42,6 +43,7 @@ TIMEOUT_MS = 240_000
 FRAMED_MS = 60_000  # after the first chart: until every chart is drawn for the frame the page detected
 PROJECTOR_SHARE = 0.60
 PROJECTOR_TICK_PX = 24
+LEGEND_GAP_ROWS = 2  # legend rows the layout may over-reserve between two stacked legends (it estimates text widths)
 
 # Runs in the page: one record per drawn chart (a chart in a closed tab has no size and is left out).
 MEASURE_JS = """
@@ -78,7 +80,7 @@ MEASURE_JS = """
       if (R.width > 0 && (T.right > R.right + 2 || T.left < R.left - 2))
         cut.push('cell: ' + text.textContent.trim().slice(0, 30));
     }
-    let legendCut = false, legendCovers = false, legendHitsNote = false;
+    let legendCut = false, legendCovers = false, legendHitsNote = false, legendGap = 0, shown = [];
     const legends = [...gd.querySelectorAll('g[class^="legend"]')]
       .filter(g => /^legend[0-9]*$/.test(g.getAttribute('class')));
     for (const legend of legends) {
@@ -89,11 +91,15 @@ MEASURE_JS = """
                   L.bottom > G.bottom + 2 || L.right > vw + 1;
       legendCovers = legendCovers || plots.some(p => overlap(L, p) > 0.02 * L.width * L.height);
       legendHitsNote = legendHitsNote || [...gd.querySelectorAll('g.annotation')].some(a => overlap(L, box(a)) > 4);
+      shown.push(L);
     }
+    shown.sort((a, b) => a.top - b.top);  // legends in rows one under another: the empty band between two
+    for (let i = 1; i < shown.length; i++) legendGap = Math.max(legendGap, shown[i].top - shown[i - 1].bottom);
     charts.push({id: meta.figure_id || '?', frame: meta.frame || 'page', width: Math.round(G.width),
                  height: Math.round(G.height), share: area / (vw * vh), chart_share: area / (G.width * G.height),
                  min_tick: ticks.length ? Math.min(...ticks) : null, legend_cut: legendCut,
-                 legend_covers: legendCovers, legend_hits_note: legendHitsNote, cut: cut});
+                 legend_covers: legendCovers, legend_hits_note: legendHitsNote, legend_gap: Math.round(legendGap),
+                 cut: cut});
   }
   const main = document.querySelector('[data-testid="stMain"]');
   const scrollers = [...document.querySelectorAll('[class*="st-key-scroll-"]')]
@@ -133,6 +139,7 @@ class Row:
     legend_cut: bool
     legend_covers: bool
     legend_hits_note: bool
+    legend_gap: int = 0  # px of empty band between two legends stacked above the plot
     cut: list[str] = field(default_factory=list)
     sideways: bool = False
     fits: bool = True  # the page's content fits the viewport's height (what a figure-mode embed needs)
@@ -144,6 +151,8 @@ class Row:
             found.append("legend cut")
         if self.frame != "page" and (self.legend_covers or self.legend_hits_note):
             found.append("legend on the data" if self.legend_covers else "legend on a note")
+        if self.frame != "page" and self.legend_gap > legend_gap_limit(self.frame):
+            found.append(f"{self.legend_gap} px empty between legends")
         if self.cut:
             found.append(f"text cut: {', '.join(self.cut[:3])}")
         if self.drawn_as != {"embed-small": "embed"}.get(self.frame, self.frame):
@@ -153,6 +162,14 @@ class Row:
         if self.frame == "projector" and self.min_tick is not None and self.min_tick < PROJECTOR_TICK_PX:
             found.append(f"tick {self.min_tick:.0f} px")
         return found
+
+
+def legend_gap_limit(frame: str) -> float:
+    """The empty band between two legends stacked above a plot that still reads as one key: two rows of the
+    frame's legend type."""
+    width, height, extra = FRAMES[frame]
+    shown = frame_of(width, height, "embed=true" in extra, "presentation=true" in extra)
+    return LEGEND_GAP_ROWS * legend_row_px(shown.tick_px)
 
 
 def query(slug: str, lang: str, frame: str) -> str:
