@@ -12,13 +12,14 @@ import atexit
 import base64
 import csv
 import io
+import re
 import threading
 from datetime import date
 
 import numpy as np
 import plotly.graph_objects as go
 
-from explorer import __version__
+from explorer import __version__, content
 from explorer.figures.theme import SLIDE_SIZE
 
 IMAGE_FORMATS = ("svg", "png", "pdf")
@@ -112,29 +113,40 @@ def _named_custom(trace) -> tuple[list[str], np.ndarray | None]:
     return list(names), custom
 
 
-def csv_bytes(fig: go.Figure, page: str = "", figure_id: str = "") -> bytes:
-    """Every trace's numbers in long form, after `#` provenance lines; points whose figure names their details
-    (a machine's name and source, say) carry them in further columns."""
-    out = io.StringIO()
-    for line in provenance(fig, page, figure_id):
-        out.write(f"# {line}\n")
+_TAG = re.compile(r"<[^>]+>")  # Plotly's own markup in a trace name (<b>, <sup>); its line breaks go first
+
+
+def data_rows(fig: go.Figure) -> tuple[list[str], list[list]]:
+    """Every trace's numbers in long form (trace, x, y, z, then the details a figure names for its points, such
+    as a machine's name and source): the CSV download and the page's data table behind the figure."""
     extra = list(dict.fromkeys(n for trace in fig.data for n in _named_custom(trace)[0]))
-    writer = csv.writer(out)
-    writer.writerow(["trace", "x", "y", "z", *extra])
+    rows = []
     for i, trace in enumerate(fig.data):
-        name = trace.name or f"{trace.type} {i}"
+        name = _TAG.sub("", content.unbreak(trace.name)) if trace.name else f"{trace.type} {i}"
         cols = _columns(trace)
         names, custom = _named_custom(trace)
         n = max((len(v) for v in cols.values()), default=0)
         for row in range(n):
             details = dict(zip(names, custom[row])) if custom is not None and row < len(custom) else {}
-            writer.writerow(
+            rows.append(
                 [
                     name,
                     *(cols[a][row] if a in cols and row < len(cols[a]) else "" for a in "xyz"),
                     *(details.get(c, "") for c in extra),
                 ]
             )
+    return ["trace", "x", "y", "z", *extra], rows
+
+
+def csv_bytes(fig: go.Figure, page: str = "", figure_id: str = "") -> bytes:
+    """`data_rows` after `#` provenance lines."""
+    out = io.StringIO()
+    for line in provenance(fig, page, figure_id):
+        out.write(f"# {line}\n")
+    header, rows = data_rows(fig)
+    writer = csv.writer(out)
+    writer.writerow(header)
+    writer.writerows(rows)
     return out.getvalue().encode()
 
 

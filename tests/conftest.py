@@ -30,6 +30,7 @@ SLOW_FILES = {
     "tests/pages/test_four_steps_page.py": 37,
     "tests/e2e/test_lecture_mode_browser.py": 28,
     "tests/pages/test_lecture_mode.py": 26,
+    "tests/pages/test_data_table.py": 30,
 }
 
 

@@ -8,6 +8,7 @@ import re
 import traceback
 from typing import Any, Callable, Iterator
 
+import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit as st
@@ -163,7 +164,9 @@ def figure(fig: go.Figure, key: str, notice: str = "", slides: str | None = None
         return
     if notice:
         _notice(notice, slides or page(slug).slides)
-    _share_and_export(fig, key, name, slug)
+    with st.container(horizontal=True):
+        _share_and_export(fig, key, name, slug)
+        _data_table(fig, key)
 
 
 def live_figure(fig: go.Figure, key: str) -> None:
@@ -228,6 +231,22 @@ def _dark() -> bool:
 def _notice(text: str, slides: str) -> None:
     text = re.sub(r"^(what to notice|where to look|看点)\s*[:：]\s*", "", text.strip(), flags=re.IGNORECASE)
     st.caption(common("what-to-notice", slides=slides_label(slides), text=text))
+
+
+def _data_table(fig: go.Figure, key: str) -> None:
+    """The numbers behind the figure as a table a keyboard can walk (the figure itself is a picture to a screen
+    reader and to a student who cannot tell its colours apart); built only while its popover is open."""
+    data = st.popover(common("data-table"), key=f"data-{key}", on_change="rerun")
+    if not data.open:
+        return
+    with data:
+        header, rows = export.data_rows(fig)
+        table = pd.DataFrame(rows, columns=header).replace("", None)
+        table = table.dropna(subset=["x", "y", "z"], how="all").dropna(axis=1, how="all").infer_objects()
+        for column in table.select_dtypes(include=["object", "str"]).columns:  # words, or numbers mixed with words
+            table[column] = table[column].map(lambda v: "" if pd.isna(v) else str(v))
+        st.caption(common("data-table-note", rows=len(table)))
+        st.dataframe(table, hide_index=True, width="stretch")
 
 
 def _share_and_export(fig: go.Figure, key: str, name: str, slug: str) -> None:

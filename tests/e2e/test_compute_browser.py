@@ -79,3 +79,16 @@ def test_upload_a_good_and_a_bad_csv(page, app_url, tmp_path):
     wait_for_app(page, "This is not a CSV file: it contains binary data")
     assert_no_exception(page)
     page.screenshot(path=str(tmp_path / "compute-upload-bad.png"), full_page=True)
+
+
+def test_the_numbers_behind_the_figure_are_a_keyboard_away(page, app_url):
+    """Tab from "Share / export" to "Data table", Enter: the figure's numbers as a table (the CSV's rows)."""
+    _open(page, app_url)
+    page.get_by_role("button", name="Share / export").first.focus()
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.innerText").startswith("Data table")
+    page.keyboard.press("Enter")
+    table = page.locator('[data-testid="stPopoverBody"] [data-testid="stDataFrame"]')
+    expect(table).to_be_visible()
+    expect(page.get_by_text(re.compile(r"The numbers behind this figure, \d+ rows"))).to_be_visible()
+    assert_no_exception(page)

@@ -50,3 +50,12 @@ def test_images_are_valid_files_at_slide_size():
 def test_unknown_formats_are_refused():
     with pytest.raises(ValueError, match="format must be one of"):
         export.render(_figure(), "gif")
+
+
+def test_data_rows_name_traces_without_the_legends_markup():
+    fig = go.Figure(go.Scatter(x=[1, 2], y=[3, 4], name="<b>Nordhaus</b> (2001)<br>machines"))
+    fig.add_scatter(x=[1], y=[1], name="按原作<br>者")
+    header, rows = export.data_rows(fig)
+    assert header == ["trace", "x", "y", "z"]
+    assert [r[0] for r in rows] == ["Nordhaus (2001) machines", "Nordhaus (2001) machines", "按原作者"]
+    assert export.csv_bytes(fig).decode().count("Nordhaus (2001) machines,") == 2  # the download says the same
