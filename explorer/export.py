@@ -17,6 +17,7 @@ import threading
 from datetime import date
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
 from explorer import __version__, content
@@ -136,6 +137,17 @@ def data_rows(fig: go.Figure) -> tuple[list[str], list[list]]:
                 ]
             )
     return ["trace", "x", "y", "z", *extra], rows
+
+
+def data_table(fig: go.Figure) -> pd.DataFrame:
+    """`data_rows` as a table to read on the page: rows without a number (a legend-only entry) and empty columns
+    left out; numbers stay numbers (they sort), and a column that mixes them with words is shown as written."""
+    header, rows = data_rows(fig)
+    table = pd.DataFrame(rows, columns=header).replace("", None)
+    table = table.dropna(subset=["x", "y", "z"], how="all").dropna(axis=1, how="all").infer_objects()
+    for column in table.select_dtypes(include=["object", "str"]).columns:
+        table[column] = table[column].map(lambda v: "" if pd.isna(v) else str(v))
+    return table
 
 
 def csv_bytes(fig: go.Figure, page: str = "", figure_id: str = "") -> bytes:

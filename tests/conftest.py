@@ -28,9 +28,9 @@ SLOW_FILES = {
     "tests/e2e/test_hostile_uploads_browser.py": 39,
     "tests/e2e/test_audit_browser.py": 39,
     "tests/pages/test_four_steps_page.py": 37,
+    "tests/pages/test_data_table.py": 30,
     "tests/e2e/test_lecture_mode_browser.py": 28,
     "tests/pages/test_lecture_mode.py": 26,
-    "tests/pages/test_data_table.py": 30,
 }
 
 

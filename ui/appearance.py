@@ -72,6 +72,11 @@ def probe() -> None:
         st.session_state[_SEEN] = size
 
 
+def browser_theme() -> str | None:
+    """ "light" or "dark", as the browser reports the theme it shows (None outside a browser session)."""
+    return getattr(getattr(st.context, "theme", None), "type", None)
+
+
 def current_frame() -> Frame:
     """The frame this run draws for: `frame=WxH` from the URL, else the browser's last report, else the page (or
     the default projector or embed size when the URL says so and the browser has not reported yet)."""

@@ -8,7 +8,6 @@ import re
 import traceback
 from typing import Any, Callable, Iterator
 
-import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit as st
@@ -224,8 +223,7 @@ def header_html(header: Header, frame: Frame | None = None) -> str:
 
 def _dark() -> bool:
     """Whether the app is shown in the dark theme (the browser reports it; a projector link asks for light)."""
-    theme = getattr(st.context, "theme", None)
-    return getattr(theme, "type", None) == "dark" and not lecture.presentation()
+    return appearance.browser_theme() == "dark" and not lecture.presentation()
 
 
 def _notice(text: str, slides: str) -> None:
@@ -240,11 +238,7 @@ def _data_table(fig: go.Figure, key: str) -> None:
     if not data.open:
         return
     with data:
-        header, rows = export.data_rows(fig)
-        table = pd.DataFrame(rows, columns=header).replace("", None)
-        table = table.dropna(subset=["x", "y", "z"], how="all").dropna(axis=1, how="all").infer_objects()
-        for column in table.select_dtypes(include=["object", "str"]).columns:  # words, or numbers mixed with words
-            table[column] = table[column].map(lambda v: "" if pd.isna(v) else str(v))
+        table = export.data_table(fig)
         st.caption(common("data-table-note", rows=len(table)))
         st.dataframe(table, hide_index=True, width="stretch")
 

@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
+from ui import appearance
 from ui.text import common
 
 THEMES = {"system": None, "light": "light_theme", "dark": "dark_theme"}  # choice: Streamlit's embed option
@@ -46,4 +47,4 @@ def switch_html(shown: str | None) -> str:
 
 def switch(where=st.sidebar) -> None:
     """Under the language switch (a link without a target opens in this tab)."""
-    where.html(switch_html(getattr(getattr(st.context, "theme", None), "type", None)))
+    where.html(switch_html(appearance.browser_theme()))

@@ -52,6 +52,16 @@ def test_unknown_formats_are_refused():
         export.render(_figure(), "gif")
 
 
+def test_the_data_table_leaves_out_legend_only_entries_and_keeps_numbers_as_numbers():
+    fig = go.Figure(go.Scatter(x=[1900, 1950], y=[0.5, 2.0], name="machines"))
+    fig.add_scatter(x=[None], y=[None], name="a legend entry alone")
+    fig.add_scatter(x=["late", 2000], y=[1.0, 3.0], name="mixed")
+    table = export.data_table(fig)
+    assert list(table.columns) == ["trace", "x", "y"]  # z held nothing
+    assert list(table["trace"]) == ["machines", "machines", "mixed", "mixed"]
+    assert table["y"].dtype.kind == "f" and list(table["x"]) == ["1900", "1950", "late", "2000"]
+
+
 def test_data_rows_name_traces_without_the_legends_markup():
     fig = go.Figure(go.Scatter(x=[1, 2], y=[3, 4], name="<b>Nordhaus</b> (2001)<br>machines"))
     fig.add_scatter(x=[1], y=[1], name="按原作<br>者")
