@@ -10,11 +10,12 @@ draw it: header text, then a chart as tall as the frame leaves. The frame is det
 - the smallest tick label in px (projector: at least 24 at 1080 lines);
 - the legend cut (outside the chart's box) or covering a plot area;
 - any text outside the chart's box, past the viewport's right edge, or past its table cell;
+- any text under WCAG's contrast against the pixels it is drawn on (bench.contrast);
 - and per page: whether anything scrolls sideways (the page, or a frame inside it).
 
-`python -m bench.bench_renderings [--lang en|zh|both] [slug ...]`; prints one line per figure and frame and a
-summary, and writes the rows as JSON to `--out` if given. Quick mode (`python -m bench --quick`): the first page,
-in the page frame, in English.
+`python -m bench.bench_renderings [--lang en|zh|both] [--theme light|dark] [slug ...]`; prints one line per figure
+and frame and a summary, and writes the rows as JSON to `--out` if given. Quick mode (`python -m bench --quick`):
+the first page, in the page frame, in English.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from bench.contrast import chart_low_contrast
 from explorer.figures.frames import frame_of, legend_row_px
 from explorer.lecture_map import available_pages, page as lecture_page
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS
@@ -140,6 +142,7 @@ class Row:
     legend_covers: bool
     legend_hits_note: bool
     legend_gap: int = 0  # px of empty band between two legends stacked above the plot
+    low_contrast: list[str] = field(default_factory=list)  # texts under WCAG's contrast as drawn (bench.contrast)
     cut: list[str] = field(default_factory=list)
     sideways: bool = False
     fits: bool = True  # the page's content fits the viewport's height (what a figure-mode embed needs)
@@ -155,6 +158,8 @@ class Row:
             found.append(f"{self.legend_gap} px empty between legends")
         if self.cut:
             found.append(f"text cut: {', '.join(self.cut[:3])}")
+        if self.low_contrast:
+            found.append(f"low contrast: {', '.join(self.low_contrast[:3])}")
         if self.drawn_as != {"embed-small": "embed"}.get(self.frame, self.frame):
             found.append(f"drawn for {self.drawn_as}")
         if self.sideways:
@@ -198,6 +203,8 @@ def measure(
             pg.wait_for_selector(".js-plotly-plot .main-svg", state="visible")
         wait_drawn_for(pg, frame)
         data = pg.evaluate(MEASURE_JS, frame)
+        for i, chart in enumerate(data["charts"]):
+            chart["low_contrast"] = chart_low_contrast(pg, i)
         if shots:
             for i, chart in enumerate(data["charts"]):
                 pg.evaluate(SCROLL_TO_JS, i)
@@ -219,10 +226,12 @@ def measure(
     ]
 
 
-def measure_page(browser, url: str, slug: str, lang: str, frame: str, shots: Path | None = None) -> list[Row]:
+def measure_page(
+    browser, url: str, slug: str, lang: str, frame: str, shots: Path | None = None, theme: str = "light"
+) -> list[Row]:
     """`measure` of the whole page; in an embed or on a projector, a chart the page draws in a column (beside
     another) is measured again through its own figure-mode link, which is how a slide shows it."""
-    rows = measure(browser, url, slug, lang, frame, shots)
+    rows = measure(browser, url, slug, lang, frame, shots, theme=theme)
     if frame in ("page", "phone"):
         return rows
     width = FRAMES[frame][0]
@@ -230,7 +239,8 @@ def measure_page(browser, url: str, slug: str, lang: str, frame: str, shots: Pat
     for row in rows:
         if row.width < 0.8 * width and row.id != "?":
             link = f"/{'' if slug == 'home' else slug}?figure={row.id}&lang={lang}{FRAMES[frame][2]}"
-            alone = [r for r in measure(browser, url, slug, lang, frame, shots, address=link) if r.id == row.id]
+            alone = measure(browser, url, slug, lang, frame, shots, address=link, theme=theme)
+            alone = [r for r in alone if r.id == row.id]
             out += alone[:1] or [row]
         else:
             out.append(row)
@@ -315,6 +325,7 @@ def main(argv: list[str] | None = None, quick: bool = False) -> dict:
     parser.add_argument("slugs", nargs="*")
     parser.add_argument("--lang", default="en", choices=["en", "zh", "both"])
     parser.add_argument("--frames", default=",".join(FRAMES))
+    parser.add_argument("--theme", default="light", choices=["light", "dark"], help="the browser's colour scheme")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--shots", type=Path, help="a screenshot of every measured chart, into this folder")
     parser.add_argument(
@@ -347,7 +358,7 @@ def main(argv: list[str] | None = None, quick: bool = False) -> dict:
             for slug in slugs:
                 for frame in args.frames.split(","):
                     try:
-                        got = measure_page(browser, url, slug, lang, frame, args.shots)
+                        got = measure_page(browser, url, slug, lang, frame, args.shots, args.theme)
                     except Exception as err:  # noqa: BLE001 - one page's failure is reported, the rest measured
                         print(f"{slug} {frame} {lang}: FAILED {type(err).__name__}: {str(err)[:200]}", flush=True)
                         continue

@@ -18,17 +18,23 @@ from explorer.lecture_map import ROOT, available_pages
 WAIT_FOR_JOBS_S = 300  # a page's default view may start a background measurement (the cache page does)
 
 
+def _open(file: str, lang: str) -> AppTest:
+    """The page run once, every section open. Not run twice: between runs AppTest words a control's value with
+    its format function outside the page, so in English, and a Chinese option list does not hold it."""
+    at = AppTest.from_file(str(ROOT / file), default_timeout=180)
+    at.query_params["sections"] = "all"
+    at.query_params["lang"] = lang
+    return at.run()
+
+
 def collect(slugs: list[str] | None = None, lang: str = "en") -> list[dict]:
     figures = []
     for info in available_pages():
         if slugs and info.slug not in slugs:
             continue
-        at = AppTest.from_file(str(ROOT / info.file), default_timeout=180)
-        at.query_params["sections"] = "all"
-        at.query_params["lang"] = lang
-        at.run()
+        _open(info.file, lang)
         QUEUE.wait_idle(WAIT_FOR_JOBS_S)
-        at.run()
+        at = _open(info.file, lang)  # a fresh run: a rerun would word the controls' values in English (see _open)
         if at.exception:
             raise RuntimeError(f"page {info.slug} raised: {at.exception[0].value}")
         for chart in at.get("plotly_chart"):

@@ -164,6 +164,7 @@ def chat_reuse(chat: dict, shown: int, height: int | None = None) -> go.Figure:
         + (" " + content.text(BOOK, "chat-bidirectional-moved", quantity=names[shown]) if measured else ""),
     )
     fig = make_subplots(rows=2, cols=1, subplot_titles=titles, vertical_spacing=0.3)
+    cell_names = [content.text(BOOK, f"chat-cell-{name}") for name, _ in CHAT_CELLS]
     scale = []
     for i, (_, color) in enumerate(CHAT_CELLS):
         scale += [[i / len(CHAT_CELLS), color], [(i + 1) / len(CHAT_CELLS), color]]
@@ -176,6 +177,7 @@ def chat_reuse(chat: dict, shown: int, height: int | None = None) -> go.Figure:
             for turn in turns
         ]
         z = [[c[0] for c in line] for line in cells]
+        kinds = [[cell_names[int(code)] if code == code else "" for code in line] for line in z]
         fig.add_heatmap(
             z=z,
             x=list(range(len(spans))),
@@ -192,6 +194,7 @@ def chat_reuse(chat: dict, shown: int, height: int | None = None) -> go.Figure:
             textfont=dict(size=13 if len(spans) <= 20 else 10),
             hovertext=[[c[2] for c in line] for line in cells],
             hovertemplate="%{hovertext}<extra></extra>",
+            customdata=[[(name, label, kind) for label, kind in zip(labels, line)] for name, line in zip(rows, kinds)],
             row=row,
             col=1,
         )
@@ -216,12 +219,12 @@ def chat_reuse(chat: dict, shown: int, height: int | None = None) -> go.Figure:
             row=row,
             col=1,
         )
-    for name, color in CHAT_CELLS:  # a legend of the cell colours (a heatmap has none of its own)
+    for name, (_, color) in zip(cell_names, CHAT_CELLS):  # a legend of the cell colours (a heatmap has none)
         fig.add_scatter(
             x=[None],
             y=[None],
             mode="markers",
-            name=content.text(BOOK, f"chat-cell-{name}"),
+            name=name,
             marker=dict(symbol="square", size=16, color=color),
         )
     fig.update_xaxes(

@@ -74,6 +74,7 @@ def _budget_line(fig: go.Figure, budget: float | None, label: bool = True) -> No
             yanchor="bottom",
             xshift=4,
             font=dict(color=BUDGET_COLOR, size=14),
+            bgcolor="white",  # it may sit on the b* markers: an opaque box keeps it readable on any of them
         )
 
 

@@ -252,13 +252,14 @@ def _pale(color: str, share: float = 0.45) -> str:
 def _tile(fig: go.Figure, x0: float, x1: float, y: float, tile: WeightTile, text: str) -> None:
     """A weight block: its owner's colour, pale with a dashed edge where it runs another block's weights."""
     color = OWNER_COLORS[tile.owner]
+    fill = _pale(color) if tile.borrowed else color
     fig.add_shape(
         type="rect",
         x0=x0,
         x1=x1,
         y0=y - TILE_H / 2,
         y1=y + TILE_H / 2,
-        fillcolor=_pale(color) if tile.borrowed else color,
+        fillcolor=fill,
         layer="below",
         line=dict(color=color if not tile.borrowed else "#555555", width=2, dash="dash" if tile.borrowed else "solid"),
     )
@@ -268,6 +269,7 @@ def _tile(fig: go.Figure, x0: float, x1: float, y: float, tile: WeightTile, text
         text=text,
         showarrow=False,
         font=dict(size=14, color="#222222" if tile.borrowed else OWNER_TEXT[tile.owner]),
+        bgcolor=fill,  # the tile's own colour: says what the label is read against (figures.readability)
     )
 
 

@@ -73,12 +73,16 @@ def argument_chain() -> go.Figure:
     )
 
 
-PATH_COLORS = {"open": "#BBBBBB", "right": OKABE_ITO[2], "wrong": OKABE_ITO[3]}
+# the palette's green and vermilion a shade deeper, so the white stop numbers read on them (WCAG 4.5:1); an open
+# stop is light grey with a dark number. A missed stop is also square, not round: not told by colour alone
+MUTED_TEXT = "#767676"  # a term a search leaves out: the lightest grey that still reads on white (WCAG 4.5:1)
+PATH_COLORS = {"open": "#BBBBBB", "right": "#007E5C", "wrong": "#C05500"}
+PATH_SYMBOLS = {"open": "circle", "right": "circle", "wrong": "square"}
 
 
 def path_progress(outcomes: list[str], current: int) -> go.Figure:
-    """The learning path as a row of ten stops: grey before a prediction, green when the figure agreed with
-    it, orange when it did not; the current stop ringed."""
+    """The learning path as a row of ten stops: grey before a prediction, a green circle when the figure agreed
+    with it, an orange square when it did not; the current stop ringed."""
     n = len(outcomes)
     fig = go.Figure(
         go.Scatter(
@@ -87,13 +91,14 @@ def path_progress(outcomes: list[str], current: int) -> go.Figure:
             mode="markers+text",
             text=[str(i) for i in range(1, n + 1)],
             textposition="middle center",
-            textfont=dict(size=15, color="white"),
+            textfont=dict(size=15, color=["#222222" if o == "open" else "white" for o in outcomes]),
             hoverinfo="skip",
             showlegend=False,
             cliponaxis=False,  # the current stop's ring may reach past a short plot's edge: drawn whole, not cut
             marker=dict(
                 size=[40 if i == current else 30 for i in range(1, n + 1)],
                 color=[PATH_COLORS[o] for o in outcomes],
+                symbol=[PATH_SYMBOLS[o] for o in outcomes],
                 line=dict(width=[4 if i == current else 0 for i in range(1, n + 1)], color="#222222"),
             ),
         )
@@ -143,7 +148,7 @@ def glossary_map(terms: list, matched: set[str] | None = None, line_units: int =
             widest = max(widest, used)
             texts.append(t.term)
             on = matched is None or t.key in matched
-            colors.append(stage_color.get(pages[slug].stage, "#444444") if on else "#BBBBBB")
+            colors.append(stage_color.get(pages[slug].stage, "#444444") if on else MUTED_TEXT)
             custom.append([t.term_zh, t.term_en, slug, t.explanation])
         line += 1
     fig = go.Figure(

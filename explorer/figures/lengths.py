@@ -27,7 +27,7 @@ ROLE_COLORS = {
     "causal": CONCEPT_COLORS["causal"],
     "bidirectional": CONCEPT_COLORS["bidirectional"],
     "cross": CONCEPT_COLORS["cross"],
-    "head": "#777777",
+    "head": "#6B6B6B",  # dark enough for its white label (WCAG 4.5:1)
     "embedding": "#D9D9D9",
 }
 FAMILY_COLORS = {DECODER: CONCEPT_COLORS["causal"], ENCDEC: CONCEPT_COLORS["bidirectional"]}

@@ -15,6 +15,7 @@ import plotly.io as pio
 
 from explorer.content import unbreak
 from explorer.evidence import Evidence, Kind
+from explorer.figures.readability import make_readable, on_markers, readable_text, rgb_of
 
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
 
@@ -30,15 +31,17 @@ CONCEPT_COLORS = {
     "fit": "#555555",
 }
 
+# a badge is white text on its kind's colour: each colour reaches WCAG's 4.5:1 against white (measured green,
+# fit orange, formula pink and schematic grey are the palette's, a shade deeper)
 EVIDENCE_COLORS = {
-    Kind.MEASURED: "#009E73",
+    Kind.MEASURED: "#007E5C",
     Kind.SIMULATION: "#8C510A",
     Kind.BY_CONSTRUCTION: "#332288",
     Kind.HISTORICAL: "#0072B2",
-    Kind.FIT: "#D55E00",
+    Kind.FIT: "#C05500",
     Kind.EXTRAPOLATION: "#B2182B",
-    Kind.FORMULA: "#CC79A7",
-    Kind.SCHEMATIC: "#777777",
+    Kind.FORMULA: "#A36186",
+    Kind.SCHEMATIC: "#6B6B6B",
     Kind.CLASS_ANSWERS: "#6A3D9A",
 }
 
@@ -109,7 +112,7 @@ def styled(
     for axis in fig.select_yaxes():
         if axis.title.text:
             axis.title.text = wrap_axis_title(axis.title.text)
-    return stamp_evidence(fig, evidence, badge_chars)
+    return stamp_evidence(make_readable(fig), evidence, badge_chars)
 
 
 AXIS_TITLE_CHARS = 24  # a longer y-axis title is cut above and below a short plot (a phone, a panel of a grid)
@@ -291,6 +294,8 @@ def for_dark(fig: go.Figure) -> go.Figure:
         shape.line.color = _lifted(shape.line.color)
     for trace in out.data:  # black "data" and "mean" marks, dark grey fits: light greys on the dark panel
         for path in _TRACE_COLORS:
+            if path == ("textfont", "color") and trace.type == "scatter" and on_markers(trace):
+                continue  # a label on its marker was chosen for the marker's colour, which stays
             part = trace
             for name in path[:-1]:
                 part = getattr(part, name, None)
@@ -300,12 +305,12 @@ def for_dark(fig: go.Figure) -> go.Figure:
                 if getattr(part, path[-1], None) is not None:
                     setattr(part, path[-1], _lifted(getattr(part, path[-1])))
     for note in out.layout.annotations:
-        note.font.color = _readable_on_dark(_lifted(note.font.color))
+        note.font.color = _lifted(note.font.color)
         if _is_light(note.bgcolor):  # a white label box would hide its now light text: the panel shows through
             note.bgcolor = "rgba(14,17,23,0.8)"
         if note.showarrow is not False:  # Plotly's default arrow is dark grey
             note.arrowcolor = _lifted(note.arrowcolor or "#444444")
-    return out
+    return readable_text(out)  # coloured notes and labels a shade paler, where the dark panel needs it
 
 
 _TRACE_COLORS = (
@@ -319,43 +324,14 @@ _TRACE_COLORS = (
 
 
 def _rgb(color: object) -> tuple[int, int, int] | None:
-    if not isinstance(color, str) or not color.startswith("#") or len(color) != 7:
-        return None
-    return tuple(int(color[i : i + 2], 16) for i in (1, 3, 5))
-
-
-_RGB_FUNCTION = re.compile(r"rgba?\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)")
+    """A colour written as #RRGGBB, as the palette writes them (rgb() and names are left alone)."""
+    return rgb_of(color) if isinstance(color, str) and color.startswith("#") else None
 
 
 def _is_light(color: str | None) -> bool:
     """A colour close to white: #F2F2F2, "white", or rgb()/rgba() such as a label box's rgba(255,255,255,0.85)."""
-    found = _RGB_FUNCTION.match(color.strip()) if isinstance(color, str) else None
-    rgb = tuple(int(v) for v in found.groups()) if found else (255,) * 3 if color == "white" else _rgb(color)
+    rgb = rgb_of(color)
     return rgb is not None and min(rgb) >= 0xD8
-
-
-TEXT_CONTRAST = 4.5  # WCAG's minimum for normal text against its background
-
-
-def _luminance(rgb: tuple[int, int, int]) -> float:
-    """WCAG relative luminance of an sRGB colour."""
-    linear = [c / 255 / 12.92 if c <= 10 else ((c / 255 + 0.055) / 1.055) ** 2.4 for c in rgb]
-    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
-
-
-def _readable_on_dark(color):
-    """A label colour mixed towards white until it reads on the dark panel: the palette's blue or green (#0072B2,
-    #009E73) are fine as bars and lines there but too dim as small text ("decoder side reads Ly = 16")."""
-    rgb = _rgb(color)
-    if rgb is None:
-        return color
-    panel = _luminance(_rgb(DARK["paper"]))
-    mixed = rgb
-    for step in range(11):
-        mixed = tuple(round(c + (255 - c) * step / 10) for c in rgb)
-        if (_luminance(mixed) + 0.05) / (panel + 0.05) >= TEXT_CONTRAST:
-            break
-    return color if mixed == rgb else "#" + "".join(f"{c:02X}" for c in mixed)
 
 
 def _lifted(color):

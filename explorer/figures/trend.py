@@ -20,6 +20,8 @@ from explorer.figures.theme import CONCEPT_COLORS, FOOT_LEGEND, OKABE_ITO, displ
 from explorer.trend import SERIES, VALUE, Fit, in_window
 
 SERIES_COLORS = {s.key: OKABE_ITO[i] for s, i in zip(SERIES, (0, 1, 2, 4, 5))}
+# and a fill per source, so that colour never tells the sources apart alone (the shape tells the technology)
+SERIES_FILLS = {s.key: ("", "-open", "-dot", "-open-dot")[i % 4] for i, s in enumerate(SERIES)}
 UPLOAD_COLOR = CONCEPT_COLORS["data"]
 FIT_COLOR = CONCEPT_COLORS["fit"]
 REFERENCE_COLOR = OKABE_ITO[3]
@@ -125,7 +127,7 @@ def _points(fig: go.Figure, rows: pd.DataFrame, window: tuple[float, float]) -> 
                 legendgroup=key,
                 hoverinfo="skip",
                 name=content.text(BOOK, "series-rows", label=series_label(key), n=mine.sum()),
-                marker=dict(color=SERIES_COLORS[key], symbol="circle", size=10),
+                marker=dict(color=SERIES_COLORS[key], symbol="circle" + SERIES_FILLS[key], size=10, line=_fill(key)),
             )
         )
         fig.add_trace(
@@ -140,14 +142,19 @@ def _points(fig: go.Figure, rows: pd.DataFrame, window: tuple[float, float]) -> 
                 meta={"columns": POINT_COLUMNS},
                 marker=dict(
                     color=SERIES_COLORS[key],
-                    symbol=symbols[mine],
+                    symbol=[symbol + SERIES_FILLS[key] for symbol in symbols[mine]],
                     size=9,
                     opacity=np.where(inside[mine], 0.9, 0.25),
-                    line=dict(width=0.5, color="white"),
+                    line=_fill(key),
                 ),
                 hovertemplate=content.text(BOOK, "point-hover"),
             )
         )
+
+
+def _fill(key: str) -> dict:
+    """An open marker is its outline, drawn in the marker's colour; a filled one has a thin white edge."""
+    return dict(width=2) if "open" in SERIES_FILLS[key] else dict(width=0.5, color="white")
 
 
 def _kind_legend(fig: go.Figure, rows: pd.DataFrame) -> None:

@@ -1,5 +1,6 @@
 """AppTest of the glossary: the map of terms, the tables under each page's link, the search, in both languages."""
 
+from explorer.figures.home import MUTED_TEXT
 from explorer import glossary
 from tests.pages.conftest import assert_clean, evidence_kinds, figures, run_page, untranslated
 
@@ -24,7 +25,7 @@ def test_a_search_from_the_url_narrows_the_tables_and_greys_the_map():
     at = run_page(PAGE, find="cache")
     assert_clean(at)
     assert [r.split(" | ")[1] for r in _rows(at)] == ["KV cache"]
-    assert sum(c != "#BBBBBB" for c in figures(at)[0]["data"][0]["textfont"]["color"]) == 1
+    assert sum(c != MUTED_TEXT for c in figures(at)[0]["data"][0]["textfont"]["color"]) == 1
     at = run_page(PAGE, find="zzz-nothing")
     assert_clean(at)
     assert not _rows(at)

@@ -2,8 +2,11 @@
 
 from urllib.parse import parse_qs, urlsplit
 
+import plotly.graph_objects as go
 import pytest
 
+from explorer.figures.readability import colour_only, low_contrast
+from explorer.figures.theme import for_dark
 from explorer.lecture_map import PAGES
 from tests.pages.conftest import assert_clean, figure_downloads, figures, open_shares, run_page
 
@@ -50,13 +53,17 @@ def test_the_default_view_draws_the_first_screen_figure_and_words_below_it(slug)
 
 
 @pytest.mark.parametrize("slug", sorted(FILES))
-def test_every_figure_with_every_section_open_has_an_id_and_its_exports(slug):
+def test_every_figure_with_every_section_open_has_an_id_its_exports_and_reads_for_everyone(slug):
     at = open_shares(run_page(FILES[slug], sections="all"))
     assert_clean(at)
     ids = _ids(at)
     assert EMBED_FIGURES[slug] in ids and len(ids) == len(set(ids))
     assert all(f["layout"]["meta"]["page"] == slug for f in figures(at))
     assert sorted(figure_downloads(at)) == sorted(f"{fmt}-{i}" for i in ids for fmt in ("svg", "png", "csv"))
+    for spec in figures(at):  # and everyone can read it, in the light and the dark theme
+        fig, name = go.Figure(spec), spec["layout"]["meta"]["figure_id"]
+        assert colour_only(fig) == [], name
+        assert low_contrast(fig) == [] and low_contrast(for_dark(fig)) == [], name
 
 
 @pytest.mark.parametrize("slug", sorted(FILES))

@@ -5,6 +5,7 @@ from urllib.parse import parse_qsl
 import pytest
 
 from explorer import learning_path as lp
+from explorer.figures.home import PATH_COLORS, PATH_SYMBOLS
 from explorer.lecture_map import page
 from tests.pages.conftest import assert_clean, evidence_kinds, figures, run_page, untranslated
 
@@ -51,8 +52,9 @@ def test_a_shared_link_restores_the_progress_and_unusable_predictions_count_as_n
     right = {f"p{s.number}": str(s.answer) for s in lp.STEPS[:3]}
     at = run_page(PAGE, q="4", p4="7", p5="x", **right)
     assert_clean(at)
-    colors = figures(at)[0]["data"][0]["marker"]["color"]
-    assert colors[:3] == ["#009E73"] * 3 and colors[3:] == ["#BBBBBB"] * 7
+    marker = figures(at)[0]["data"][0]["marker"]
+    assert marker["color"] == [PATH_COLORS["right"]] * 3 + [PATH_COLORS["open"]] * 7
+    assert marker["symbol"] == [PATH_SYMBOLS["right"]] * 3 + [PATH_SYMBOLS["open"]] * 7
     assert at.radio(key="pick-4").value is None
 
 

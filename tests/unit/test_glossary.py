@@ -2,6 +2,7 @@
 
 import pytest
 
+from explorer.figures.home import MUTED_TEXT
 from explorer import content, glossary, i18n
 from explorer.figures.home import glossary_map
 from explorer.lecture_map import PAGES
@@ -65,9 +66,9 @@ def test_the_map_places_every_term_on_its_page_row_and_greys_the_others():
     (trace,) = fig.data
     assert list(trace.text) == [t.term_en for t in terms] and len(trace.customdata) == len(terms)
     colors = list(trace.textfont.color)
-    assert sum(c != "#BBBBBB" for c in colors) == 1 and colors[[t.key for t in terms].index("kv-cache")] != "#BBBBBB"
+    assert sum(c != MUTED_TEXT for c in colors) == 1 and colors[[t.key for t in terms].index("kv-cache")] != MUTED_TEXT
     assert fig.layout.meta["evidence"] == "schematic"
     with i18n.using("zh"):
         zh = glossary_map(terms)
-    assert list(zh.data[0].text) == [t.term_zh for t in terms] and "#BBBBBB" not in zh.data[0].textfont.color
+    assert list(zh.data[0].text) == [t.term_zh for t in terms] and MUTED_TEXT not in zh.data[0].textfont.color
     assert list(zh.layout.yaxis.ticktext)[0] == content.text("map", "page-home-title", lang="zh")

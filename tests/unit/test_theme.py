@@ -137,16 +137,16 @@ def test_a_long_y_axis_title_wraps_at_its_middle_and_axes_make_room_for_their_la
 
 
 def test_the_dark_copy_lightens_label_text_that_would_be_too_dim_on_the_dark_panel():
-    from explorer.figures.theme import CONCEPT_COLORS, DARK, TEXT_CONTRAST, _luminance, _rgb, for_dark
+    from explorer.figures.readability import TEXT_CONTRAST, contrast, rgb_of
+    from explorer.figures.theme import CONCEPT_COLORS, DARK, for_dark
 
     fig = go.Figure()
     for color in (CONCEPT_COLORS["causal"], "#009E73", "#E69F00", "#FAFAFA"):
         fig.add_annotation(x=0, y=0, text=color, font=dict(color=color))
     dark = for_dark(fig)
-    panel = _luminance(_rgb(DARK["paper"]))
     for light, shown in zip(fig.layout.annotations, dark.layout.annotations):
-        contrast = (_luminance(_rgb(shown.font.color)) + 0.05) / (panel + 0.05)
-        assert contrast >= TEXT_CONTRAST, (light.font.color, shown.font.color, contrast)
+        ratio = contrast(rgb_of(shown.font.color), rgb_of(DARK["paper"]))
+        assert ratio >= TEXT_CONTRAST, (light.font.color, shown.font.color, ratio)
     assert dark.layout.annotations[0].font.color != CONCEPT_COLORS["causal"]  # the blue label is lightened
     assert [a.font.color for a in dark.layout.annotations[2:]] == ["#E69F00", "#FAFAFA"]  # bright ones are kept
     assert fig.layout.annotations[0].font.color == CONCEPT_COLORS["causal"]  # the export keeps the palette
