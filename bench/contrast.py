@@ -59,7 +59,7 @@ def low_contrast(texts: list[dict], image: np.ndarray) -> list[str]:
             continue
         under = ground(image[y0:y1, x0:x1])
         rgb, alpha = color
-        alpha = alpha * (t["alpha"] if t["alpha"] == t["alpha"] else 1.0)
+        alpha = alpha * (t["alpha"] if t["alpha"] == t["alpha"] else 1.0)  # NaN: no fill-opacity set
         shown = tuple(round(c * alpha + g * (1 - alpha)) for c, g in zip(rgb, under))
         need = LARGE_TEXT_CONTRAST if t["size"] >= LARGE_TEXT_PX else TEXT_CONTRAST
         ratio = contrast(shown, under)

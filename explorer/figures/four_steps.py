@@ -29,6 +29,7 @@ from explorer.experiments.four_steps import (
     weight_blocks,
 )
 from explorer.figures.heatmaps import category_heatmap, matrix_layout
+from explorer.figures.readability import LABELLED
 from explorer.figures.theme import CONCEPT_COLORS, FOOT_LEGEND, OKABE_ITO, styled
 
 CURRENT = OKABE_ITO[0]  # the step being looked at
@@ -397,6 +398,7 @@ def weights(
                     mode="markers",
                     name=content.text(BOOK, f"legend-{owner}"),
                     marker=dict(symbol="square", size=14, color=OWNER_COLORS[owner]),
+                    meta=LABELLED,  # each tile carries its owner's letter
                 )
             )
     if any(t.borrowed for t in tiles):

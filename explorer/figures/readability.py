@@ -13,12 +13,13 @@ import re
 from collections.abc import Iterator
 
 import numpy as np
-from scipy import ndimage
 import plotly.graph_objects as go
+from scipy import ndimage
 
 TEXT_CONTRAST = 4.5  # WCAG's minimum for normal text against its background
 LARGE_TEXT_CONTRAST = 3.0  # and for large text
 LARGE_TEXT_PX = 24  # WCAG's "large": 18 pt
+MID_GREY = 0.179  # the luminance where black and white text contrast equally: above it a ground is light
 
 _RGB_FUNCTION = re.compile(r"rgba?\(\s*([\d.]+)\s*,\s*([\d.]+)\s*,\s*([\d.]+)\s*(?:,\s*([\d.]+)\s*)?\)")
 _NAMED = {"white": (255, 255, 255), "black": (0, 0, 0)}
@@ -45,6 +46,10 @@ def rgb_of(color: object) -> tuple[int, int, int] | None:
     """The colour as (r, g, b), its alpha ignored; None where `rgba_of` reads nothing."""
     found = rgba_of(color)
     return found[0] if found else None
+
+
+def _hex(rgb: tuple[int, int, int]) -> str:
+    return "#" + "".join(f"{c:02X}" for c in rgb)
 
 
 def luminance(rgb: tuple[int, int, int]) -> float:
@@ -182,6 +187,21 @@ def _category_cells(trace) -> dict[str, tuple[np.ndarray, bool]]:
     return {str(name): (names == name, all(texts[names == name])) for name in sorted(set(names.ravel()) - {""})}
 
 
+LABELLED = {"labelled": True}  # a legend key's `meta` where its data carries the entry's short name on the plot
+
+
+def _labels_itself(trace) -> bool:
+    """Whether the trace writes its own labels, or its figure says its data does (`meta=LABELLED`: the four-steps
+    tiles read "E2", "C1", "D1" for the entries "... (E)", "... (C)", "... (D)")."""
+    meta = trace.meta if isinstance(trace.meta, dict) else {}
+    return bool(meta.get("labelled")) or (trace.type == "scatter" and "text" in (trace.mode or ""))
+
+
+def _holds_data(trace) -> bool:
+    """False for a legend key alone (x=[None]): a mark on it would show on no data."""
+    return trace.x is None or any(x is not None for x in np.atleast_1d(np.asarray(trace.x, dtype=object)))
+
+
 def _look_alikes(fig: go.Figure) -> list[dict[str, list[str]]]:
     """Legend entries that look alike but for colour, each group as colour -> names; entries labelled where
     their data is are left out."""
@@ -189,7 +209,7 @@ def _look_alikes(fig: go.Figure) -> list[dict[str, list[str]]]:
     by_look: dict[tuple, dict[str, list[str]]] = {}
     for name, trace in _legend_entries(fig).items():
         color = _entry_color(trace)
-        labelled = name in written or (trace.type == "scatter" and "text" in (trace.mode or ""))
+        labelled = name in written or _labels_itself(trace)
         if color is not None and not labelled:
             look = (trace.legend or "legend", *_signature(trace))
             by_look.setdefault(look, {}).setdefault(color, []).append(name)
@@ -218,13 +238,13 @@ def readable_colour(color: str, ground: str) -> str:
     rgb, bg = rgb_of(color), rgb_of(ground)
     if rgb is None or bg is None or (rgba_of(color) or ((), 1.0))[1] < 1:
         return color
-    target = 0 if luminance(bg) > 0.18 else 255
+    target = 0 if luminance(bg) > MID_GREY else 255
     mixed = rgb
     for step in range(11):
         mixed = tuple(round(c + (target - c) * step / 10) for c in rgb)
         if contrast(mixed, bg) >= TEXT_CONTRAST:
             break
-    return color if mixed == rgb else "#" + "".join(f"{c:02X}" for c in mixed)
+    return color if mixed == rgb else _hex(mixed)
 
 
 def on_markers(trace) -> bool:
@@ -240,7 +260,7 @@ def readable_text(fig: go.Figure) -> go.Figure:
     for note in fig.layout.annotations:
         if note.name != "evidence" and isinstance(note.font.color, str):
             under = _over(note.bgcolor, ground) if note.bgcolor else ground
-            note.font.color = readable_colour(note.font.color, "#" + "".join(f"{c:02X}" for c in under))
+            note.font.color = readable_colour(note.font.color, _hex(under))
     for trace in fig.data:
         if trace.type == "bar" and isinstance(trace.marker.color, str) and isinstance(trace.textfont.color, str):
             trace.textfont.color = _clearer(trace.textfont.color, trace.marker.color)
@@ -269,17 +289,22 @@ MARKS_ON_A_LINE = 12  # a symbol added to a plain line marks this many of its po
 def second_channel(fig: go.Figure) -> go.Figure:
     """Where legend entries of one legend differ in colour only, give each colour after the first its own marker
     symbol (a plain line gets a few markers) or bar pattern, one the figure does not use yet, on every trace of
-    that name: colour then never works alone."""
+    that name: colour then never works alone. Keys that stand alone for shapes or cells (no trace of the name
+    holds data) are left as they are, since their mark would show on nothing; the check then asks their figure to
+    label the data."""
     scatter = [t for t in fig.data if t.type == "scatter"]
     bars = [t for t in fig.data if t.type == "bar"]
     symbols = [s for s in SYMBOLS if s not in {str(s) for t in scatter for s in np.atleast_1d(t.marker.symbol)}]
     patterns = [p for p in PATTERNS if p not in {str(p) for t in bars for p in np.atleast_1d(t.marker.pattern.shape)}]
+    used = {"scatter": 0, "bar": 0}
     for colors in _look_alikes(fig):
         for names in list(colors.values())[1:]:
             kind = next(t.type for t in fig.data if t.name in names)
-            for trace in (t for t in fig.data if t.name in names and t.type == kind):
-                _mark(trace, symbols[0] if kind == "scatter" else patterns[0])
-            (symbols if kind == "scatter" else patterns).pop(0)
+            looks = symbols if kind == "scatter" else patterns
+            named = [t for t in fig.data if t.name in names and t.type == kind]
+            for trace in named if any(map(_holds_data, named)) else []:
+                _mark(trace, looks[used[kind] % len(looks)])  # past the last one they repeat, never fail a page
+            used[kind] += 1
     return fig
 
 

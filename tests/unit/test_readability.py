@@ -115,3 +115,28 @@ def test_drawn_contrast_reads_the_ground_from_the_pixels_around_a_text():
     texts = [{**grey, "text": "on white", "x": 20}, {**grey, "text": "on dark", "x": 130}]
     image[14:20, 30:34] = 150  # a glyph's stroke inside the first box: not its ground
     assert drawn_low_contrast(texts, image) == ["'on white' 2.96:1"]  # 7.1:1 on the dark panel passes
+
+
+def test_more_look_alike_entries_than_symbols_repeat_symbols_rather_than_fail():
+    from explorer.figures.readability import SYMBOLS
+
+    fig = go.Figure()
+    for i in range(len(SYMBOLS) + 3):
+        fig.add_scatter(x=[0, 1], y=[i, i], mode="lines", name=f"d{i}", line=dict(color=f"#{i:02X}5080"))
+    second_channel(fig)
+    looks = [t.marker.symbol for t in fig.data]
+    assert looks[0] is None and looks[1 : len(SYMBOLS) + 1] == list(SYMBOLS)  # each distinct while they last
+    assert looks[len(SYMBOLS) + 1] == SYMBOLS[0]
+
+
+def test_a_legend_key_that_stands_for_shapes_gets_no_mark_and_the_check_asks_for_labels():
+    from explorer.figures.readability import LABELLED
+
+    fig = go.Figure()
+    for name, color in (("decoder (D)", "#332288"), ("encoder (E)", "#88CCEE")):
+        fig.add_scatter(x=[None], y=[None], mode="markers", name=name, marker=dict(symbol="square", color=color))
+    second_channel(fig)
+    assert [t.marker.symbol for t in fig.data] == ["square", "square"]  # a mark here would show on no tile
+    assert colour_only(fig) == ["colour alone tells apart: decoder (D) | encoder (E)"]
+    fig.update_traces(meta=LABELLED)  # the tiles carry "D1", "E1"
+    assert colour_only(fig) == []
